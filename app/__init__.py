@@ -1,0 +1,1 @@
+"""qbank: interview-prep flashcards from Markdown Q&A notes."""

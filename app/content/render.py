@@ -1,0 +1,154 @@
+"""Markdown to safe HTML, with math rendered once per distinct formula by KaTeX."""
+
+import html
+import re
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
+
+import pykatex
+from markdown_it import MarkdownIt
+from markdown_it.rules_inline import StateInline
+from markdown_it.token import Token
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+from app.content.errors import ContentError
+
+_MATH_TYPES = {"math_inline": False, "math_inline_double": True, "math_block": True}
+_TAGS = re.compile(r"<[^>]+>")
+_KATEX_POSITION = re.compile(r" at position \d+: .*$", re.DOTALL)
+
+
+def _wikilink_rule(state: StateInline, silent: bool) -> bool:
+    src, pos = state.src, state.pos
+    if not src.startswith("[[", pos):
+        return False
+    end = src.find("]]", pos + 2)
+    if end < 0 or "\n" in src[pos + 2 : end] or end == pos + 2:
+        return False
+    if not silent:
+        token = state.push("wikilink", "", 0)
+        token.content = src[pos + 2 : end].strip()
+    state.pos = end + 2
+    return True
+
+
+def _render_wikilink(self: Any, tokens: list[Token], idx: int, options: Any, env: Any) -> str:
+    title = tokens[idx].content
+    env.setdefault("wikilinks", []).append(title)
+    href = "/topics/go/" + quote(title, safe="")
+    return f'<a class="topic-link" href="{href}">{html.escape(title)}</a>'
+
+
+def _render_math(self: Any, tokens: list[Token], idx: int, options: Any, env: Any) -> str:
+    return tokens[idx].meta.get("html", "")
+
+
+def _render_link_open(self: Any, tokens: list[Token], idx: int, options: Any, env: Any) -> str:
+    token = tokens[idx]
+    href = token.attrGet("href") or ""
+    if href.startswith(("http://", "https://")):
+        token.attrSet("rel", "noopener noreferrer")
+    return self.renderToken(tokens, idx, options, env)
+
+
+def build_markdown() -> MarkdownIt:
+    """The one Markdown configuration used for every piece of content."""
+    # html=False escapes raw HTML; markdown-it's validateLink drops javascript:, vbscript:,
+    # file: and non-image data: URLs, so content can never inject script.
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    md.enable(["table", "strikethrough"])
+    md.use(dollarmath_plugin, allow_space=True, allow_digits=False, double_inline=True)
+    md.inline.ruler.before("link", "wikilink", _wikilink_rule)
+    for name in (*_MATH_TYPES, "math_block_label", "math_inline_double"):
+        md.add_render_rule(name, _render_math)
+    md.add_render_rule("wikilink", _render_wikilink)
+    md.add_render_rule("link_open", _render_link_open)
+    return md
+
+
+@dataclass
+class Rendered:
+    html: str
+    text: str
+    wikilinks: list[str] = field(default_factory=list)
+
+
+class Renderer:
+    """Render content to HTML; one instance per import so its formula cache is per import."""
+
+    def __init__(self) -> None:
+        self.md = build_markdown()
+        self._formulas: dict[tuple[str, bool], str | Exception] = {}
+
+    @property
+    def formulas_rendered(self) -> int:
+        return len(self._formulas)
+
+    def formula(self, tex: str, display: bool) -> str:
+        """Return KaTeX's HTML+MathML for `tex`; raise pykatex.ParseError when it is invalid."""
+        key = (tex, display)
+        cached = self._formulas.get(key)
+        if cached is None:
+            try:
+                cached = pykatex.renderToString(
+                    tex,
+                    displayMode=display,
+                    output=pykatex.OUTPUT_HTML_AND_MATHML,
+                    throwOnError=True,
+                    trust=False,
+                    strict=pykatex.STRICT_IGNORE,
+                )
+            except pykatex.ParseError as exc:
+                cached = exc
+            self._formulas[key] = cached
+        if isinstance(cached, Exception):
+            raise cached
+        return cached
+
+    def render(
+        self, text: str, *, path: str, line: int, errors: list[ContentError], inline: bool = False
+    ) -> Rendered:
+        """Render Markdown `text` that starts at `line` of `path`; math errors go to `errors`."""
+        if not text:
+            return Rendered("", "")
+        env: dict[str, Any] = {}
+        tokens = self.md.parseInline(text, env) if inline else self.md.parse(text, env)
+        plain: list[str] = []
+        self._walk(tokens, line, path, errors, plain)
+        body = self.md.renderer.render(tokens, self.md.options, env)
+        return Rendered(body, " ".join(plain), env.get("wikilinks", []))
+
+    def _walk(
+        self,
+        tokens: list[Token],
+        line: int,
+        path: str,
+        errors: list[ContentError],
+        plain: list[str],
+    ) -> None:
+        block_line = line
+        for token in tokens:
+            if token.map:
+                block_line = line + token.map[0]
+            if token.type in _MATH_TYPES or token.type == "math_block_label":
+                display = _MATH_TYPES.get(token.type, True)
+                plain.append(token.content)
+                try:
+                    token.meta["html"] = self.formula(token.content.strip(), display)
+                except pykatex.ParseError as exc:
+                    message = _KATEX_POSITION.sub("", str(exc))
+                    formula = " ".join(token.content.split())
+                    errors.append(ContentError(path, block_line, f"KaTeX: {message} in ${formula}$"))
+                    token.meta["html"] = (
+                        f'<code class="math-error" title="{html.escape(message)}">'
+                        f"{html.escape(token.content)}</code>"
+                    )
+            elif token.type in ("text", "code_inline", "code_block", "fence", "wikilink"):
+                plain.append(token.content)
+            if token.children:
+                self._walk(token.children, block_line, path, errors, plain)
+
+
+def strip_tags(fragment: str) -> str:
+    return html.unescape(_TAGS.sub(" ", fragment))

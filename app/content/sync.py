@@ -1,0 +1,368 @@
+"""Check content, and import it into the database: validate everything, then one transaction."""
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sqlalchemy import func
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, col, delete, select
+
+from app.content.compile import (
+    CardRef,
+    Compiled,
+    CompiledCard,
+    CompiledDeck,
+    CompiledTopic,
+    TopicRef,
+    compile_sources,
+    duplicate_card_errors,
+    duplicate_deck_errors,
+    resolve,
+    topic_index,
+)
+from app.content.errors import ContentError, ContentErrors
+from app.content.parse import ParsedDeck
+from app.content.render import Renderer
+from app.content.source import SourceText, scan
+from app.models import Card, CardLink, Deck, SourceFile, Topic, utcnow
+
+
+@dataclass
+class CheckReport:
+    decks: int = 0
+    cards: int = 0
+    topics: int = 0
+    formulas: int = 0
+    errors: list[ContentError] = field(default_factory=list)
+    warnings: list[ContentError] = field(default_factory=list)
+
+
+@dataclass
+class ImportReport:
+    decks: int = 0
+    topics: int = 0
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    retired: int = 0
+    resumed: int = 0
+    files_read: int = 0
+    files_skipped: int = 0
+    formulas_rendered: int = 0
+    warnings: list[ContentError] = field(default_factory=list)
+
+
+def _link_warnings(
+    compiled: Compiled, index: dict[str, str]
+) -> tuple[list[ContentError], set[str]]:
+    warnings: list[ContentError] = []
+    linked: set[str] = set()
+    for deck in compiled.decks:
+        for item in deck.cards:
+            for link in item.card.links:
+                if link.external:
+                    continue
+                slug = resolve(link.target, index)
+                if slug is None:
+                    warnings.append(
+                        ContentError(
+                            deck.deck.path, link.line, f"continue-reading '{link.target}' matches no topic"
+                        )
+                    )
+                else:
+                    linked.add(slug)
+    for topic in compiled.topics:
+        for title, line in topic.wikilinks:
+            slug = resolve(title, index)
+            if slug is None:
+                warnings.append(ContentError(topic.topic.path, line, f"[[{title}]] matches no topic"))
+            elif slug != topic.topic.slug:
+                linked.add(slug)
+    return warnings, linked
+
+
+def check_content(root: Path) -> CheckReport:
+    """Parse and render everything under `root` and report every problem, touching no database."""
+    sources, errors = scan(root)
+    renderer = Renderer()
+    compiled = compile_sources(sources, renderer)
+    report = CheckReport(errors=errors + compiled.errors, formulas=renderer.formulas_rendered)
+    report.decks = len(compiled.decks)
+    report.cards = sum(len(d.cards) for d in compiled.decks)
+    report.topics = len(compiled.topics)
+    index, index_errors = topic_index([_topic_ref(t) for t in compiled.topics])
+    report.errors += index_errors
+    report.errors += duplicate_deck_errors([d.deck for d in compiled.decks])
+    report.errors += duplicate_card_errors(
+        [CardRef(c.card.id, d.deck.path, c.card.line) for d in compiled.decks for c in d.cards]
+    )
+    warnings, linked = _link_warnings(compiled, index)
+    report.warnings += warnings
+    for topic in compiled.topics:
+        if topic.topic.slug not in linked:
+            report.warnings.append(
+                ContentError(topic.topic.path, 1, f"topic '{topic.topic.title}' is not linked from any card or topic")
+            )
+    report.errors.sort(key=lambda e: (e.path, e.line))
+    report.warnings.sort(key=lambda e: (e.path, e.line))
+    return report
+
+
+def _topic_ref(topic: CompiledTopic) -> TopicRef:
+    t = topic.topic
+    return TopicRef(t.slug, t.title, tuple(t.aliases), t.path)
+
+
+def import_content(root: Path, engine: Engine) -> ImportReport:
+    """Bring the database in line with `root`; on any error raise ContentErrors, changing nothing."""
+    sources, errors = scan(root)
+    if errors:
+        raise ContentErrors(errors)
+    with Session(engine) as session:
+        known = {row.path: row.sha256 for row in session.exec(select(SourceFile))}
+        on_disk = {s.path for s in sources}
+        changed = [s for s in sources if known.get(s.path) != s.sha256]
+        removed = sorted(set(known) - on_disk)
+        report = ImportReport(files_read=len(changed), files_skipped=len(sources) - len(changed))
+        if not changed and not removed:
+            _count_bank(session, report)
+            report.warnings = unresolved_links(session)
+            return report
+
+        renderer = Renderer()
+        compiled = compile_sources(changed, renderer)
+        report.formulas_rendered = renderer.formulas_rendered
+        stale_paths = {s.path for s in changed} | set(removed)
+        errors = list(compiled.errors)
+        errors += _bank_errors(session, compiled, stale_paths)
+        if errors:
+            raise ContentErrors(sorted(errors, key=lambda e: (e.path, e.line)))
+
+        _write(session, compiled, changed, removed, report)
+        session.commit()
+        _count_bank(session, report)
+        report.warnings = unresolved_links(session)
+    return report
+
+
+def _bank_errors(session: Session, compiled: Compiled, stale_paths: set[str]) -> list[ContentError]:
+    """Cross-file checks between the new files and what stays in the database unchanged."""
+    kept_cards = session.exec(
+        select(Card.id, Card.source_path, Card.source_line).where(
+            col(Card.retired).is_(False), col(Card.source_path).not_in(stale_paths)
+        )
+    ).all()
+    refs = [CardRef(*row) for row in kept_cards]
+    refs += [CardRef(c.card.id, d.deck.path, c.card.line) for d in compiled.decks for c in d.cards]
+    errors = duplicate_card_errors(refs)
+
+    kept_decks = session.exec(
+        select(Deck).where(col(Deck.retired).is_(False), col(Deck.path).not_in(stale_paths))
+    ).all()
+    taken = {deck.slug: deck.path for deck in kept_decks}
+    errors += duplicate_deck_errors([d.deck for d in compiled.decks])
+    for deck in compiled.decks:
+        if deck.deck.slug in taken:
+            errors.append(
+                ContentError(
+                    deck.deck.path, 1, f"deck slug '{deck.deck.slug}' is also used by {taken[deck.deck.slug]}"
+                )
+            )
+    _, topic_errors = topic_index(_all_topic_refs(session, compiled, stale_paths))
+    return errors + topic_errors
+
+
+def _all_topic_refs(session: Session, compiled: Compiled, stale_paths: set[str]) -> list[TopicRef]:
+    kept = session.exec(select(Topic).where(col(Topic.path).not_in(stale_paths))).all()
+    refs = [TopicRef(t.slug, t.title, tuple(t.aliases), t.path) for t in kept]
+    return refs + [_topic_ref(t) for t in compiled.topics]
+
+
+def _write(
+    session: Session,
+    compiled: Compiled,
+    changed: list[SourceText],
+    removed: list[str],
+    report: ImportReport,
+) -> None:
+    stale_paths = {s.path for s in changed} | set(removed)
+    present: set[str] = set()
+    for deck in compiled.decks:
+        present |= _write_deck(session, deck, report)
+
+    # Cards whose file changed or vanished and that are nowhere in the new content retire.
+    vanished = session.exec(
+        select(Card).where(
+            col(Card.source_path).in_(stale_paths),
+            col(Card.retired).is_(False),
+            col(Card.id).not_in(present),
+        )
+    ).all()
+    for card in vanished:
+        card.retired = True
+        card.updated_at = utcnow()
+        session.add(card)
+    report.retired = len(vanished)
+    new_deck_paths = {d.deck.path for d in compiled.decks}
+    for deck in session.exec(select(Deck).where(col(Deck.path).in_(stale_paths))):
+        if deck.path not in new_deck_paths:
+            deck.retired = True
+            session.add(deck)
+
+    topics_changed = False
+    for topic in compiled.topics:
+        topics_changed = True
+        _write_topic(session, topic)
+    gone = session.exec(
+        select(Topic).where(col(Topic.path).in_(removed + [t.topic.path for t in compiled.topics]))
+    ).all()
+    new_topic_slugs = {t.topic.slug for t in compiled.topics}
+    for topic in gone:
+        if topic.slug not in new_topic_slugs:
+            topics_changed = True
+            session.delete(topic)
+    session.flush()
+    _resolve_links(session, only_unresolved=not topics_changed)
+
+    for path in removed:
+        session.exec(delete(SourceFile).where(col(SourceFile.path) == path))
+    for source in changed:
+        row = session.get(SourceFile, source.path) or SourceFile(path=source.path, kind=source.kind, sha256="")
+        row.sha256 = source.sha256
+        row.kind = source.kind
+        row.imported_at = utcnow()
+        session.add(row)
+
+
+def _write_deck(session: Session, compiled: CompiledDeck, report: ImportReport) -> set[str]:
+    parsed = compiled.deck
+    deck = session.exec(select(Deck).where(Deck.slug == parsed.slug)).first() or Deck(
+        slug=parsed.slug, title=parsed.title
+    )
+    deck.title = parsed.title
+    deck.description = parsed.description
+    deck.intro_html = compiled.intro_html
+    deck.language = parsed.language
+    deck.tags = parsed.tags
+    deck.path = parsed.path
+    deck.retired = False
+    session.add(deck)
+    session.flush()
+    assert deck.id is not None
+
+    ids = [c.card.id for c in compiled.cards]
+    existing = {c.id: c for c in session.exec(select(Card).where(col(Card.id).in_(ids)))}
+    for item in compiled.cards:
+        card = existing.get(item.card.id)
+        if card is None:
+            card = Card(id=item.card.id, deck_id=deck.id, question="", question_html="", answer_html="")
+            report.added += 1
+        elif card.retired:
+            report.resumed += 1
+        elif _same(card, item, deck.id, parsed.path):
+            continue
+        else:
+            report.updated += 1
+        _fill_card(session, card, item, deck.id, parsed)
+    return set(ids)
+
+
+def _same(card: Card, item: CompiledCard, deck_id: int, path: str) -> bool:
+    return (
+        card.content_hash == item.fingerprint
+        and card.deck_id == deck_id
+        and card.position == item.card.position
+        and card.source_path == path
+        and card.source_line == item.card.line
+    )
+
+
+def _fill_card(
+    session: Session, card: Card, item: CompiledCard, deck_id: int, deck: ParsedDeck
+) -> None:
+    parsed = item.card
+    relinked = card.content_hash != item.fingerprint
+    card.deck_id = deck_id
+    card.section = parsed.section
+    card.position = parsed.position
+    card.question = parsed.question
+    card.question_html = item.question_html
+    card.answer_html = item.answer_html
+    card.followups_html = item.followups_html
+    card.pitfalls_html = item.pitfalls_html
+    card.answer_text = item.answer_text
+    card.search_text = item.search_text
+    card.tags = list(dict.fromkeys([*deck.tags, *([parsed.section] if parsed.section else [])]))
+    card.source_path = deck.path
+    card.source_line = parsed.line
+    card.content_hash = item.fingerprint
+    card.retired = False
+    card.updated_at = utcnow()
+    session.add(card)
+    if relinked:
+        session.flush()
+        session.exec(delete(CardLink).where(col(CardLink.card_id) == card.id))
+        for position, link in enumerate(parsed.links):
+            session.add(
+                CardLink(
+                    card_id=card.id,
+                    position=position,
+                    title=link.title,
+                    target=link.target,
+                    external=link.external,
+                )
+            )
+
+
+def _write_topic(session: Session, compiled: CompiledTopic) -> None:
+    parsed = compiled.topic
+    topic = session.exec(select(Topic).where(Topic.slug == parsed.slug)).first() or Topic(
+        slug=parsed.slug, title=parsed.title, body_html=""
+    )
+    topic.title = parsed.title
+    topic.aliases = parsed.aliases
+    topic.summary = parsed.summary
+    topic.body_html = compiled.body_html
+    topic.search_text = compiled.search_text
+    topic.path = parsed.path
+    session.add(topic)
+
+
+def _resolve_links(session: Session, *, only_unresolved: bool) -> None:
+    """Point internal links at their topics; all of them when topics changed."""
+    index, _ = topic_index(
+        [TopicRef(t.slug, t.title, tuple(t.aliases), t.path) for t in session.exec(select(Topic))]
+    )
+    query = select(CardLink).where(col(CardLink.external).is_(False))
+    if only_unresolved:
+        query = query.where(col(CardLink.topic_slug).is_(None))
+    for link in session.exec(query):
+        slug = resolve(link.target, index)
+        if slug != link.topic_slug:
+            link.topic_slug = slug
+            session.add(link)
+
+
+def unresolved_links(session: Session) -> list[ContentError]:
+    rows = session.exec(
+        select(CardLink.target, Card.source_path, Card.source_line)
+        .join(Card, col(Card.id) == CardLink.card_id)
+        .where(
+            col(CardLink.external).is_(False),
+            col(CardLink.topic_slug).is_(None),
+            col(Card.retired).is_(False),
+        )
+    ).all()
+    return [
+        ContentError(path, line, f"continue-reading '{target}' matches no topic")
+        for target, path, line in rows
+    ]
+
+
+def _count_bank(session: Session, report: ImportReport) -> None:
+    active = session.exec(select(func.count()).select_from(Card).where(col(Card.retired).is_(False)))
+    report.unchanged = active.one() - report.added - report.updated - report.resumed
+    report.decks = session.exec(
+        select(func.count()).select_from(Deck).where(col(Deck.retired).is_(False))
+    ).one()
+    report.topics = session.exec(select(func.count()).select_from(Topic)).one()

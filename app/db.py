@@ -1,0 +1,44 @@
+"""Engine construction; every SQLite-only setting lives here."""
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from sqlalchemy import event
+from sqlalchemy.engine import Engine, make_url
+from sqlmodel import Session, SQLModel, create_engine
+
+
+def make_engine(url: str) -> Engine:
+    """Create an engine tuned for the backend behind `url`."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+
+    if parsed.database and parsed.database != ":memory:":
+        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+
+    # SQLite-specific: WAL lets readers proceed during an import, foreign keys are off by
+    # default, and busy_timeout makes concurrent writers wait instead of failing.
+    @event.listens_for(engine, "connect")
+    def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+    return engine
+
+
+def create_schema(engine: Engine) -> None:
+    """Create every table that does not exist yet."""
+    from app import models  # noqa: F401  (registers the tables)
+
+    SQLModel.metadata.create_all(engine)
+
+
+def session_scope(engine: Engine) -> Iterator[Session]:
+    with Session(engine) as session:
+        yield session

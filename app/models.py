@@ -1,0 +1,141 @@
+"""Database tables: the shared question bank and each learner's private schedule."""
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, Column, DateTime, Index, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def _tz(**kwargs: Any) -> Any:
+    return Field(sa_type=DateTime(timezone=True), **kwargs)
+
+
+class SourceFile(SQLModel, table=True):
+    """A content file as last imported; its hash decides whether it is re-read."""
+
+    path: str = Field(primary_key=True)
+    kind: str
+    sha256: str
+    imported_at: datetime = _tz(default_factory=utcnow)
+
+
+class Deck(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    slug: str = Field(unique=True, index=True)
+    title: str
+    description: str = ""
+    intro_html: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    language: str = "zh"
+    tags: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    path: str = ""
+    retired: bool = False
+
+
+class Card(SQLModel, table=True):
+    # Stable across edits, moves and renames: learners' history hangs off this id.
+    id: str = Field(primary_key=True)
+    deck_id: int = Field(foreign_key="deck.id", index=True)
+    section: str = ""
+    position: int = 0
+    question: str
+    question_html: str = Field(sa_column=Column(Text, nullable=False))
+    answer_html: str = Field(sa_column=Column(Text, nullable=False))
+    followups_html: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    pitfalls_html: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    # Plain-text copies for search and for the Anki export of answers.
+    answer_text: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    search_text: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    tags: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    source_path: str = ""
+    source_line: int = 0
+    content_hash: str = ""
+    retired: bool = Field(default=False, index=True)
+    updated_at: datetime = _tz(default_factory=utcnow)
+
+
+class CardLink(SQLModel, table=True):
+    """A continue-reading entry of a card, resolved to a topic when one matches."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    card_id: str = Field(foreign_key="card.id", index=True)
+    position: int = 0
+    title: str
+    target: str  # topic title/alias/slug as written, or an external URL
+    external: bool = False
+    topic_slug: str | None = Field(default=None, index=True)
+
+
+class Topic(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    slug: str = Field(unique=True, index=True)
+    title: str
+    aliases: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    summary: str = ""
+    body_html: str = Field(sa_column=Column(Text, nullable=False))
+    search_text: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    path: str = ""
+
+
+class Learner(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(unique=True, index=True)
+    timezone: str = "UTC"
+    desired_retention: float = 0.9
+    new_per_day: int = 20
+    max_reviews_per_day: int = 200
+    rollover_hour: int = 4
+    created_at: datetime = _tz(default_factory=utcnow)
+
+
+class CardState(SQLModel, table=True):
+    """A learner's FSRS state for one card; absent until the card is first studied."""
+
+    __table_args__ = (Index("ix_cardstate_learner_due", "learner_id", "due"),)
+
+    learner_id: int = Field(foreign_key="learner.id", primary_key=True)
+    card_id: str = Field(foreign_key="card.id", primary_key=True)
+    state: int  # fsrs.State: 1 learning, 2 review, 3 relearning
+    step: int | None = None
+    stability: float | None = None
+    difficulty: float | None = None
+    due: datetime = _tz()
+    last_review: datetime | None = _tz(default=None, nullable=True)
+    reps: int = 0
+    lapses: int = 0
+    version: int = 0  # bumped on every change; guards against double submissions
+
+
+class ReviewLog(SQLModel, table=True):
+    """Append-only: every rating ever given, with the state before and after it."""
+
+    __table_args__ = (Index("ix_reviewlog_learner_time", "learner_id", "reviewed_at"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    learner_id: int = Field(foreign_key="learner.id", index=True)
+    card_id: str = Field(foreign_key="card.id", index=True)
+    rating: int
+    mode: str = "study"  # study | practice (practice never moves the schedule)
+    reviewed_at: datetime = _tz()
+    duration_ms: int | None = None
+    state_before: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
+    state_after: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
+    # Undo marks the entry instead of deleting it, so the log stays complete.
+    undone_at: datetime | None = _tz(default=None, nullable=True)
+
+
+class PracticeSession(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    learner_id: int = Field(foreign_key="learner.id", index=True)
+    card_ids: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    position: int = 0
+    seconds_per_card: int = 0
+    label: str = ""
+    started_at: datetime = _tz(default_factory=utcnow)
+    finished_at: datetime | None = _tz(default=None, nullable=True)
+
+    __table_args__ = (UniqueConstraint("id", "learner_id"),)
