@@ -120,6 +120,8 @@ class ReviewLog(SQLModel, table=True):
     card_id: str = Field(foreign_key="card.id", index=True)
     rating: int
     mode: str = "study"  # study | practice (practice never moves the schedule)
+    queue: str = "new"  # what the card was before this rating: new | learning | review | relearning
+    practice_id: int | None = Field(default=None, foreign_key="practicesession.id", index=True)
     reviewed_at: datetime = _tz()
     duration_ms: int | None = None
     state_before: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))

@@ -1,0 +1,195 @@
+"""Read-only views of the bank: decks with progress, cards, topics and their back-links."""
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlalchemy import func
+from sqlmodel import Session, col, select
+
+from app.content.compile import TopicRef, resolve, topic_index
+from app.models import Card, CardLink, CardState, Deck, Learner, Topic
+from app.study import study_day
+
+MATURE_DAYS = 21
+
+
+@dataclass
+class Progress:
+    total: int = 0
+    seen: int = 0
+    mature: int = 0
+    due: int = 0
+
+    @property
+    def new(self) -> int:
+        return self.total - self.seen
+
+    @property
+    def percent_seen(self) -> int:
+        return round(100 * self.seen / self.total) if self.total else 0
+
+    @property
+    def percent_mature(self) -> int:
+        return round(100 * self.mature / self.total) if self.total else 0
+
+
+@dataclass
+class DeckSummary:
+    deck: Deck
+    progress: Progress
+    sections: dict[str, Progress] = field(default_factory=dict)
+
+
+def _progress_rows(
+    session: Session, learner: Learner, now: datetime, deck_id: int | None = None
+) -> dict[tuple[int, str], Progress]:
+    """Progress per (deck id, section) in three grouped queries."""
+    _, day_end = study_day(learner, now)
+    scope = [col(Card.retired).is_(False)]
+    if deck_id is not None:
+        scope.append(Card.deck_id == deck_id)
+    out: dict[tuple[int, str], Progress] = defaultdict(Progress)
+    for deck, section, total in session.exec(
+        select(Card.deck_id, Card.section, func.count())
+        .where(*scope)
+        .group_by(Card.deck_id, Card.section)
+    ):
+        out[(deck, section)].total = total
+    joined = (
+        select(Card.deck_id, Card.section, func.count())
+        .join(CardState, col(CardState.card_id) == Card.id)
+        .where(*scope, CardState.learner_id == learner.id)
+        .group_by(Card.deck_id, Card.section)
+    )
+    for deck, section, seen in session.exec(joined):
+        out[(deck, section)].seen = seen
+    for deck, section, mature in session.exec(
+        joined.where(col(CardState.stability) >= MATURE_DAYS)
+    ):
+        out[(deck, section)].mature = mature
+    for deck, section, due in session.exec(joined.where(col(CardState.due) < day_end)):
+        out[(deck, section)].due = due
+    return out
+
+
+def _sum(parts: list[Progress]) -> Progress:
+    return Progress(
+        total=sum(p.total for p in parts),
+        seen=sum(p.seen for p in parts),
+        mature=sum(p.mature for p in parts),
+        due=sum(p.due for p in parts),
+    )
+
+
+def deck_summaries(session: Session, *, learner: Learner, now: datetime) -> list[DeckSummary]:
+    """Every active deck with its progress for `learner`, overall and per section."""
+    rows = _progress_rows(session, learner, now)
+    decks = session.exec(
+        select(Deck).where(col(Deck.retired).is_(False)).order_by(col(Deck.path))
+    ).all()
+    summaries = []
+    for deck in decks:
+        sections = {section: p for (deck_id, section), p in rows.items() if deck_id == deck.id}
+        summaries.append(DeckSummary(deck, _sum(list(sections.values())), sections))
+    return summaries
+
+
+def get_deck(session: Session, slug: str) -> Deck | None:
+    return session.exec(select(Deck).where(Deck.slug == slug, col(Deck.retired).is_(False))).first()
+
+
+@dataclass
+class DeckPage:
+    summary: DeckSummary
+    sections: list[tuple[str, list[Card]]]
+    states: dict[str, CardState]
+
+
+def deck_page(session: Session, *, deck: Deck, learner: Learner, now: datetime) -> DeckPage:
+    """A deck's cards grouped by section in content order, with the learner's states."""
+    cards = session.exec(
+        select(Card)
+        .where(Card.deck_id == deck.id, col(Card.retired).is_(False))
+        .order_by(col(Card.position))
+    ).all()
+    sections: dict[str, list[Card]] = {}
+    for card in cards:
+        sections.setdefault(card.section, []).append(card)
+    rows = _progress_rows(session, learner, now, deck.id)
+    progress = {section: rows[(deck.id, section)] for section in sections}  # type: ignore[index]
+    states = {
+        s.card_id: s
+        for s in session.exec(
+            select(CardState).where(
+                CardState.learner_id == learner.id,
+                col(CardState.card_id).in_([c.id for c in cards]),
+            )
+        )
+    }
+    summary = DeckSummary(deck, _sum(list(progress.values())), progress)
+    return DeckPage(summary, list(sections.items()), states)
+
+
+def get_card(session: Session, card_id: str) -> tuple[Card, Deck] | None:
+    card = session.get(Card, card_id)
+    if card is None:
+        return None
+    deck = session.get(Deck, card.deck_id)
+    assert deck is not None
+    return card, deck
+
+
+def card_links(session: Session, card_ids: list[str]) -> dict[str, list[CardLink]]:
+    links: dict[str, list[CardLink]] = defaultdict(list)
+    for link in session.exec(
+        select(CardLink).where(col(CardLink.card_id).in_(card_ids)).order_by(col(CardLink.position))
+    ):
+        links[link.card_id].append(link)
+    return links
+
+
+def link_url(link: CardLink) -> str | None:
+    if link.external:
+        return link.target
+    return f"/topics/{link.topic_slug}" if link.topic_slug else None
+
+
+def get_topic(session: Session, slug: str) -> Topic | None:
+    return session.exec(select(Topic).where(Topic.slug == slug)).first()
+
+
+def topic_cards(session: Session, slug: str) -> list[tuple[Card, Deck]]:
+    """Active cards whose continue-reading links point at the topic, in content order."""
+    rows = session.exec(
+        select(Card, Deck)
+        .join(CardLink, col(CardLink.card_id) == Card.id)
+        .join(Deck, col(Deck.id) == Card.deck_id)
+        .where(CardLink.topic_slug == slug, col(Card.retired).is_(False))
+        .order_by(col(Deck.path), col(Card.position))
+    ).all()
+    unique = {card.id: (card, deck) for card, deck in reversed(rows)}
+    return sorted(unique.values(), key=lambda pair: (pair[1].path, pair[0].position))
+
+
+def topics(session: Session) -> list[tuple[Topic, int]]:
+    """All topics by title, each with how many active cards link to it."""
+    counts = dict(
+        session.exec(
+            select(CardLink.topic_slug, func.count(func.distinct(CardLink.card_id)))
+            .join(Card, col(Card.id) == CardLink.card_id)
+            .where(col(Card.retired).is_(False), col(CardLink.topic_slug).is_not(None))
+            .group_by(CardLink.topic_slug)
+        ).all()
+    )
+    return [
+        (t, counts.get(t.slug, 0)) for t in session.exec(select(Topic).order_by(col(Topic.title)))
+    ]
+
+
+def find_topic(session: Session, title: str) -> str | None:
+    """The slug of the topic with this title, alias or slug."""
+    index, _ = topic_index(
+        [TopicRef(t.slug, t.title, tuple(t.aliases), t.path) for t in session.exec(select(Topic))]
+    )
+    return resolve(title, index)

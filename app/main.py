@@ -1,0 +1,74 @@
+"""Build the FastAPI application."""
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import Response
+
+from app.bank import open_engine
+from app.config import PROJECT_ROOT, Settings, get_settings
+from app.study import StudyError
+from app.web.routes import api, pages, practice, study
+from app.web.templating import render
+
+log = logging.getLogger("qbank")
+
+
+def _wants_json(request: Request) -> bool:
+    return request.url.path.startswith("/api/") or "application/json" in request.headers.get(
+        "accept", ""
+    )
+
+
+def _error(request: Request, status: int, detail: object) -> Response:
+    if _wants_json(request):
+        return JSONResponse({"detail": detail}, status_code=status)
+    message = detail if isinstance(detail, str) else "invalid request"
+    return render(request, "error.html", {"status": status, "detail": message}, status_code=status)
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """The web app over the bank in `settings.database_url`."""
+    settings = settings or get_settings()
+    app = FastAPI(
+        title="qbank",
+        description="Interview-prep flashcards: decks, FSRS study, topics and search.",
+        version="0.1.0",
+    )
+    app.state.settings = settings
+    app.state.engine = open_engine(settings)
+    app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
+    for module in (pages, study, practice):
+        app.include_router(module.router)
+    app.include_router(api.health)
+    app.include_router(api.router)
+
+    @app.exception_handler(StudyError)
+    async def _study_error(request: Request, exc: StudyError) -> Response:
+        return _error(request, exc.status, str(exc))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        return _error(request, exc.status_code, exc.detail)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation_error(request: Request, exc: RequestValidationError) -> Response:
+        problems = [
+            {"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")}
+            for e in exc.errors()
+        ]
+        if _wants_json(request):
+            return JSONResponse({"detail": problems}, status_code=422)
+        text = "; ".join(f"{'.'.join(map(str, p['loc'][1:]))}: {p['msg']}" for p in problems)
+        return _error(request, 400, text)
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> Response:
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return _error(request, 500, "internal error; the details are in the server log")
+
+    return app

@@ -1,0 +1,134 @@
+"""Practice mode: quiz yourself on any selection; ratings are logged but never move the schedule."""
+
+import random
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlmodel import Session, col, select
+
+from app.models import Card, Deck, Learner, PracticeSession, ReviewLog
+from app.study import Filters, NotFound, StudyError, state_dict
+from app.study import card_state as _card_state
+
+MAX_SECONDS = 60 * 60
+
+
+def start_practice(
+    session: Session,
+    *,
+    learner: Learner,
+    filters: Filters,
+    order: str,
+    seconds_per_card: int,
+    now: datetime,
+    card_ids: list[str] | None = None,
+    seed: int | None = None,
+) -> PracticeSession:
+    """Start a practice run over the filtered (or given) cards, in content or random order."""
+    if order not in ("content", "random"):
+        raise StudyError("order must be 'content' or 'random'")
+    if not 0 <= seconds_per_card <= MAX_SECONDS:
+        raise StudyError(f"seconds per card must be between 0 and {MAX_SECONDS}")
+    query = filters.apply(
+        select(Card.id)
+        .join(Deck, col(Deck.id) == Card.deck_id)
+        .order_by(col(Deck.path), col(Card.position))
+    )
+    ids = list(session.exec(query))
+    if card_ids is not None:
+        wanted = set(card_ids)
+        ids = [card_id for card_id in ids if card_id in wanted]
+    if not ids:
+        raise NotFound("no cards match this selection")
+    if order == "random":
+        random.Random(seed).shuffle(ids)
+    label = " · ".join(v for v in (filters.deck, filters.section, filters.tag) if v)
+    run = PracticeSession(
+        learner_id=learner.id,
+        card_ids=ids,
+        seconds_per_card=seconds_per_card,
+        label=label,
+        started_at=now,
+    )
+    session.add(run)
+    session.commit()
+    session.refresh(run)
+    return run
+
+
+def get_practice(session: Session, *, learner: Learner, practice_id: int) -> PracticeSession:
+    run = session.get(PracticeSession, practice_id)
+    # Another learner's run is reported as missing, not forbidden: its existence is private too.
+    if run is None or run.learner_id != learner.id:
+        raise NotFound("no such practice session")
+    return run
+
+
+def current_card(session: Session, run: PracticeSession) -> Card | None:
+    if run.position >= len(run.card_ids):
+        return None
+    return session.get(Card, run.card_ids[run.position])
+
+
+def rate_practice(
+    session: Session,
+    *,
+    learner: Learner,
+    run: PracticeSession,
+    card_id: str,
+    rating: int,
+    now: datetime,
+    duration_ms: int | None = None,
+) -> None:
+    """Log a self-rating for the current card and move on; the FSRS schedule is untouched."""
+    if rating not in (1, 2, 3, 4):
+        raise StudyError("rating must be 1, 2, 3 or 4")
+    if run.finished_at is not None or run.position >= len(run.card_ids):
+        raise StudyError("this practice session is finished")
+    if run.card_ids[run.position] != card_id:
+        raise StudyError("that card is not the current card of this practice session")
+    state = state_dict(_card_state(session, learner=learner, card_id=card_id))
+    session.add(
+        ReviewLog(
+            learner_id=learner.id,
+            card_id=card_id,
+            rating=rating,
+            mode="practice",
+            queue="practice",
+            reviewed_at=now,
+            duration_ms=duration_ms,
+            state_before=state,
+            state_after=state,
+            practice_id=run.id,
+        )
+    )
+    run.position += 1
+    if run.position >= len(run.card_ids):
+        run.finished_at = now
+    session.add(run)
+    session.commit()
+
+
+@dataclass(frozen=True)
+class PracticeSummary:
+    run: PracticeSession
+    rated: int
+    by_rating: dict[int, int]
+    missed: list[Card]  # rated Again
+    shaky: list[Card]  # rated Hard
+
+
+def summary(session: Session, run: PracticeSession) -> PracticeSummary:
+    logs = session.exec(
+        select(ReviewLog).where(ReviewLog.practice_id == run.id).order_by(col(ReviewLog.id))
+    ).all()
+    by_rating = dict.fromkeys((1, 2, 3, 4), 0)
+    for log in logs:
+        by_rating[log.rating] += 1
+
+    def cards(rating: int) -> list[Card]:
+        return [
+            card for log in logs if log.rating == rating if (card := session.get(Card, log.card_id))
+        ]
+
+    return PracticeSummary(run, len(logs), by_rating, cards(1), cards(2))

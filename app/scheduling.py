@@ -1,0 +1,110 @@
+"""FSRS scheduling as pure functions over plain card-state dicts; no I/O."""
+
+from datetime import datetime, timedelta
+from functools import lru_cache
+from typing import Any
+
+from fsrs import Card as FsrsCard
+from fsrs import Rating, Scheduler, State
+
+RATINGS = (1, 2, 3, 4)
+QUEUES = {State.Learning: "learning", State.Review: "review", State.Relearning: "relearning"}
+
+StateDict = dict[str, Any]
+
+
+@lru_cache(maxsize=64)
+def scheduler(
+    desired_retention: float = 0.9, parameters: tuple[float, ...] | None = None
+) -> Scheduler:
+    """An FSRS-6 scheduler; fuzzing is off so the interval shown on a button is the one given."""
+    if parameters:
+        return Scheduler(
+            parameters=parameters, desired_retention=desired_retention, enable_fuzzing=False
+        )
+    return Scheduler(desired_retention=desired_retention, enable_fuzzing=False)
+
+
+def queue_of(state: StateDict | None) -> str:
+    if state is None:
+        return "new"
+    return QUEUES[State(state["state"])]
+
+
+def _to_fsrs(state: StateDict | None, now: datetime) -> FsrsCard:
+    if state is None:
+        return FsrsCard(card_id=0, due=now)
+    return FsrsCard(
+        card_id=0,
+        state=State(state["state"]),
+        step=state["step"],
+        stability=state["stability"],
+        difficulty=state["difficulty"],
+        due=datetime.fromisoformat(state["due"]),
+        last_review=datetime.fromisoformat(state["last_review"]) if state["last_review"] else None,
+    )
+
+
+def _from_fsrs(card: FsrsCard, previous: StateDict | None, rating: int) -> StateDict:
+    lapses = (previous or {}).get("lapses", 0)
+    if rating == Rating.Again and previous is not None and previous["state"] == State.Review:
+        lapses += 1
+    return {
+        "state": int(card.state),
+        "step": card.step,
+        "stability": card.stability,
+        "difficulty": card.difficulty,
+        "due": card.due.isoformat(),
+        "last_review": card.last_review.isoformat() if card.last_review else None,
+        "reps": (previous or {}).get("reps", 0) + 1,
+        "lapses": lapses,
+    }
+
+
+def review(
+    state: StateDict | None, rating: int, now: datetime, *, desired_retention: float = 0.9
+) -> StateDict:
+    """Return the state after rating a card whose current state is `state` (None: new)."""
+    if rating not in RATINGS:
+        raise ValueError(f"rating must be 1-4, not {rating!r}")
+    card, _ = scheduler(desired_retention).review_card(_to_fsrs(state, now), Rating(rating), now)
+    return _from_fsrs(card, state, rating)
+
+
+def preview(
+    state: StateDict | None, now: datetime, *, desired_retention: float = 0.9
+) -> dict[int, timedelta]:
+    """The interval each rating would give."""
+    return {
+        rating: datetime.fromisoformat(
+            review(state, rating, now, desired_retention=desired_retention)["due"]
+        )
+        - now
+        for rating in RATINGS
+    }
+
+
+def retrievability(
+    state: StateDict | None, now: datetime, *, desired_retention: float = 0.9
+) -> float | None:
+    if state is None or state["stability"] is None:
+        return None
+    return scheduler(desired_retention).get_card_retrievability(_to_fsrs(state, now), now)
+
+
+_UNITS = (
+    (60, 3600, "min", "分钟"),
+    (3600, 86400, "h", "小时"),
+    (86400, 30 * 86400, "d", "天"),
+    (30 * 86400, 365 * 86400, "mo", "个月"),
+    (365 * 86400, float("inf"), "y", "年"),
+)
+
+
+def format_interval(delta: timedelta, lang: str = "en") -> str:
+    """Short human interval: '10 min', '3 d', '2.5 mo' (or Chinese units)."""
+    seconds = max(delta.total_seconds(), 60)
+    size, _, en, zh = next(unit for unit in _UNITS if seconds < unit[1])
+    value = seconds / size
+    text = str(round(value)) if size <= 86400 or value >= 10 else f"{value:.1f}"
+    return f"{text} {zh}" if lang == "zh" else f"{text} {en}"

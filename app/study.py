@@ -1,0 +1,409 @@
+"""The study queue, ratings and undo: queries plus scheduling, one transaction each."""
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import String, cast, func, update
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
+from sqlmodel.sql.expression import SelectOfScalar
+
+from app import scheduling
+from app.models import Card, CardState, Deck, Learner, ReviewLog
+
+LEARN_AHEAD = timedelta(minutes=20)
+
+
+class StudyError(Exception):
+    """A request the study functions refuse; `status` is the HTTP status it maps to."""
+
+    status = 400
+
+
+class NotFound(StudyError):
+    status = 404
+
+
+class Conflict(StudyError):
+    status = 409
+
+
+@dataclass(frozen=True)
+class Filters:
+    deck: str | None = None
+    section: str | None = None
+    tag: str | None = None
+
+    def apply(self, query: SelectOfScalar) -> SelectOfScalar:  # type: ignore[type-arg]
+        query = query.where(col(Card.retired).is_(False), col(Deck.retired).is_(False))
+        if self.deck:
+            query = query.where(Deck.slug == self.deck)
+        if self.section:
+            query = query.where(Card.section == self.section)
+        if self.tag:
+            # Tags are stored as JSON text; match the serialised tag so this is portable.
+            needle = (
+                json.dumps(self.tag).replace("\\", "\\\\").replace("%", r"\%").replace("_", r"\_")
+            )
+            query = query.where(cast(Card.tags, String).like(f"%{needle}%", escape="\\"))
+        return query
+
+    def as_params(self) -> dict[str, str]:
+        return {
+            k: v
+            for k, v in (("deck", self.deck), ("section", self.section), ("tag", self.tag))
+            if v
+        }
+
+
+@dataclass(frozen=True)
+class Counts:
+    new: int
+    learning: int
+    review: int
+
+    @property
+    def total(self) -> int:
+        return self.new + self.learning + self.review
+
+
+@dataclass(frozen=True)
+class NextCard:
+    card: Card
+    deck: Deck
+    queue: str  # new | learning | review | relearning
+    state: scheduling.StateDict | None
+    version: int
+    intervals: dict[int, timedelta]
+
+
+def get_learner(session: Session, name: str, timezone: str = "UTC") -> Learner:
+    """Return the learner called `name`, creating it on first use."""
+    learner = session.exec(select(Learner).where(Learner.name == name)).first()
+    if learner is None:
+        learner = Learner(name=name, timezone=timezone)
+        session.add(learner)
+        try:
+            session.commit()
+        except IntegrityError:  # another process created it first
+            session.rollback()
+            return session.exec(select(Learner).where(Learner.name == name)).one()
+        session.refresh(learner)
+    return learner
+
+
+def study_day(learner: Learner, now: datetime) -> tuple[datetime, datetime]:
+    """The [start, end) of the learner's current study day, which rolls over at rollover_hour."""
+    try:
+        zone = ZoneInfo(learner.timezone)
+    except (KeyError, ValueError):
+        zone = ZoneInfo("UTC")
+    local = now.astimezone(zone)
+    start = local.replace(hour=learner.rollover_hour, minute=0, second=0, microsecond=0)
+    if local < start:
+        start -= timedelta(days=1)
+    return start.astimezone(UTC), (start + timedelta(days=1)).astimezone(UTC)
+
+
+def state_dict(row: CardState | None) -> scheduling.StateDict | None:
+    if row is None:
+        return None
+    return {
+        "state": row.state,
+        "step": row.step,
+        "stability": row.stability,
+        "difficulty": row.difficulty,
+        "due": _aware(row.due).isoformat(),
+        "last_review": _aware(row.last_review).isoformat() if row.last_review else None,
+        "reps": row.reps,
+        "lapses": row.lapses,
+    }
+
+
+def _aware(moment: datetime) -> datetime:
+    # SQLite hands back naive datetimes even for timezone=True columns; they were stored as UTC.
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _done_today(session: Session, learner: Learner, now: datetime, queue: str) -> int:
+    start, end = study_day(learner, now)
+    return session.exec(
+        select(func.count(func.distinct(ReviewLog.card_id))).where(
+            ReviewLog.learner_id == learner.id,
+            ReviewLog.mode == "study",
+            ReviewLog.queue == queue,
+            col(ReviewLog.undone_at).is_(None),
+            col(ReviewLog.reviewed_at) >= start,
+            col(ReviewLog.reviewed_at) < end,
+        )
+    ).one()
+
+
+def _states(learner: Learner) -> SelectOfScalar:  # type: ignore[type-arg]
+    return (
+        select(CardState)
+        .join(Card, col(Card.id) == CardState.card_id)
+        .join(Deck, col(Deck.id) == Card.deck_id)
+        .where(CardState.learner_id == learner.id)
+    )
+
+
+def _new_cards(learner: Learner) -> SelectOfScalar:  # type: ignore[type-arg]
+    seen = select(CardState.card_id).where(CardState.learner_id == learner.id)
+    return (
+        select(Card)
+        .join(Deck, col(Deck.id) == Card.deck_id)
+        .where(col(Card.id).not_in(seen))
+        .order_by(col(Deck.path), col(Card.position))
+    )
+
+
+def counts(session: Session, *, learner: Learner, now: datetime, filters: Filters) -> Counts:
+    """What is left to study today: new (within the daily limit), learning due, reviews due."""
+    _, day_end = study_day(learner, now)
+    learning = session.exec(
+        filters.apply(_states(learner).with_only_columns(func.count())).where(
+            col(CardState.state) != 2, col(CardState.due) <= now + LEARN_AHEAD
+        )
+    ).one()
+    review = session.exec(
+        filters.apply(_states(learner).with_only_columns(func.count())).where(
+            CardState.state == 2, col(CardState.due) < day_end
+        )
+    ).one()
+    review_left = max(learner.max_reviews_per_day - _done_today(session, learner, now, "review"), 0)
+    new_left = max(learner.new_per_day - _done_today(session, learner, now, "new"), 0)
+    new = 0
+    if new_left:
+        available = filters.apply(_new_cards(learner).with_only_columns(Card.id).order_by(None))
+        new = session.exec(
+            select(func.count()).select_from(available.limit(new_left).subquery())
+        ).one()
+    return Counts(new=new, learning=learning, review=min(review, review_left))
+
+
+def next_card(
+    session: Session,
+    *,
+    learner: Learner,
+    now: datetime,
+    filters: Filters,
+    pinned: str | None = None,
+) -> NextCard | None:
+    """The card to study now: due learning cards, then due reviews, then new cards in order."""
+    row = _pinned(session, learner, now, filters, pinned) if pinned else None
+    if row is None:
+        row = _pick(session, learner, now, filters)
+    if row is None:
+        return None
+    card, state = row
+    deck = session.get(Deck, card.deck_id)
+    assert deck is not None
+    current = state_dict(state)
+    return NextCard(
+        card=card,
+        deck=deck,
+        queue=scheduling.queue_of(current),
+        state=current,
+        version=state.version if state else 0,
+        intervals=scheduling.preview(current, now, desired_retention=learner.desired_retention),
+    )
+
+
+def _pinned(
+    session: Session, learner: Learner, now: datetime, filters: Filters, card_id: str
+) -> tuple[Card, CardState | None] | None:
+    """Show `card_id` again (after an undo) if it is studyable right now."""
+    card = session.get(Card, card_id)
+    if card is None or card.retired:
+        return None
+    state = session.get(CardState, (learner.id, card_id))
+    _, day_end = study_day(learner, now)
+    if state is not None and _aware(state.due) >= max(day_end, now + LEARN_AHEAD):
+        return None
+    return card, state
+
+
+def _pick(
+    session: Session, learner: Learner, now: datetime, filters: Filters
+) -> tuple[Card, CardState | None] | None:
+    learning = session.exec(
+        filters.apply(_states(learner))
+        .where(col(CardState.state) != 2, col(CardState.due) <= now)
+        .order_by(col(CardState.due))
+        .limit(1)
+    ).first()
+    if learning is not None:
+        return _with_card(session, learning)
+
+    _, day_end = study_day(learner, now)
+    if _done_today(session, learner, now, "review") < learner.max_reviews_per_day:
+        due = session.exec(
+            filters.apply(_states(learner))
+            .where(CardState.state == 2, col(CardState.due) < day_end)
+            .order_by(col(CardState.due))
+            .limit(1)
+        ).first()
+        if due is not None:
+            return _with_card(session, due)
+
+    if _done_today(session, learner, now, "new") < learner.new_per_day:
+        new = session.exec(filters.apply(_new_cards(learner)).limit(1)).first()
+        if new is not None:
+            return new, None
+
+    # Nothing else to do: learning steps coming up shortly are shown early rather than waiting.
+    ahead = session.exec(
+        filters.apply(_states(learner))
+        .where(col(CardState.state) != 2, col(CardState.due) <= now + LEARN_AHEAD)
+        .order_by(col(CardState.due))
+        .limit(1)
+    ).first()
+    return _with_card(session, ahead) if ahead is not None else None
+
+
+def _with_card(session: Session, state: CardState) -> tuple[Card, CardState]:
+    card = session.get(Card, state.card_id)
+    assert card is not None
+    return card, state
+
+
+def next_due(session: Session, *, learner: Learner, filters: Filters) -> datetime | None:
+    """When the next scheduled card falls due (for the 'done for today' page)."""
+    due = session.exec(
+        filters.apply(_states(learner).with_only_columns(func.min(CardState.due)))
+    ).one()
+    return _aware(due) if due else None
+
+
+@dataclass(frozen=True)
+class ReviewResult:
+    card_id: str
+    rating: int
+    state: scheduling.StateDict
+    due: datetime
+    version: int
+    log_id: int
+
+
+def record_review(
+    session: Session,
+    *,
+    learner: Learner,
+    card_id: str,
+    rating: int,
+    now: datetime,
+    duration_ms: int | None = None,
+    expected_version: int | None = None,
+) -> ReviewResult:
+    """Apply a rating and append it to the log, atomically; refuse stale or repeated submissions."""
+    if rating not in scheduling.RATINGS:
+        raise StudyError("rating must be 1, 2, 3 or 4")
+    if duration_ms is not None and not 0 <= duration_ms <= 24 * 3600 * 1000:
+        raise StudyError("duration_ms must be between 0 and 86400000")
+    card = session.get(Card, card_id)
+    if card is None or card.retired:
+        raise NotFound(f"no card '{card_id}' to study")
+    row = session.get(CardState, (learner.id, card_id))
+    current_version = row.version if row else 0
+    if expected_version is not None and expected_version != current_version:
+        raise Conflict("this card was rated or changed meanwhile; reload to see its current state")
+    before = state_dict(row)
+    after = scheduling.review(before, rating, now, desired_retention=learner.desired_retention)
+    values = _state_values(after)
+    try:
+        if row is None:
+            session.add(CardState(learner_id=learner.id, card_id=card_id, version=1, **values))
+            session.flush()
+        else:
+            # Compare-and-set on the version: a concurrent submission of the same rating loses.
+            result = session.exec(
+                update(CardState)
+                .where(
+                    col(CardState.learner_id) == learner.id,
+                    col(CardState.card_id) == card_id,
+                    col(CardState.version) == current_version,
+                )
+                .values(version=current_version + 1, **values)
+            )
+            if result.rowcount != 1:
+                raise Conflict("this card was rated meanwhile; reload to see its current state")
+    except IntegrityError as exc:
+        session.rollback()
+        raise Conflict("this card was rated meanwhile; reload to see its current state") from exc
+    log = ReviewLog(
+        learner_id=learner.id,
+        card_id=card_id,
+        rating=rating,
+        mode="study",
+        queue=scheduling.queue_of(before),
+        reviewed_at=now,
+        duration_ms=duration_ms,
+        state_before=before,
+        state_after=after,
+    )
+    session.add(log)
+    session.commit()
+    assert log.id is not None
+    return ReviewResult(
+        card_id, rating, after, datetime.fromisoformat(after["due"]), current_version + 1, log.id
+    )
+
+
+def _state_values(state: scheduling.StateDict) -> dict[str, object]:
+    return {
+        "state": state["state"],
+        "step": state["step"],
+        "stability": state["stability"],
+        "difficulty": state["difficulty"],
+        "due": datetime.fromisoformat(state["due"]),
+        "last_review": datetime.fromisoformat(state["last_review"])
+        if state["last_review"]
+        else None,
+        "reps": state["reps"],
+        "lapses": state["lapses"],
+    }
+
+
+def undo_last(session: Session, *, learner: Learner, now: datetime) -> ReviewLog:
+    """Restore the card of the learner's last study rating to exactly its state before it."""
+    log = session.exec(
+        select(ReviewLog)
+        .where(
+            ReviewLog.learner_id == learner.id,
+            ReviewLog.mode == "study",
+            col(ReviewLog.undone_at).is_(None),
+        )
+        .order_by(col(ReviewLog.id).desc())
+        .limit(1)
+    ).first()
+    if log is None:
+        raise NotFound("there is no rating to undo")
+    row = session.get(CardState, (learner.id, log.card_id))
+    if log.state_before is None:
+        if row is not None:
+            session.delete(row)
+    elif row is None:
+        session.add(
+            CardState(
+                learner_id=learner.id,
+                card_id=log.card_id,
+                version=1,
+                **_state_values(log.state_before),
+            )
+        )
+    else:
+        for key, value in _state_values(log.state_before).items():
+            setattr(row, key, value)
+        row.version += 1
+        session.add(row)
+    log.undone_at = now
+    session.add(log)
+    session.commit()
+    return log
+
+
+def card_state(session: Session, *, learner: Learner, card_id: str) -> CardState | None:
+    return session.get(CardState, (learner.id, card_id))

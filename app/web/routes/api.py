@@ -1,0 +1,276 @@
+"""The JSON API: the same functions as the pages."""
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import Response
+from pydantic import BaseModel, Field
+
+from app import catalog
+from app.models import CardLink
+from app.scheduling import format_interval
+from app.search import search as run_search
+from app.study import NextCard, NotFound, counts, next_card, record_review, state_dict, undo_last
+from app.web.deps import FiltersDep, LearnerDep, NowDep, SessionDep
+from app.web.i18n import language
+
+router = APIRouter(prefix="/api", tags=["api"])
+health = APIRouter(tags=["health"])
+
+
+class Health(BaseModel):
+    status: str
+
+
+@health.get("/healthz")
+def healthz() -> Health:
+    return Health(status="ok")
+
+
+class CountsOut(BaseModel):
+    new: int
+    learning: int
+    review: int
+
+
+class DeckOut(BaseModel):
+    slug: str
+    title: str
+    description: str
+    tags: list[str]
+    total: int
+    new: int
+    due: int
+    seen: int
+    mature: int
+
+
+class LinkOut(BaseModel):
+    title: str
+    url: str | None
+    resolved: bool
+
+
+class IntervalOut(BaseModel):
+    rating: int
+    seconds: int
+    label: str
+
+
+class CardOut(BaseModel):
+    id: str
+    deck: str
+    deck_title: str
+    section: str
+    question: str
+    question_html: str
+    answer_html: str
+    followups_html: str
+    pitfalls_html: str
+    tags: list[str]
+    links: list[LinkOut]
+    retired: bool
+
+
+class NextOut(CardOut):
+    queue: str
+    version: int
+    counts: CountsOut
+    intervals: list[IntervalOut]
+
+
+class ReviewIn(BaseModel):
+    card_id: str = Field(max_length=200)
+    rating: int = Field(ge=1, le=4)
+    duration_ms: int | None = Field(default=None, ge=0, le=86_400_000)
+    version: int | None = Field(
+        default=None, ge=0, description="The version from /api/study/next; a stale one gets 409."
+    )
+
+
+class StateOut(BaseModel):
+    card_id: str
+    state: str
+    due: datetime | None
+    stability: float | None
+    difficulty: float | None
+    reps: int
+    lapses: int
+    version: int
+
+
+class TopicCardOut(BaseModel):
+    id: str
+    question: str
+    deck: str
+    url: str
+
+
+class TopicOut(BaseModel):
+    slug: str
+    title: str
+    aliases: list[str]
+    summary: str
+    body_html: str
+    cards: list[TopicCardOut]
+
+
+class HitOut(BaseModel):
+    kind: str
+    id: str
+    title: str
+    url: str
+    snippet_html: str
+    deck: str
+
+
+def _links(links: list[CardLink]) -> list[LinkOut]:
+    return [
+        LinkOut(
+            title=link.title,
+            url=catalog.link_url(link),
+            resolved=link.external or bool(link.topic_slug),
+        )
+        for link in links
+    ]
+
+
+def _card_out(session: Any, card_id: str) -> dict[str, Any]:
+    found = catalog.get_card(session, card_id)
+    if found is None:
+        raise NotFound(f"no card '{card_id}'")
+    card, deck = found
+    return {
+        "id": card.id,
+        "deck": deck.slug,
+        "deck_title": deck.title,
+        "section": card.section,
+        "question": card.question,
+        "question_html": card.question_html,
+        "answer_html": card.answer_html,
+        "followups_html": card.followups_html,
+        "pitfalls_html": card.pitfalls_html,
+        "tags": card.tags,
+        "links": _links(catalog.card_links(session, [card.id])[card.id]),
+        "retired": card.retired,
+    }
+
+
+@router.get("/decks")
+def decks(session: SessionDep, learner: LearnerDep, now: NowDep) -> list[DeckOut]:
+    """Active decks with the learner's counts."""
+    return [
+        DeckOut(
+            slug=s.deck.slug,
+            title=s.deck.title,
+            description=s.deck.description,
+            tags=s.deck.tags,
+            total=s.progress.total,
+            new=s.progress.new,
+            due=s.progress.due,
+            seen=s.progress.seen,
+            mature=s.progress.mature,
+        )
+        for s in catalog.deck_summaries(session, learner=learner, now=now)
+    ]
+
+
+@router.get(
+    "/study/next", responses={200: {"model": NextOut}, 204: {"description": "Nothing is due."}}
+)
+def study_next(
+    request: Request, session: SessionDep, learner: LearnerDep, now: NowDep, filters: FiltersDep
+) -> Response:
+    """The next card to study, or 204 when nothing is due."""
+    current: NextCard | None = next_card(session, learner=learner, now=now, filters=filters)
+    if current is None:
+        return Response(status_code=204)
+    lang = language(request)
+    today = counts(session, learner=learner, now=now, filters=filters)
+    out = NextOut(
+        **_card_out(session, current.card.id),
+        queue=current.queue,
+        version=current.version,
+        counts=CountsOut(new=today.new, learning=today.learning, review=today.review),
+        intervals=[
+            IntervalOut(rating=r, seconds=int(d.total_seconds()), label=format_interval(d, lang))
+            for r, d in current.intervals.items()
+        ],
+    )
+    return Response(out.model_dump_json(), media_type="application/json")
+
+
+def _state_out(card_id: str, state: dict[str, Any] | None, version: int) -> StateOut:
+    names = {1: "learning", 2: "review", 3: "relearning"}
+    return StateOut(
+        card_id=card_id,
+        state=names[state["state"]] if state else "new",
+        due=datetime.fromisoformat(state["due"]) if state else None,
+        stability=state["stability"] if state else None,
+        difficulty=state["difficulty"] if state else None,
+        reps=state["reps"] if state else 0,
+        lapses=state["lapses"] if state else 0,
+        version=version,
+    )
+
+
+@router.post(
+    "/reviews", responses={404: {"description": "No such card"}, 409: {"description": "Stale"}}
+)
+def review(body: ReviewIn, session: SessionDep, learner: LearnerDep, now: NowDep) -> StateOut:
+    """Rate a card 1-4 (Again, Hard, Good, Easy); returns its new state and due time."""
+    result = record_review(
+        session,
+        learner=learner,
+        card_id=body.card_id,
+        rating=body.rating,
+        now=now,
+        duration_ms=body.duration_ms,
+        expected_version=body.version,
+    )
+    return _state_out(result.card_id, result.state, result.version)
+
+
+@router.post("/reviews/undo", responses={404: {"description": "Nothing to undo"}})
+def undo(session: SessionDep, learner: LearnerDep, now: NowDep) -> StateOut:
+    """Undo the learner's last study rating; returns the card's restored state."""
+    from app.study import card_state
+
+    log = undo_last(session, learner=learner, now=now)
+    row = card_state(session, learner=learner, card_id=log.card_id)
+    return _state_out(log.card_id, state_dict(row), row.version if row else 0)
+
+
+@router.get("/cards/{card_id}", responses={404: {"description": "No such card"}})
+def card(card_id: str, session: SessionDep) -> CardOut:
+    return CardOut(**_card_out(session, card_id))
+
+
+@router.get("/topics/{slug}", responses={404: {"description": "No such topic"}})
+def topic(slug: str, session: SessionDep) -> TopicOut:
+    found = catalog.get_topic(session, slug)
+    if found is None:
+        raise NotFound(f"no topic '{slug}'")
+    return TopicOut(
+        slug=found.slug,
+        title=found.title,
+        aliases=found.aliases,
+        summary=found.summary,
+        body_html=found.body_html,
+        cards=[
+            TopicCardOut(id=c.id, question=c.question, deck=d.slug, url=f"/cards/{c.id}")
+            for c, d in catalog.topic_cards(session, slug)
+        ],
+    )
+
+
+@router.get("/search")
+def search(session: SessionDep, q: Annotated[str, Query(max_length=200)] = "") -> list[HitOut]:
+    """Cards and topics containing every word of `q` (Chinese works without spaces)."""
+    return [
+        HitOut(
+            kind=h.kind, id=h.id, title=h.title, url=h.url, snippet_html=str(h.snippet), deck=h.deck
+        )
+        for h in run_search(session, q)
+    ]

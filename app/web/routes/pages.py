@@ -1,0 +1,142 @@
+"""Browsing pages: home, decks, cards, topics, search, language and settings."""
+
+from typing import Annotated
+from urllib.parse import urlparse
+
+from fastapi import APIRouter, Form, Query, Request
+from fastapi.responses import RedirectResponse
+from starlette.responses import Response
+
+from app import catalog, learners
+from app.search import search as run_search
+from app.study import NotFound, StudyError, card_state, counts, state_dict
+from app.web.deps import FiltersDep, LearnerDep, NowDep, SessionDep
+from app.web.i18n import COOKIE, LANGUAGES
+from app.web.templating import render
+
+router = APIRouter(include_in_schema=False)
+
+
+@router.get("/")
+def home(
+    request: Request, session: SessionDep, learner: LearnerDep, now: NowDep, filters: FiltersDep
+) -> Response:
+    decks = catalog.deck_summaries(session, learner=learner, now=now)
+    today = counts(session, learner=learner, now=now, filters=filters)
+    return render(request, "home.html", {"decks": decks, "today": today})
+
+
+@router.get("/decks/{slug}")
+def deck(
+    request: Request, slug: str, session: SessionDep, learner: LearnerDep, now: NowDep
+) -> Response:
+    found = catalog.get_deck(session, slug)
+    if found is None:
+        raise NotFound(f"no deck '{slug}'")
+    page = catalog.deck_page(session, deck=found, learner=learner, now=now)
+    return render(request, "deck.html", {"page": page, "deck": found})
+
+
+@router.get("/cards/{card_id}")
+def card(request: Request, card_id: str, session: SessionDep, learner: LearnerDep) -> Response:
+    found = catalog.get_card(session, card_id)
+    if found is None:
+        raise NotFound(f"no card '{card_id}'")
+    card, deck = found
+    state = card_state(session, learner=learner, card_id=card_id)
+    links = catalog.card_links(session, [card_id])[card_id]
+    return render(
+        request,
+        "card.html",
+        {
+            "card": card,
+            "deck": deck,
+            "links": links,
+            "state": state_dict(state),
+            "link_url": catalog.link_url,
+        },
+    )
+
+
+@router.get("/topics")
+def topic_index(request: Request, session: SessionDep) -> Response:
+    return render(request, "topics.html", {"topics": catalog.topics(session)})
+
+
+@router.get("/topics/go/{title:path}")
+def topic_by_title(title: str, session: SessionDep) -> Response:
+    slug = catalog.find_topic(session, title)
+    if slug is None:
+        return RedirectResponse(f"/search?{_q(title)}", status_code=303)
+    return RedirectResponse(f"/topics/{slug}", status_code=303)
+
+
+@router.get("/topics/{slug}")
+def topic(request: Request, slug: str, session: SessionDep) -> Response:
+    found = catalog.get_topic(session, slug)
+    if found is None:
+        raise NotFound(f"no topic '{slug}'")
+    cards = catalog.topic_cards(session, slug)
+    return render(request, "topic.html", {"topic": found, "cards": cards})
+
+
+@router.get("/search")
+def search(
+    request: Request, session: SessionDep, q: Annotated[str, Query(max_length=200)] = ""
+) -> Response:
+    hits = run_search(session, q) if q.strip() else []
+    return render(request, "search.html", {"q": q, "hits": hits})
+
+
+@router.get("/lang/{code}")
+def switch_language(request: Request, code: str) -> Response:
+    target = request.headers.get("referer") or "/"
+    # Only ever bounce back within this site.
+    parsed = urlparse(target)
+    back = (parsed.path or "/") + (f"?{parsed.query}" if parsed.query else "")
+    response = RedirectResponse(back, status_code=303)
+    if code in LANGUAGES:
+        response.set_cookie(COOKIE, code, max_age=365 * 86400, samesite="lax", httponly=True)
+    return response
+
+
+@router.get("/settings")
+def settings_page(request: Request, learner: LearnerDep, saved: bool = False) -> Response:
+    return render(request, "settings.html", {"learner": learner, "saved": saved, "error": None})
+
+
+@router.post("/settings")
+def save_settings(
+    request: Request,
+    session: SessionDep,
+    learner: LearnerDep,
+    desired_retention: Annotated[str, Form()],
+    new_per_day: Annotated[str, Form()],
+    max_reviews_per_day: Annotated[str, Form()],
+    rollover_hour: Annotated[str, Form()],
+    timezone: Annotated[str, Form()],
+) -> Response:
+    try:
+        learners.update_settings(
+            session,
+            learner=learner,
+            desired_retention=desired_retention,
+            new_per_day=new_per_day,
+            max_reviews_per_day=max_reviews_per_day,
+            rollover_hour=rollover_hour,
+            timezone=timezone,
+        )
+    except StudyError as exc:
+        return render(
+            request,
+            "settings.html",
+            {"learner": learner, "saved": False, "error": str(exc)},
+            status_code=400,
+        )
+    return RedirectResponse("/settings?saved=1", status_code=303)
+
+
+def _q(text: str) -> str:
+    from urllib.parse import urlencode
+
+    return urlencode({"q": text})

@@ -1,0 +1,135 @@
+"""Practice mode pages: choose a selection, answer against the clock, see what was missed."""
+
+import time
+from typing import Annotated
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import RedirectResponse
+from starlette.responses import Response
+
+from app import catalog
+from app.practice import current_card, get_practice, rate_practice, start_practice, summary
+from app.study import Filters
+from app.web.deps import LearnerDep, NowDep, SessionDep
+from app.web.templating import render
+
+router = APIRouter(include_in_schema=False)
+
+
+@router.get("/practice")
+def practice_form(
+    request: Request,
+    session: SessionDep,
+    learner: LearnerDep,
+    now: NowDep,
+    deck: str = "",
+    section: str = "",
+    tag: str = "",
+    card: str = "",
+) -> Response:
+    decks = catalog.deck_summaries(session, learner=learner, now=now)
+    return render(
+        request,
+        "practice_start.html",
+        {"decks": decks, "deck": deck, "section": section, "tag": tag, "card": card},
+    )
+
+
+@router.post("/practice")
+def practice_start(
+    session: SessionDep,
+    learner: LearnerDep,
+    now: NowDep,
+    deck: Annotated[str, Form(max_length=200)] = "",
+    section: Annotated[str, Form(max_length=500)] = "",
+    tag: Annotated[str, Form(max_length=200)] = "",
+    order: Annotated[str, Form(max_length=20)] = "content",
+    seconds: Annotated[int, Form(ge=0, le=3600)] = 0,
+    cards: Annotated[str, Form(max_length=20_000)] = "",
+) -> Response:
+    run = start_practice(
+        session,
+        learner=learner,
+        filters=Filters(deck=deck or None, section=section or None, tag=tag or None),
+        order=order,
+        seconds_per_card=seconds,
+        now=now,
+        card_ids=cards.split(",") if cards else None,
+    )
+    return RedirectResponse(f"/practice/{run.id}", status_code=303)
+
+
+@router.get("/practice/{practice_id}")
+def practice_card(
+    request: Request,
+    practice_id: int,
+    session: SessionDep,
+    learner: LearnerDep,
+    reveal: bool = False,
+) -> Response:
+    run = get_practice(session, learner=learner, practice_id=practice_id)
+    card = current_card(session, run)
+    if card is None:
+        return RedirectResponse(f"/practice/{run.id}/summary", status_code=303)
+    found = catalog.get_card(session, card.id)
+    assert found is not None
+    links = catalog.card_links(session, [card.id])[card.id]
+    return render(
+        request,
+        "practice.html",
+        {
+            "run": run,
+            "card": card,
+            "deck": found[1],
+            "links": links,
+            "link_url": catalog.link_url,
+            "reveal": reveal,
+            "shown_at": int(time.time() * 1000),
+        },
+    )
+
+
+@router.post("/practice/{practice_id}/rate")
+def practice_rate(
+    practice_id: int,
+    session: SessionDep,
+    learner: LearnerDep,
+    now: NowDep,
+    card_id: Annotated[str, Form(max_length=200)],
+    rating: Annotated[int, Form(ge=1, le=4)],
+    shown_at: Annotated[int | None, Form()] = None,
+) -> Response:
+    run = get_practice(session, learner=learner, practice_id=practice_id)
+    duration = None
+    if shown_at is not None:
+        duration = min(max(int(time.time() * 1000) - shown_at, 0), 86_400_000)
+    rate_practice(
+        session,
+        learner=learner,
+        run=run,
+        card_id=card_id,
+        rating=rating,
+        now=now,
+        duration_ms=duration,
+    )
+    return RedirectResponse(f"/practice/{run.id}", status_code=303)
+
+
+@router.get("/practice/{practice_id}/summary")
+def practice_summary(
+    request: Request, practice_id: int, session: SessionDep, learner: LearnerDep
+) -> Response:
+    run = get_practice(session, learner=learner, practice_id=practice_id)
+    result = summary(session, run)
+    missed_ids = [c.id for c in result.missed + result.shaky]
+    links = catalog.card_links(session, missed_ids)
+    return render(
+        request,
+        "practice_summary.html",
+        {
+            "result": result,
+            "links": links,
+            "link_url": catalog.link_url,
+            "missed_ids": ",".join(missed_ids),
+        },
+    )

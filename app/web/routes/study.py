@@ -1,0 +1,96 @@
+"""The study session pages; every action is a plain form post, enhanced by a little JS."""
+
+import time
+from typing import Annotated
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import RedirectResponse
+from starlette.responses import Response
+
+from app import catalog
+from app.study import (
+    Conflict,
+    Filters,
+    NotFound,
+    counts,
+    next_card,
+    next_due,
+    record_review,
+    undo_last,
+)
+from app.web.deps import FiltersDep, LearnerDep, NowDep, SessionDep
+from app.web.templating import render
+
+router = APIRouter(include_in_schema=False)
+
+
+def _study_url(filters: Filters, **extra: str) -> str:
+    params = {**filters.as_params(), **extra}
+    return "/study" + (f"?{urlencode(params)}" if params else "")
+
+
+@router.get("/study")
+def study(
+    request: Request,
+    session: SessionDep,
+    learner: LearnerDep,
+    now: NowDep,
+    filters: FiltersDep,
+    reveal: bool = False,
+    card: str | None = None,
+    msg: str | None = None,
+) -> Response:
+    today = counts(session, learner=learner, now=now, filters=filters)
+    current = next_card(session, learner=learner, now=now, filters=filters, pinned=card)
+    context = {"filters": filters, "today": today, "message": msg, "study_url": _study_url}
+    if current is None:
+        context["next_due"] = next_due(session, learner=learner, filters=filters)
+        return render(request, "done.html", context)
+    links = catalog.card_links(session, [current.card.id])[current.card.id]
+    context |= {
+        "current": current,
+        "links": links,
+        "link_url": catalog.link_url,
+        "reveal": reveal,
+        "shown_at": int(time.time() * 1000),
+    }
+    return render(request, "study.html", context)
+
+
+@router.post("/study/review")
+def review(
+    session: SessionDep,
+    learner: LearnerDep,
+    now: NowDep,
+    filters: FiltersDep,
+    card_id: Annotated[str, Form(max_length=200)],
+    rating: Annotated[int, Form(ge=1, le=4)],
+    version: Annotated[int | None, Form()] = None,
+    shown_at: Annotated[int | None, Form()] = None,
+    duration_ms: Annotated[int | None, Form(ge=0, le=86_400_000)] = None,
+) -> Response:
+    if duration_ms is None and shown_at is not None:
+        duration_ms = min(max(int(time.time() * 1000) - shown_at, 0), 86_400_000)
+    try:
+        record_review(
+            session,
+            learner=learner,
+            card_id=card_id,
+            rating=rating,
+            now=now,
+            duration_ms=duration_ms,
+            expected_version=version,
+        )
+    except Conflict:
+        return RedirectResponse(_study_url(filters, msg="conflict"), status_code=303)
+    return RedirectResponse(_study_url(filters), status_code=303)
+
+
+@router.post("/study/undo")
+def undo(session: SessionDep, learner: LearnerDep, now: NowDep, filters: FiltersDep) -> Response:
+    try:
+        log = undo_last(session, learner=learner, now=now)
+    except NotFound:
+        return RedirectResponse(_study_url(filters, msg="nothing_to_undo"), status_code=303)
+    return RedirectResponse(_study_url(filters, card=log.card_id, msg="undone"), status_code=303)

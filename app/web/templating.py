@@ -1,0 +1,24 @@
+"""Jinja2 environment and the one helper routes use to render a page."""
+
+from typing import Any
+from urllib.parse import urlencode
+
+from fastapi import Request
+from fastapi.templating import Jinja2Templates
+from starlette.responses import HTMLResponse
+
+from app.config import PROJECT_ROOT
+from app.scheduling import format_interval
+from app.web.i18n import language, translator
+
+templates = Jinja2Templates(directory=str(PROJECT_ROOT / "templates"))
+templates.env.globals["urlencode"] = urlencode
+templates.env.filters["interval"] = format_interval
+
+
+def render(
+    request: Request, name: str, context: dict[str, Any], status_code: int = 200
+) -> HTMLResponse:
+    lang = language(request)
+    base = {"lang": lang, "t": translator(lang), "path": request.url.path}
+    return templates.TemplateResponse(request, name, {**base, **context}, status_code=status_code)
