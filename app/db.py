@@ -1,11 +1,10 @@
 """Engine construction; every SQLite-only setting lives here."""
 
-from collections.abc import Iterator
 from pathlib import Path
 
 from sqlalchemy import event
 from sqlalchemy.engine import Engine, make_url
-from sqlmodel import Session, SQLModel, create_engine
+from sqlmodel import create_engine
 
 
 def make_engine(url: str) -> Engine:
@@ -33,12 +32,7 @@ def make_engine(url: str) -> Engine:
 
 
 def create_schema(engine: Engine) -> None:
-    """Create every table that does not exist yet."""
-    from app import models  # noqa: F401  (registers the tables)
+    """Bring the database schema up to date (creating it when empty)."""
+    from app.migrate import prepare
 
-    SQLModel.metadata.create_all(engine)
-
-
-def session_scope(engine: Engine) -> Iterator[Session]:
-    with Session(engine) as session:
-        yield session
+    prepare(engine)

@@ -1,0 +1,18 @@
+"""Alembic environment: runs on the connection handed over by app.migrate."""
+
+from alembic import context
+from sqlmodel import SQLModel
+
+from app import models  # noqa: F401  (registers the tables)
+
+config = context.config
+connection = config.attributes["connection"]
+context.configure(
+    connection=connection,
+    target_metadata=SQLModel.metadata,
+    # SQLite cannot ALTER most things in place; batch mode rebuilds tables instead.
+    render_as_batch=connection.dialect.name == "sqlite",
+    compare_type=True,
+)
+with context.begin_transaction():
+    context.run_migrations()
