@@ -1,7 +1,12 @@
 """Parse and render sources into ready-to-store data, and validate the bank as a whole."""
 
-from collections import defaultdict
+import multiprocessing
+import os
+from collections import defaultdict, deque
+from collections.abc import Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
+from functools import cache
 
 from app.content.errors import ContentError
 from app.content.parse import (
@@ -13,7 +18,7 @@ from app.content.parse import (
     parse_deck,
     parse_topic,
 )
-from app.content.render import Renderer
+from app.content.render import FormulaKey, Renderer
 from app.content.source import SourceText
 
 
@@ -51,21 +56,108 @@ class Compiled:
     errors: list[ContentError] = field(default_factory=list)
 
 
+Parsed = ParsedDeck | ParsedTopic
+
+# Below this much changed text (~500 cards) starting worker processes costs more than it saves.
+PARALLEL_MIN_CHARS = 300_000
+
+
 def compile_sources(sources: list[SourceText], renderer: Renderer) -> Compiled:
     """Parse and render every source; collect all errors rather than stopping at the first."""
     out = Compiled()
-    for source in sources:
-        if source.kind == "deck":
-            deck, errors = parse_deck(source.path, source.text)
-            out.errors.extend(errors)
-            if deck:
-                out.decks.append(_compile_deck(deck, renderer, out.errors))
-        else:
-            topic, errors = parse_topic(source.path, source.text)
-            out.errors.extend(errors)
-            if topic:
-                out.topics.append(_compile_topic(topic, renderer, out.errors))
+    parsed = [parse_source(source) for source in sources]
+    items = compile_items([item for item, _ in parsed], renderer, workers=worker_count(sources))
+    for (_, parse_errors), (compiled, render_errors) in zip(parsed, items, strict=True):
+        out.errors += parse_errors + render_errors
+        if isinstance(compiled, CompiledDeck):
+            out.decks.append(compiled)
+        elif compiled is not None:
+            out.topics.append(compiled)
     return out
+
+
+def parse_source(source: SourceText) -> tuple[Parsed | None, list[ContentError]]:
+    if source.kind == "deck":
+        return parse_deck(source.path, source.text)
+    return parse_topic(source.path, source.text)
+
+
+def compile_item(
+    item: Parsed, renderer: Renderer, errors: list[ContentError]
+) -> CompiledDeck | CompiledTopic:
+    """Render one parsed deck or topic; rendering errors are appended to `errors`."""
+    if isinstance(item, ParsedDeck):
+        return _compile_deck(item, renderer, errors)
+    return _compile_topic(item, renderer, errors)
+
+
+def worker_count(sources: list[SourceText]) -> int:
+    """How many processes to render `sources` with: one unless there is a lot of text."""
+    if sum(len(source.text) for source in sources) < PARALLEL_MIN_CHARS or len(sources) < 2:
+        return 1
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    return min(cpus, len(sources))
+
+
+def compile_items(
+    items: list[Parsed | None], renderer: Renderer, *, workers: int = 1
+) -> Iterator[tuple[CompiledDeck | CompiledTopic | None, list[ContentError]]]:
+    """Render `items` in order, yielding (compiled, its errors) for each as soon as it is done.
+
+    With workers > 1, items are rendered in that many worker processes, each with its own
+    formula cache; `renderer` then only counts the distinct formulas they rendered. At most a
+    few items are in flight at once, so memory stays bounded however large the bank is.
+    """
+    if workers < 2:
+        for item in items:
+            errors: list[ContentError] = []
+            yield (compile_item(item, renderer, errors) if item else None), errors
+        return
+
+    # spawn: forking a process that may run threads (the web server) is unsafe.
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+    in_flight: deque[Future[_RemoteResult] | None] = deque()
+    try:
+        for item in items:
+            in_flight.append(pool.submit(_compile_remote, item) if item else None)
+            if len(in_flight) > 2 * workers:
+                yield _collect(in_flight.popleft(), renderer)
+        while in_flight:
+            yield _collect(in_flight.popleft(), renderer)
+    finally:
+        pool.shutdown(cancel_futures=True)
+
+
+# ContentError (a frozen dataclass exception) cannot be unpickled, so errors travel as tuples.
+_RemoteResult = tuple[CompiledDeck | CompiledTopic, list[tuple[str, int, str]], list[FormulaKey]]
+
+
+@cache
+def _worker_renderer() -> Renderer:
+    """The renderer of a worker process, kept across its items so formulas render once."""
+    return Renderer()
+
+
+def _compile_remote(item: Parsed) -> _RemoteResult:
+    renderer = _worker_renderer()
+    seen = renderer.formulas_rendered
+    errors: list[ContentError] = []
+    compiled = compile_item(item, renderer, errors)
+    problems = [(error.path, error.line, error.message) for error in errors]
+    return compiled, problems, renderer.formula_keys(seen)
+
+
+def _collect(
+    future: "Future[_RemoteResult] | None", renderer: Renderer
+) -> tuple[CompiledDeck | CompiledTopic | None, list[ContentError]]:
+    if future is None:
+        return None, []
+    compiled, problems, formulas = future.result()
+    renderer.count_rendered(formulas)
+    return compiled, [ContentError(*problem) for problem in problems]
 
 
 def _compile_deck(deck: ParsedDeck, renderer: Renderer, errors: list[ContentError]) -> CompiledDeck:
@@ -147,9 +239,8 @@ def topic_index(topics: list[TopicRef]) -> tuple[dict[str, str], list[ContentErr
             key = normalise_title(name)
             other = index.get(key)
             if other is not None and other != topic.slug:
-                errors.append(
-                    ContentError(topic.path, 1, f"title or alias '{name}' also names topic '{other}'")
-                )
+                message = f"title or alias '{name}' also names topic '{other}'"
+                errors.append(ContentError(topic.path, 1, message))
                 continue
             index[key] = topic.slug
     return index, errors
@@ -181,9 +272,8 @@ def duplicate_deck_errors(decks: list[ParsedDeck]) -> list[ContentError]:
     errors = []
     for deck in decks:
         if deck.slug in seen:
-            errors.append(
-                ContentError(deck.path, 1, f"deck slug '{deck.slug}' is also used by {seen[deck.slug]}")
-            )
+            message = f"deck slug '{deck.slug}' is also used by {seen[deck.slug]}"
+            errors.append(ContentError(deck.path, 1, message))
         seen.setdefault(deck.slug, deck.path)
     return errors
 

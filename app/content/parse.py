@@ -31,6 +31,9 @@ _WIKILINK = re.compile(r"^\[\[(.+?)\]\]$")
 _MDLINK = re.compile(r"^\[(.+?)\]\((\S+?)\)$")
 _URL = re.compile(r"^https?://\S+$")
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
+# Line breaks as Markdown (and editors) count them; str.splitlines() also splits on \x0c,
+# \x85, U+2028 and others, which would shift every reported line after one of them.
+_NEWLINE = re.compile(r"\r\n?|\n")
 
 
 @dataclass
@@ -122,7 +125,9 @@ def split_front_matter(
     path: str, text: str, errors: list[ContentError]
 ) -> tuple[dict[str, Any], list[str], int]:
     """Return (meta, body lines, 1-based line number of the first body line)."""
-    lines = text.splitlines()
+    lines = _NEWLINE.split(text)
+    if lines[-1] == "":
+        lines.pop()
     if not lines or lines[0].strip() != "---":
         return {}, lines, 1
     for end in range(1, len(lines)):
@@ -182,7 +187,15 @@ def _label_table(
                 )
             )
             continue
-        for alias in [aliases] if isinstance(aliases, str) else aliases or []:
+        if isinstance(aliases, str | int | float):
+            aliases = [aliases]
+        if not isinstance(aliases, list | None) or not all(
+            isinstance(alias, str | int | float) for alias in aliases or []
+        ):
+            message = f"front matter 'labels.{block}' must be a list of text"
+            errors.append(ContentError(path, 1, message))
+            continue
+        for alias in aliases or []:
             table[_label_key(str(alias))] = block
     return table
 
@@ -216,16 +229,31 @@ def _body_lines(lines: list[str]) -> list[tuple[int, str, bool]]:
             fence = match.group(1)
             out.append((index, line, False))
             continue
-        if stripped.startswith("$$") and (stripped == "$$" or not stripped[2:].rstrip().endswith("$$")):
+        if stripped.startswith("$$") and _opens_display_math(lines, index):
             in_math = True
         out.append((index, line, True))
     return out
 
 
+def _opens_display_math(lines: list[str], index: int) -> bool:
+    """Whether the `$$` line at `index` opens a multi-line block, as dollarmath decides it."""
+    # Only a block that closes before a blank line is math; otherwise markdown-it renders the
+    # text as a paragraph, and treating it as math here would swallow every later heading.
+    first = lines[index].strip()
+    if len(first) > 3 and (first.endswith("$$") or "$$" in first[2:]):
+        return False
+    for line in lines[index + 1 :]:
+        if not line.strip():
+            return False
+        if line.strip().endswith("$$"):
+            return True
+    return False
+
+
 def parse_links(block: Block, path: str, errors: list[ContentError]) -> list[Link]:
     """Read a continue-reading block: entries split by ' / ' or one per list item."""
     links: list[Link] = []
-    for offset, raw in enumerate(block.text.splitlines()):
+    for offset, raw in enumerate(block.text.split("\n")):
         line = _LIST_MARKER.sub("", raw.strip())
         for entry in (part.strip() for part in line.split(" / ")):
             if not entry:
@@ -266,14 +294,23 @@ class _CardBuilder:
         self.blocks[self.current].append((index, text))
 
     def block(self, name: str, first_line: int) -> Block:
-        entries = self.blocks[name]
-        while entries and not entries[0][1].strip():
-            entries.pop(0)
-        while entries and not entries[-1][1].strip():
-            entries.pop()
-        if not entries:
-            return Block("", 0)
-        return Block("\n".join(text for _, text in entries), first_line + entries[0][0])
+        return _join_block(self.blocks[name], first_line)
+
+
+def _join_block(entries: list[tuple[int, str]], first_line: int) -> Block:
+    """Join (line index, text) entries into a Block, dropping blank lines at either end."""
+    while entries and not entries[0][1].strip():
+        entries.pop(0)
+    while entries and not entries[-1][1].strip():
+        entries.pop()
+    if not entries:
+        return Block("", 0)
+    # A block's lines need not be contiguous (a label or heading line, or another block, may
+    # sit in between); blank lines keep each one at its file offset so errors point at it.
+    lines = [entries[0][1]]
+    for (previous, _), (index, text) in zip(entries, entries[1:], strict=False):
+        lines += [""] * (index - previous - 1) + [text]
+    return Block("\n".join(lines), first_line + entries[0][0])
 
 
 def _detect_style(structure: list[tuple[int, str, bool]]) -> str:
@@ -337,9 +374,7 @@ def parse_deck(path: str, text: str) -> tuple[ParsedDeck | None, list[ContentErr
         card = _finish_card(builder, position, first, path, errors)
         if card:
             cards.append(card)
-    intro_block = Block(
-        "\n".join(text for _, text in intro).strip(), first + (intro[0][0] if intro else 0)
-    )
+    intro_block = _join_block(intro, first)
     description = _meta_str(meta, "description", path, errors)
     deck = ParsedDeck(
         path=path,
@@ -410,7 +445,7 @@ def parse_topic(path: str, text: str) -> tuple[ParsedTopic | None, list[ContentE
     slug = _meta_str(meta, "slug", path, errors) or slug_from_path(path)
     _check_slug(slug, path, errors)
     body = "\n".join(lines).strip("\n")
-    leading = len(lines) - len("\n".join(lines).lstrip("\n").splitlines()) if body else 0
+    leading = next((index for index, line in enumerate(lines) if line), 0)
     topic = ParsedTopic(
         path=path,
         slug=slug,

@@ -2,17 +2,22 @@
 
 import html
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 from urllib.parse import quote
 
 import pykatex
 from markdown_it import MarkdownIt
 from markdown_it.rules_inline import StateInline
+from markdown_it.rules_inline.backticks import backtick
 from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from app.content.errors import ContentError
+
+FormulaKey = tuple[str, bool]  # (TeX, display mode)
 
 _MATH_TYPES = {"math_inline": False, "math_inline_double": True, "math_block": True}
 _TAGS = re.compile(r"<[^>]+>")
@@ -30,6 +35,17 @@ def _wikilink_rule(state: StateInline, silent: bool) -> bool:
         token = state.push("wikilink", "", 0)
         token.content = src[pos + 2 : end].strip()
     state.pos = end + 2
+    return True
+
+
+def _backtick_rule(state: StateInline, silent: bool) -> bool:
+    # A code span turns its line breaks into spaces; remember how many so that errors later
+    # in the paragraph can still be given the right line.
+    start, count = state.pos, len(state.tokens)
+    if not backtick(state, silent):
+        return False
+    if len(state.tokens) > count:
+        state.tokens[-1].meta["newlines"] = state.src.count("\n", start, state.pos)
     return True
 
 
@@ -60,6 +76,7 @@ def build_markdown() -> MarkdownIt:
     md.enable(["table", "strikethrough"])
     md.use(dollarmath_plugin, allow_space=True, allow_digits=False, double_inline=True)
     md.inline.ruler.before("link", "wikilink", _wikilink_rule)
+    md.inline.ruler.at("backticks", _backtick_rule)
     for name in (*_MATH_TYPES, "math_block_label", "math_inline_double"):
         md.add_render_rule(name, _render_math)
     md.add_render_rule("wikilink", _render_wikilink)
@@ -79,11 +96,23 @@ class Renderer:
 
     def __init__(self) -> None:
         self.md = build_markdown()
-        self._formulas: dict[tuple[str, bool], str | Exception] = {}
+        self._formulas: dict[FormulaKey, str | Exception] = {}
+        self._rendered_elsewhere: set[FormulaKey] = set()
 
     @property
     def formulas_rendered(self) -> int:
-        return len(self._formulas)
+        """Distinct formulas met so far, here or by worker processes (see count_rendered)."""
+        if not self._rendered_elsewhere:
+            return len(self._formulas)
+        return len(self._rendered_elsewhere.union(self._formulas))
+
+    def formula_keys(self, start: int = 0) -> list[FormulaKey]:
+        """The distinct formulas this renderer met, in first-seen order, from the `start`th on."""
+        return list(islice(self._formulas, start, None))
+
+    def count_rendered(self, keys: Iterable[FormulaKey]) -> None:
+        """Count formulas another process's renderer met on behalf of this one."""
+        self._rendered_elsewhere.update(keys)
 
     def formula(self, tex: str, display: bool) -> str:
         """Return KaTeX's HTML+MathML for `tex`; raise pykatex.ParseError when it is invalid."""
@@ -101,6 +130,10 @@ class Renderer:
                 )
             except pykatex.ParseError as exc:
                 cached = exc
+            except UnicodeDecodeError:
+                # pykatex cannot decode some of KaTeX's error messages (their context snippet
+                # is cut inside a non-BMP character such as an emoji); the formula is invalid.
+                cached = pykatex.ParseError("could not parse this formula")
             self._formulas[key] = cached
         if isinstance(cached, Exception):
             raise cached
@@ -144,8 +177,13 @@ class Renderer:
                         f'<code class="math-error" title="{html.escape(message)}">'
                         f"{html.escape(token.content)}</code>"
                     )
+                # Inline children carry no line map: count the line breaks they span instead.
+                block_line += token.content.count("\n") if not token.map else 0
             elif token.type in ("text", "code_inline", "code_block", "fence", "wikilink"):
                 plain.append(token.content)
+                block_line += token.meta.get("newlines", 0)
+            elif token.type in ("softbreak", "hardbreak"):
+                block_line += 1
             if token.children:
                 self._walk(token.children, block_line, path, errors, plain)
 

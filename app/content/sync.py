@@ -1,9 +1,11 @@
 """Check content, and import it into the database: validate everything, then one transaction."""
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from sqlalchemy import func
+from sqlalchemy import func, insert, update
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, delete, select
 
@@ -14,14 +16,17 @@ from app.content.compile import (
     CompiledDeck,
     CompiledTopic,
     TopicRef,
+    compile_items,
     compile_sources,
     duplicate_card_errors,
     duplicate_deck_errors,
+    parse_source,
     resolve,
     topic_index,
+    worker_count,
 )
 from app.content.errors import ContentError, ContentErrors
-from app.content.parse import ParsedDeck
+from app.content.parse import ParsedCard, ParsedDeck, ParsedTopic
 from app.content.render import Renderer
 from app.content.source import SourceText, scan
 from app.models import Card, CardLink, Deck, SourceFile, Topic, utcnow
@@ -64,18 +69,16 @@ def _link_warnings(
                     continue
                 slug = resolve(link.target, index)
                 if slug is None:
-                    warnings.append(
-                        ContentError(
-                            deck.deck.path, link.line, f"continue-reading '{link.target}' matches no topic"
-                        )
-                    )
+                    message = f"continue-reading '{link.target}' matches no topic"
+                    warnings.append(ContentError(deck.deck.path, link.line, message))
                 else:
                     linked.add(slug)
     for topic in compiled.topics:
         for title, line in topic.wikilinks:
             slug = resolve(title, index)
             if slug is None:
-                warnings.append(ContentError(topic.topic.path, line, f"[[{title}]] matches no topic"))
+                message = f"[[{title}]] matches no topic"
+                warnings.append(ContentError(topic.topic.path, line, message))
             elif slug != topic.topic.slug:
                 linked.add(slug)
     return warnings, linked
@@ -100,9 +103,8 @@ def check_content(root: Path) -> CheckReport:
     report.warnings += warnings
     for topic in compiled.topics:
         if topic.topic.slug not in linked:
-            report.warnings.append(
-                ContentError(topic.topic.path, 1, f"topic '{topic.topic.title}' is not linked from any card or topic")
-            )
+            message = f"topic '{topic.topic.title}' is not linked from any card or topic"
+            report.warnings.append(ContentError(topic.topic.path, 1, message))
     report.errors.sort(key=lambda e: (e.path, e.line))
     report.warnings.sort(key=lambda e: (e.path, e.line))
     return report
@@ -114,7 +116,11 @@ def _topic_ref(topic: CompiledTopic) -> TopicRef:
 
 
 def import_content(root: Path, engine: Engine) -> ImportReport:
-    """Bring the database in line with `root`; on any error raise ContentErrors, changing nothing."""
+    """Bring the database in line with `root`; on any error raise ContentErrors, changing nothing.
+
+    Cards are written as their decks finish rendering (a big import never holds every rendered
+    deck in memory), in one transaction that is rolled back if any error turns up.
+    """
     sources, errors = scan(root)
     if errors:
         raise ContentErrors(errors)
@@ -129,23 +135,52 @@ def import_content(root: Path, engine: Engine) -> ImportReport:
             report.warnings = unresolved_links(session)
             return report
 
-        renderer = Renderer()
-        compiled = compile_sources(changed, renderer)
-        report.formulas_rendered = renderer.formulas_rendered
+        parsed = [parse_source(source) for source in changed]
+        decks = [item for item, _ in parsed if isinstance(item, ParsedDeck)]
+        topics = [item for item, _ in parsed if isinstance(item, ParsedTopic)]
         stale_paths = {s.path for s in changed} | set(removed)
-        errors = list(compiled.errors)
-        errors += _bank_errors(session, compiled, stale_paths)
+        # Checked against the bank as it was, before any of this import is written.
+        bank_errors = _bank_errors(session, decks, topics, stale_paths)
+
+        renderer = Renderer()
+        items = compile_items([item for item, _ in parsed], renderer, workers=worker_count(changed))
+        errors = []
+        pending: list[CompiledDeck] = []
+        compiled_topics: list[CompiledTopic] = []
+        present: set[str] = set()
+        for (_, parse_errors), (compiled, render_errors) in zip(parsed, items, strict=True):
+            errors += parse_errors + render_errors
+            if errors or bank_errors:
+                continue  # render the rest only to report every error
+            if isinstance(compiled, CompiledDeck):
+                pending.append(compiled)
+            elif compiled is not None:
+                compiled_topics.append(compiled)
+            # Small imports write at the end, keeping the write transaction short.
+            if sum(len(deck.cards) for deck in pending) >= _WRITE_BATCH_CARDS:
+                present |= _write_decks(session, pending, report)
+                pending = []
+        report.formulas_rendered = renderer.formulas_rendered
+        errors += bank_errors
         if errors:
+            session.rollback()
             raise ContentErrors(sorted(errors, key=lambda e: (e.path, e.line)))
 
-        _write(session, compiled, changed, removed, report)
+        present |= _write_decks(session, pending, report)
+        _write(session, decks, compiled_topics, present, changed, removed, report)
         session.commit()
         _count_bank(session, report)
         report.warnings = unresolved_links(session)
     return report
 
 
-def _bank_errors(session: Session, compiled: Compiled, stale_paths: set[str]) -> list[ContentError]:
+# Rendered decks are buffered until they hold this many cards, then written.
+_WRITE_BATCH_CARDS = 2_000
+
+
+def _bank_errors(
+    session: Session, decks: list[ParsedDeck], topics: list[ParsedTopic], stale_paths: set[str]
+) -> list[ContentError]:
     """Cross-file checks between the new files and what stays in the database unchanged."""
     kept_cards = session.exec(
         select(Card.id, Card.source_path, Card.source_line).where(
@@ -153,70 +188,72 @@ def _bank_errors(session: Session, compiled: Compiled, stale_paths: set[str]) ->
         )
     ).all()
     refs = [CardRef(*row) for row in kept_cards]
-    refs += [CardRef(c.card.id, d.deck.path, c.card.line) for d in compiled.decks for c in d.cards]
+    refs += [CardRef(card.id, deck.path, card.line) for deck in decks for card in deck.cards]
     errors = duplicate_card_errors(refs)
 
     kept_decks = session.exec(
         select(Deck).where(col(Deck.retired).is_(False), col(Deck.path).not_in(stale_paths))
     ).all()
     taken = {deck.slug: deck.path for deck in kept_decks}
-    errors += duplicate_deck_errors([d.deck for d in compiled.decks])
-    for deck in compiled.decks:
-        if deck.deck.slug in taken:
-            errors.append(
-                ContentError(
-                    deck.deck.path, 1, f"deck slug '{deck.deck.slug}' is also used by {taken[deck.deck.slug]}"
-                )
-            )
-    _, topic_errors = topic_index(_all_topic_refs(session, compiled, stale_paths))
+    errors += duplicate_deck_errors(decks)
+    for deck in decks:
+        if deck.slug in taken:
+            message = f"deck slug '{deck.slug}' is also used by {taken[deck.slug]}"
+            errors.append(ContentError(deck.path, 1, message))
+    _, topic_errors = topic_index(_all_topic_refs(session, topics, stale_paths))
     return errors + topic_errors
 
 
-def _all_topic_refs(session: Session, compiled: Compiled, stale_paths: set[str]) -> list[TopicRef]:
+def _all_topic_refs(
+    session: Session, topics: list[ParsedTopic], stale_paths: set[str]
+) -> list[TopicRef]:
     kept = session.exec(select(Topic).where(col(Topic.path).not_in(stale_paths))).all()
     refs = [TopicRef(t.slug, t.title, tuple(t.aliases), t.path) for t in kept]
-    return refs + [_topic_ref(t) for t in compiled.topics]
+    return refs + [TopicRef(t.slug, t.title, tuple(t.aliases), t.path) for t in topics]
+
+
+def _write_decks(session: Session, decks: list[CompiledDeck], report: ImportReport) -> set[str]:
+    present: set[str] = set()
+    for deck in decks:
+        present |= _write_deck(session, deck, report)
+    return present
 
 
 def _write(
     session: Session,
-    compiled: Compiled,
+    decks: list[ParsedDeck],
+    topics: list[CompiledTopic],
+    present: set[str],
     changed: list[SourceText],
     removed: list[str],
     report: ImportReport,
 ) -> None:
+    """Everything after the cards: retire what vanished, topics, links and source files."""
     stale_paths = {s.path for s in changed} | set(removed)
-    present: set[str] = set()
-    for deck in compiled.decks:
-        present |= _write_deck(session, deck, report)
-
     # Cards whose file changed or vanished and that are nowhere in the new content retire.
-    vanished = session.exec(
-        select(Card).where(
-            col(Card.source_path).in_(stale_paths),
-            col(Card.retired).is_(False),
-            col(Card.id).not_in(present),
-        )
+    stale_ids = session.exec(
+        select(Card.id).where(col(Card.source_path).in_(stale_paths), col(Card.retired).is_(False))
     ).all()
-    for card in vanished:
-        card.retired = True
-        card.updated_at = utcnow()
-        session.add(card)
+    vanished = [card_id for card_id in stale_ids if card_id not in present]
+    for chunk in _chunks(vanished):
+        session.exec(
+            update(Card).where(col(Card.id).in_(chunk)).values(retired=True, updated_at=utcnow())
+        )
     report.retired = len(vanished)
-    new_deck_paths = {d.deck.path for d in compiled.decks}
+    new_deck_paths = {d.path for d in decks}
     for deck in session.exec(select(Deck).where(col(Deck.path).in_(stale_paths))):
         if deck.path not in new_deck_paths:
             deck.retired = True
             session.add(deck)
 
     topics_changed = False
-    for topic in compiled.topics:
+    for topic in topics:
         topics_changed = True
         _write_topic(session, topic)
     gone = session.exec(
-        select(Topic).where(col(Topic.path).in_(removed + [t.topic.path for t in compiled.topics]))
+        select(Topic).where(col(Topic.path).in_(removed + [t.topic.path for t in topics]))
     ).all()
-    new_topic_slugs = {t.topic.slug for t in compiled.topics}
+    new_topic_slugs = {t.topic.slug for t in topics}
     for topic in gone:
         if topic.slug not in new_topic_slugs:
             topics_changed = True
@@ -227,7 +264,9 @@ def _write(
     for path in removed:
         session.exec(delete(SourceFile).where(col(SourceFile.path) == path))
     for source in changed:
-        row = session.get(SourceFile, source.path) or SourceFile(path=source.path, kind=source.kind, sha256="")
+        row = session.get(SourceFile, source.path) or SourceFile(
+            path=source.path, kind=source.kind, sha256=""
+        )
         row.sha256 = source.sha256
         row.kind = source.kind
         row.imported_at = utcnow()
@@ -252,18 +291,48 @@ def _write_deck(session: Session, compiled: CompiledDeck, report: ImportReport) 
 
     ids = [c.card.id for c in compiled.cards]
     existing = {c.id: c for c in session.exec(select(Card).where(col(Card.id).in_(ids)))}
+    new_rows: list[dict[str, Any]] = []
+    relinked: list[ParsedCard] = []  # cards whose continue-reading links are (re)written
     for item in compiled.cards:
+        values = _card_values(item, deck.id, parsed)
         card = existing.get(item.card.id)
         if card is None:
-            card = Card(id=item.card.id, deck_id=deck.id, question="", question_html="", answer_html="")
             report.added += 1
-        elif card.retired:
+            new_rows.append({"id": item.card.id, **values})
+            relinked.append(item.card)
+            continue
+        if card.retired:
             report.resumed += 1
         elif _same(card, item, deck.id, parsed.path):
             continue
         else:
             report.updated += 1
-        _fill_card(session, card, item, deck.id, parsed)
+        if card.content_hash != item.fingerprint:
+            relinked.append(item.card)
+        for name, value in values.items():
+            setattr(card, name, value)
+        session.add(card)
+
+    # Bulk statements: one executemany per table instead of a flush per card.
+    if new_rows:
+        session.exec(insert(Card), params=new_rows)
+    old_links = [card.id for card in relinked if card.id in existing]
+    for chunk in _chunks(old_links):
+        session.exec(delete(CardLink).where(col(CardLink.card_id).in_(chunk)))
+    links = [
+        {
+            "card_id": card.id,
+            "position": position,
+            "title": link.title,
+            "target": link.target,
+            "external": link.external,
+            "topic_slug": None,
+        }
+        for card in relinked
+        for position, link in enumerate(card.links)
+    ]
+    if links:
+        session.exec(insert(CardLink), params=links)
     return set(ids)
 
 
@@ -277,41 +346,33 @@ def _same(card: Card, item: CompiledCard, deck_id: int, path: str) -> bool:
     )
 
 
-def _fill_card(
-    session: Session, card: Card, item: CompiledCard, deck_id: int, deck: ParsedDeck
-) -> None:
+def _card_values(item: CompiledCard, deck_id: int, deck: ParsedDeck) -> dict[str, Any]:
+    """Every Card column but the id, as this import stores it."""
     parsed = item.card
-    relinked = card.content_hash != item.fingerprint
-    card.deck_id = deck_id
-    card.section = parsed.section
-    card.position = parsed.position
-    card.question = parsed.question
-    card.question_html = item.question_html
-    card.answer_html = item.answer_html
-    card.followups_html = item.followups_html
-    card.pitfalls_html = item.pitfalls_html
-    card.answer_text = item.answer_text
-    card.search_text = item.search_text
-    card.tags = list(dict.fromkeys([*deck.tags, *([parsed.section] if parsed.section else [])]))
-    card.source_path = deck.path
-    card.source_line = parsed.line
-    card.content_hash = item.fingerprint
-    card.retired = False
-    card.updated_at = utcnow()
-    session.add(card)
-    if relinked:
-        session.flush()
-        session.exec(delete(CardLink).where(col(CardLink.card_id) == card.id))
-        for position, link in enumerate(parsed.links):
-            session.add(
-                CardLink(
-                    card_id=card.id,
-                    position=position,
-                    title=link.title,
-                    target=link.target,
-                    external=link.external,
-                )
-            )
+    return {
+        "deck_id": deck_id,
+        "section": parsed.section,
+        "position": parsed.position,
+        "question": parsed.question,
+        "question_html": item.question_html,
+        "answer_html": item.answer_html,
+        "followups_html": item.followups_html,
+        "pitfalls_html": item.pitfalls_html,
+        "answer_text": item.answer_text,
+        "search_text": item.search_text,
+        "tags": list(dict.fromkeys([*deck.tags, *([parsed.section] if parsed.section else [])])),
+        "source_path": deck.path,
+        "source_line": parsed.line,
+        "content_hash": item.fingerprint,
+        "retired": False,
+        "updated_at": utcnow(),
+    }
+
+
+def _chunks(values: list[str], size: int = 500) -> Iterator[list[str]]:
+    """Split an IN (...) list so no statement exceeds the backend's bound-parameter limit."""
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
 
 
 def _write_topic(session: Session, compiled: CompiledTopic) -> None:
@@ -333,14 +394,18 @@ def _resolve_links(session: Session, *, only_unresolved: bool) -> None:
     index, _ = topic_index(
         [TopicRef(t.slug, t.title, tuple(t.aliases), t.path) for t in session.exec(select(Topic))]
     )
-    query = select(CardLink).where(col(CardLink.external).is_(False))
+    query = select(CardLink.id, CardLink.target, CardLink.topic_slug).where(
+        col(CardLink.external).is_(False)
+    )
     if only_unresolved:
         query = query.where(col(CardLink.topic_slug).is_(None))
-    for link in session.exec(query):
-        slug = resolve(link.target, index)
-        if slug != link.topic_slug:
-            link.topic_slug = slug
-            session.add(link)
+    changes = [
+        {"id": link_id, "topic_slug": slug}
+        for link_id, target, current in session.exec(query)
+        if (slug := resolve(target, index)) != current
+    ]
+    if changes:
+        session.exec(update(CardLink), params=changes)
 
 
 def unresolved_links(session: Session) -> list[ContentError]:
@@ -360,7 +425,9 @@ def unresolved_links(session: Session) -> list[ContentError]:
 
 
 def _count_bank(session: Session, report: ImportReport) -> None:
-    active = session.exec(select(func.count()).select_from(Card).where(col(Card.retired).is_(False)))
+    active = session.exec(
+        select(func.count()).select_from(Card).where(col(Card.retired).is_(False))
+    )
     report.unchanged = active.one() - report.added - report.updated - report.resumed
     report.decks = session.exec(
         select(func.count()).select_from(Deck).where(col(Deck.retired).is_(False))
