@@ -2,11 +2,20 @@
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from app.config import get_settings
 from app.content.errors import ContentError, ContentErrors
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from sqlmodel import Session
+
+    from app.config import Settings
+    from app.models import Learner
 
 
 def _fail(message: str) -> None:
@@ -31,7 +40,7 @@ def check_command(directory: Path | None, strict: bool) -> None:
     """Validate content without touching the database."""
     from app.content.sync import check_content
 
-    report = check_content(directory or get_settings().content_dir)
+    report = check_content(directory or _settings().content_dir)
     _print_problems(report.errors, "error")
     _print_problems(report.warnings, "warning")
     click.echo(
@@ -49,7 +58,7 @@ def import_command(directory: Path | None) -> None:
     from app.bank import open_engine
     from app.content.sync import import_content
 
-    settings = get_settings()
+    settings = _settings()
     try:
         report = import_content(directory or settings.content_dir, open_engine(settings))
     except ContentErrors as exc:
@@ -70,15 +79,278 @@ def import_command(directory: Path | None) -> None:
 @click.option("--host", default=None, help="Address to listen on (default 127.0.0.1).")
 @click.option("--port", default=None, type=int, help="Port (default 8000).")
 @click.option("--watch", is_flag=True, help="Re-import content when a file under it changes.")
-def serve_command(host: str | None, port: int | None, watch: bool) -> None:
+@click.option("--workers", default=1, type=click.IntRange(1, 64), help="Worker processes.")
+def serve_command(host: str | None, port: int | None, watch: bool, workers: int) -> None:
     """Run the web app, importing the bundled content first when the bank is empty."""
-    from app.serve import serve
+    from app.serve import ServeError, serve
 
-    settings = get_settings()
+    settings = _settings()
     try:
-        serve(settings, host=host or settings.host, port=port or settings.port, watch=watch)
+        serve(
+            settings,
+            host=host or settings.host,
+            port=port or settings.port,
+            watch=watch,
+            workers=workers,
+        )
     except ContentErrors as exc:
         _print_problems(exc.errors, "error")
         _fail("the content could not be imported; fix it and start again")
-    except OSError as exc:
+    except (ServeError, OSError) as exc:
         _fail(str(exc))
+
+
+def _os_error(exc: OSError) -> str:
+    return f"{exc.filename}: {exc.strerror}" if exc.filename and exc.strerror else str(exc)
+
+
+@main.group("export")
+def export_group() -> None:
+    """Export cards to Anki, or a learner's history as a backup."""
+
+
+learner_option = click.option(
+    "--learner", "learner_name", default=None, help="Learner name (default: the local learner)."
+)
+
+
+@export_group.command("anki")
+@click.option("--deck", default=None, help="Deck slug (default: every deck).")
+@click.option("--base-url", default=None, help="qbank's address, to link topics from Anki.")
+@click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
+def export_anki_command(deck: str | None, base_url: str | None, out: Path) -> None:
+    """Write the active cards as an Anki package (.apkg)."""
+    from sqlmodel import Session
+
+    from app.bank import open_engine
+    from app.export.anki import export_apkg
+    from app.study import StudyError
+
+    try:
+        with Session(open_engine(_settings())) as session:
+            report = export_apkg(session=session, deck_slug=deck, path=out, base_url=base_url)
+    except StudyError as exc:
+        _fail(str(exc))
+        return
+    except OSError as exc:
+        _fail(_os_error(exc))
+        return
+    click.echo(f"{report.decks} decks, {report.notes} notes, {report.formulas} formulas: {out}")
+
+
+def _open_learner(session: "Session", name: str | None, *, create: bool) -> "Learner":
+    from app.backup import find_learner
+    from app.study import get_learner
+
+    settings = _settings()
+    name = name or settings.learner_name
+    # The local learner always exists (it is created on first use); others must already exist.
+    if create or name == settings.learner_name:
+        return get_learner(session, name, settings.timezone)
+    return find_learner(session=session, name=name)
+
+
+@export_group.command("backup")
+@learner_option
+@click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
+def export_backup_command(learner_name: str | None, out: Path) -> None:
+    """Write a learner's settings, schedule and review log as JSON."""
+    from sqlmodel import Session
+
+    from app.backup import dump_backup, export_learner
+    from app.bank import open_engine
+    from app.study import StudyError
+
+    try:
+        with Session(open_engine(_settings())) as session:
+            learner = _open_learner(session, learner_name, create=False)
+            name = learner.name
+            data = export_learner(session=session, learner=learner)
+        out.write_text(dump_backup(data), encoding="utf-8")
+    except StudyError as exc:
+        _fail(str(exc))
+        return
+    except OSError as exc:
+        _fail(_os_error(exc))
+        return
+    click.echo(
+        f"learner '{name}': {len(data['states'])} schedules, {len(data['reviews'])} reviews: {out}"
+    )
+
+
+@export_group.command("log")
+@learner_option
+@click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
+def export_log_command(learner_name: str | None, out: Path) -> None:
+    """Write a learner's review log as CSV."""
+    from sqlmodel import Session
+
+    from app.backup import log_csv
+    from app.bank import open_engine
+    from app.study import StudyError
+
+    try:
+        with Session(open_engine(_settings())) as session:
+            learner = _open_learner(session, learner_name, create=False)
+            name = learner.name
+            text = log_csv(session=session, learner=learner)
+        # With a byte-order mark, spreadsheet programs read the Chinese text as UTF-8.
+        out.write_text(text, encoding="utf-8-sig", newline="")
+    except StudyError as exc:
+        _fail(str(exc))
+        return
+    except OSError as exc:
+        _fail(_os_error(exc))
+        return
+    click.echo(f"learner '{name}': review log written to {out}")
+
+
+@main.command("restore")
+@learner_option
+@click.argument("source", type=click.Path(dir_okay=False, path_type=Path))
+def restore_command(learner_name: str | None, source: Path) -> None:
+    """Merge a JSON backup into a learner's history (safe to repeat)."""
+    from sqlmodel import Session
+
+    from app.backup import restore_learner
+    from app.bank import open_engine
+    from app.study import StudyError
+
+    try:
+        raw = source.read_bytes()
+        with Session(open_engine(_settings())) as session:
+            learner = _open_learner(session, learner_name, create=True)
+            report = restore_learner(session=session, learner=learner, data=raw)
+            name = learner.name
+    except StudyError as exc:
+        _fail(str(exc))
+        return
+    except OSError as exc:
+        _fail(_os_error(exc))
+        return
+    click.echo(
+        f"learner '{name}': {report.reviews_added} reviews added "
+        f"({report.reviews_present} already present), {report.states_added} schedules added, "
+        f"{report.states_updated} updated, {report.states_kept} unchanged; "
+        f"{report.practice_added} practice runs added; "
+        f"{report.placeholders} cards no longer in the bank kept as retired; "
+        f"settings {'updated' if report.settings_changed else 'unchanged'}"
+    )
+
+
+def _settings() -> "Settings":
+    """The settings, or one clean line saying which value is wrong."""
+    from pydantic import ValidationError
+
+    try:
+        return get_settings()
+    except ValidationError as exc:
+        problems = "; ".join(e["msg"].removeprefix("Value error, ") for e in exc.errors())
+        _fail(problems)
+        raise AssertionError("unreachable") from exc
+
+
+@main.group("db")
+def db_group() -> None:
+    """Database schema."""
+
+
+@db_group.command("upgrade")
+def db_upgrade_command() -> None:
+    """Apply every pending migration (qbank serve also does this at start)."""
+    from app.bank import open_engine
+    from app.migrate import current_revision
+
+    engine = open_engine(_settings())
+    click.echo(f"database schema at revision {current_revision(engine)}")
+
+
+@main.group("user")
+def user_group() -> None:
+    """Accounts for team mode."""
+
+
+def _password(password_stdin: bool) -> str:
+    if password_stdin:
+        return sys.stdin.readline().rstrip("\n")
+    return click.prompt("Password", hide_input=True, confirmation_prompt=True)
+
+
+def _user_call(action: "Callable[[Session], str]") -> None:
+    from sqlmodel import Session
+
+    from app.bank import open_engine
+    from app.study import StudyError
+
+    with Session(open_engine(_settings())) as session:
+        try:
+            click.echo(action(session))
+        except StudyError as exc:
+            _fail(str(exc))
+
+
+@user_group.command("add")
+@click.argument("name")
+@click.option("--admin", is_flag=True, help="Make the user an administrator.")
+@click.option("--password-stdin", is_flag=True, help="Read the password from standard input.")
+def user_add_command(name: str, admin: bool, password_stdin: bool) -> None:
+    """Create an account."""
+    from app import accounts
+
+    password = _password(password_stdin)
+    _user_call(
+        lambda s: (
+            f"created {'administrator' if admin else 'user'} "
+            f"{accounts.create_user(s, name=name, password=password, is_admin=admin).name}"
+        )
+    )
+
+
+@user_group.command("list")
+def user_list_command() -> None:
+    """List accounts."""
+    from app import accounts
+
+    def listing(session: "Session") -> str:
+        rows = [
+            "\t".join(
+                (u.name, "admin" if u.is_admin else "member", "disabled" if u.disabled else "")
+            )
+            for u in accounts.list_users(session)
+        ]
+        return "\n".join(rows) or "no users"
+
+    _user_call(listing)
+
+
+@user_group.command("disable")
+@click.argument("name")
+def user_disable_command(name: str) -> None:
+    """Disable an account and end its sessions."""
+    from app import accounts
+
+    _user_call(lambda s: f"disabled {accounts.set_disabled(s, name=name, disabled=True).name}")
+
+
+@user_group.command("enable")
+@click.argument("name")
+def user_enable_command(name: str) -> None:
+    """Re-enable a disabled account."""
+    from app import accounts
+
+    _user_call(lambda s: f"enabled {accounts.set_disabled(s, name=name, disabled=False).name}")
+
+
+@user_group.command("reset-password")
+@click.argument("name")
+@click.option("--password-stdin", is_flag=True, help="Read the password from standard input.")
+def user_reset_password_command(name: str, password_stdin: bool) -> None:
+    """Set a new password and end all of the user's sessions."""
+    from app import accounts
+
+    def reset(session: "Session") -> str:
+        learner = accounts.get_user(session, name)
+        accounts.set_password(session, learner=learner, password=_password(password_stdin))
+        return f"password of {name} reset; their sessions have ended"
+
+    _user_call(reset)

@@ -2,11 +2,14 @@
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
-from pydantic import field_validator
+from pydantic import field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_SECRET = "change-me"
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
 
 class Settings(BaseSettings):
@@ -16,7 +19,17 @@ class Settings(BaseSettings):
     content_dir: Path = PROJECT_ROOT / "content"
     host: str = "127.0.0.1"
     port: int = 8000
-    # The local learner owns all study state until accounts exist.
+    # local: one learner, no login, loopback only. team: accounts, roles, any address.
+    mode: Literal["local", "team"] = "local"
+    secret_key: str = DEFAULT_SECRET
+    # None: Secure cookies exactly when the request came over HTTPS (as forwarded by the proxy).
+    cookie_secure: bool | None = None
+    session_days: int = 14
+    invite_days: int = 7
+    open_signup: bool = False
+    # Addresses whose X-Forwarded-For/-Proto headers are believed (the reverse proxy).
+    forwarded_allow_ips: str = "127.0.0.1"
+    # In local mode all study state belongs to this learner.
     learner_name: str = "local"
     timezone: str = "UTC"
 
@@ -27,6 +40,19 @@ class Settings(BaseSettings):
             if value.startswith(prefix):
                 return "postgresql+psycopg://" + value[len(prefix) :]
         return value
+
+    @model_validator(mode="after")
+    def _team_needs_secret(self) -> "Settings":
+        if self.mode == "team" and (self.secret_key == DEFAULT_SECRET or len(self.secret_key) < 32):
+            raise ValueError(
+                "team mode needs QBANK_SECRET_KEY set to a random value of at least 32 characters "
+                "(e.g. `python -c 'import secrets; print(secrets.token_urlsafe(48))'`)"
+            )
+        return self
+
+    @property
+    def team(self) -> bool:
+        return self.mode == "team"
 
     @property
     def is_sqlite(self) -> bool:

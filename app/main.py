@@ -1,10 +1,11 @@
 """Build the FastAPI application."""
 
 import logging
+from urllib.parse import quote
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
@@ -12,7 +13,10 @@ from starlette.responses import Response
 from app.bank import open_engine
 from app.config import PROJECT_ROOT, Settings, get_settings
 from app.study import StudyError
-from app.web.routes import api, pages, practice, study
+from app.web.auth import NotSignedIn
+from app.web.deps import csrf_protect, require_learner
+from app.web.observe import AccessLog, metrics
+from app.web.routes import account, admin, api, data, pages, practice, stats, study
 from app.web.templating import render
 
 log = logging.getLogger("qbank")
@@ -42,13 +46,23 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.engine = open_engine(settings)
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
-    for module in (pages, study, practice):
-        app.include_router(module.router)
+    members = [Depends(require_learner), Depends(csrf_protect)]
+    for module in (pages, study, practice, admin):
+        app.include_router(module.router, dependencies=members)
+    app.include_router(api.router, dependencies=members)
+    app.include_router(data.router, dependencies=members)
+    app.include_router(stats.router, dependencies=members)
+    app.include_router(stats.api, dependencies=members)
+    app.include_router(account.router, dependencies=[Depends(csrf_protect)])
     app.include_router(api.health)
-    app.include_router(api.router)
+    app.add_route("/metrics", metrics, include_in_schema=False)
+    app.add_middleware(AccessLog)
 
     @app.exception_handler(StudyError)
     async def _study_error(request: Request, exc: StudyError) -> Response:
+        if isinstance(exc, NotSignedIn) and not _wants_json(request):
+            target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+            return RedirectResponse(f"/login?next={quote(target, safe='')}", status_code=303)
         return _error(request, exc.status, str(exc))
 
     @app.exception_handler(StarletteHTTPException)

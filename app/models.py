@@ -11,6 +11,11 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def as_utc(moment: datetime) -> datetime:
+    """SQLite returns naive datetimes even for timezone=True columns; they were stored as UTC."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
 def _tz(**kwargs: Any) -> Any:
     return Field(sa_type=DateTime(timezone=True), **kwargs)
 
@@ -90,6 +95,10 @@ class Learner(SQLModel, table=True):
     max_reviews_per_day: int = 200
     rollover_hour: int = 4
     created_at: datetime = _tz(default_factory=utcnow)
+    # Accounts (team mode); the local learner has no password.
+    password_hash: str | None = None
+    is_admin: bool = False
+    disabled: bool = False
 
 
 class CardState(SQLModel, table=True):
@@ -141,3 +150,48 @@ class PracticeSession(SQLModel, table=True):
     finished_at: datetime | None = _tz(default=None, nullable=True)
 
     __table_args__ = (UniqueConstraint("id", "learner_id"),)
+
+
+class AuthSession(SQLModel, table=True):
+    """A signed-in browser; the cookie holds the token, the database only its hash."""
+
+    id: str = Field(primary_key=True)  # sha256 of the session token
+    learner_id: int = Field(foreign_key="learner.id", index=True)
+    csrf_token: str
+    created_at: datetime = _tz(default_factory=utcnow)
+    expires_at: datetime = _tz()
+
+
+class Invite(SQLModel, table=True):
+    id: str = Field(primary_key=True)  # sha256 of the invite token
+    created_by: int = Field(foreign_key="learner.id")
+    is_admin: bool = False
+    created_at: datetime = _tz(default_factory=utcnow)
+    expires_at: datetime = _tz()
+    used_at: datetime | None = _tz(default=None, nullable=True)
+    used_by: int | None = Field(default=None, foreign_key="learner.id")
+
+
+class ApiToken(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    learner_id: int = Field(foreign_key="learner.id", index=True)
+    name: str
+    token_hash: str = Field(unique=True, index=True)
+    prefix: str  # the first characters, to tell tokens apart in the UI
+    created_at: datetime = _tz(default_factory=utcnow)
+    last_used_at: datetime | None = _tz(default=None, nullable=True)
+    revoked_at: datetime | None = _tz(default=None, nullable=True)
+
+
+class LoginFailure(SQLModel, table=True):
+    """Failed sign-ins, kept in the database so throttling holds across processes."""
+
+    __table_args__ = (
+        Index("ix_loginfailure_account_at", "account", "at"),
+        Index("ix_loginfailure_client_at", "client", "at"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    account: str
+    client: str
+    at: datetime = _tz()

@@ -1,6 +1,5 @@
-"""`qbank serve`: import when the bank is empty, optionally watch content, run uvicorn."""
+"""`qbank serve`: migrate, import when the bank is empty, optionally watch content, run uvicorn."""
 
-import asyncio
 import logging
 import threading
 from pathlib import Path
@@ -9,13 +8,17 @@ import uvicorn
 from sqlmodel import Session, func, select
 
 from app.bank import open_engine
-from app.config import Settings
+from app.config import LOOPBACK, Settings
 from app.content.errors import ContentErrors
 from app.content.sync import import_content
 from app.main import create_app
 from app.models import Card
 
 log = logging.getLogger("qbank")
+
+
+class ServeError(Exception):
+    """A reason not to start, said in one line."""
 
 
 def ensure_imported(settings: Settings) -> bool:
@@ -40,9 +43,7 @@ def watch_content(settings: Settings, stop: threading.Event) -> None:
         except ContentErrors as exc:
             for error in exc.errors:
                 log.error("%s", error)
-            log.error(
-                "content not re-imported: %d error(s); the bank is unchanged", len(exc.errors)
-            )
+            log.error("content not re-imported (%d errors); the bank is unchanged", len(exc.errors))
             continue
         log.info(
             "re-imported: %d added, %d updated, %d retired",
@@ -52,14 +53,35 @@ def watch_content(settings: Settings, stop: threading.Event) -> None:
         )
 
 
-def serve(settings: Settings, *, host: str, port: int, watch: bool = False) -> None:
+def check_address(settings: Settings, host: str) -> None:
+    if not settings.team and host not in LOOPBACK:
+        raise ServeError(
+            f"refusing to listen on {host} in local mode, which has no accounts: set "
+            "QBANK_MODE=team and QBANK_SECRET_KEY to serve a team, or listen on 127.0.0.1"
+        )
+
+
+def serve(
+    settings: Settings, *, host: str, port: int, watch: bool = False, workers: int = 1
+) -> None:
+    """Run the server; with several workers each process builds the app from the environment."""
     logging.basicConfig(level=logging.INFO, format="%(levelname)s: %(message)s")
-    ensure_imported(settings)
+    check_address(settings, host)
+    ensure_imported(settings)  # also brings the schema up to date, once, before any worker
     stop = threading.Event()
     if watch:
         threading.Thread(target=watch_content, args=(settings, stop), daemon=True).start()
-    config = uvicorn.Config(create_app(settings), host=host, port=port, log_level="info")
+    common = {
+        "host": host,
+        "port": port,
+        "access_log": False,  # app.web.observe logs every request with its id
+        "proxy_headers": True,
+        "forwarded_allow_ips": settings.forwarded_allow_ips,
+    }
     try:
-        asyncio.run(uvicorn.Server(config).serve())
+        if workers > 1:
+            uvicorn.run("app.main:create_app", factory=True, workers=workers, **common)
+        else:
+            uvicorn.run(create_app(settings), **common)
     finally:
         stop.set()

@@ -11,7 +11,7 @@ from sqlmodel import Session, col, select
 from sqlmodel.sql.expression import SelectOfScalar
 
 from app import scheduling
-from app.models import Card, CardState, Deck, Learner, ReviewLog
+from app.models import Card, CardState, Deck, Learner, ReviewLog, as_utc
 
 LEARN_AHEAD = timedelta(minutes=20)
 
@@ -115,16 +115,11 @@ def state_dict(row: CardState | None) -> scheduling.StateDict | None:
         "step": row.step,
         "stability": row.stability,
         "difficulty": row.difficulty,
-        "due": _aware(row.due).isoformat(),
-        "last_review": _aware(row.last_review).isoformat() if row.last_review else None,
+        "due": as_utc(row.due).isoformat(),
+        "last_review": as_utc(row.last_review).isoformat() if row.last_review else None,
         "reps": row.reps,
         "lapses": row.lapses,
     }
-
-
-def _aware(moment: datetime) -> datetime:
-    # SQLite hands back naive datetimes even for timezone=True columns; they were stored as UTC.
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def _done_today(session: Session, learner: Learner, now: datetime, queue: str) -> int:
@@ -221,7 +216,7 @@ def _pinned(
         return None
     state = session.get(CardState, (learner.id, card_id))
     _, day_end = study_day(learner, now)
-    if state is not None and _aware(state.due) >= max(day_end, now + LEARN_AHEAD):
+    if state is not None and as_utc(state.due) >= max(day_end, now + LEARN_AHEAD):
         return None
     return card, state
 
@@ -275,7 +270,7 @@ def next_due(session: Session, *, learner: Learner, filters: Filters) -> datetim
     due = session.exec(
         filters.apply(_states(learner).with_only_columns(func.min(CardState.due)))
     ).one()
-    return _aware(due) if due else None
+    return as_utc(due) if due else None
 
 
 @dataclass(frozen=True)
@@ -376,7 +371,7 @@ def undo_last(session: Session, *, learner: Learner, now: datetime) -> ReviewLog
             ReviewLog.mode == "study",
             col(ReviewLog.undone_at).is_(None),
         )
-        .order_by(col(ReviewLog.id).desc())
+        .order_by(col(ReviewLog.reviewed_at).desc(), col(ReviewLog.id).desc())
         .limit(1)
     ).first()
     if log is None:

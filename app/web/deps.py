@@ -1,16 +1,24 @@
 """Request dependencies, as Annotated aliases the routes declare."""
 
+import hmac
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated
+from urllib.parse import urlparse
 
 from fastapi import Depends, Query, Request
+from itsdangerous import BadSignature
 from sqlmodel import Session
 
+from app import accounts
 from app.config import Settings
-from app.models import Learner
+from app.models import AuthSession, Learner
 from app.study import Filters, get_learner
+from app.web.auth import SESSION_COOKIE, Forbidden, NotSignedIn, signer
 from app.web.i18n import language
+
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
 
 def get_settings_dep(request: Request) -> Settings:
@@ -32,9 +40,89 @@ SessionDep = Annotated[Session, Depends(get_session)]
 NowDep = Annotated[datetime, Depends(get_now)]
 
 
-def get_current_learner(session: SessionDep, settings: SettingsDep) -> Learner:
-    # Until accounts exist, all study state belongs to the one local learner.
-    return get_learner(session, settings.learner_name, settings.timezone)
+@dataclass(frozen=True)
+class Identity:
+    """Who is asking: the local learner, a signed-in browser, a script's token, or nobody."""
+
+    learner: Learner | None
+    via: str  # local | cookie | token | anonymous
+    session: AuthSession | None = None
+    token: str | None = None  # the cookie's session token, kept on password change
+
+    @property
+    def csrf_token(self) -> str | None:
+        return self.session.csrf_token if self.session else None
+
+
+def get_identity(
+    request: Request, session: SessionDep, settings: SettingsDep, now: NowDep
+) -> Identity:
+    cached = getattr(request.state, "identity", None)
+    if cached is None:
+        cached = request.state.identity = _identify(request, session, settings, now)
+    return cached
+
+
+def _identify(request: Request, session: Session, settings: Settings, now: datetime) -> Identity:
+    if not settings.team:
+        # Local mode: all study state belongs to the one local learner.
+        return Identity(get_learner(session, settings.learner_name, settings.timezone), "local")
+    header = request.headers.get("authorization", "")
+    if header[:7].lower() == "bearer ":
+        learner = accounts.token_learner(session, header[7:].strip(), now)
+        if learner is None:
+            raise NotSignedIn("invalid or revoked API token")
+        return Identity(learner, "token")
+    cookie = request.cookies.get(SESSION_COOKIE)
+    if cookie:
+        try:
+            token = signer(settings).loads(cookie)
+        except BadSignature:
+            token = None
+        found = accounts.session_learner(session, token, now) if isinstance(token, str) else None
+        if found is not None:
+            return Identity(found[1], "cookie", found[0], token)
+    return Identity(None, "anonymous")
+
+
+IdentityDep = Annotated[Identity, Depends(get_identity)]
+
+
+def get_current_learner(identity: IdentityDep) -> Learner:
+    if identity.learner is None:
+        raise NotSignedIn("sign in first")
+    return identity.learner
+
+
+def get_admin(identity: IdentityDep, settings: SettingsDep) -> Learner:
+    learner = get_current_learner(identity)
+    # The local learner administers their own machine.
+    if settings.team and not learner.is_admin:
+        raise Forbidden("this page is for administrators")
+    return learner
+
+
+LearnerDep = Annotated[Learner, Depends(get_current_learner)]
+AdminDep = Annotated[Learner, Depends(get_admin)]
+
+
+async def csrf_protect(request: Request, identity: IdentityDep) -> None:
+    """Refuse state-changing requests that a third-party page could have forged."""
+    if request.method in SAFE_METHODS:
+        return
+    origin = request.headers.get("origin")
+    if origin and origin != "null" and urlparse(origin).netloc != request.headers.get("host"):
+        raise Forbidden("cross-site request refused")
+    if identity.via != "cookie":
+        return  # browsers never send API tokens on their own; local mode has no session
+    sent = request.headers.get("x-csrf-token")
+    content_type = request.headers.get("content-type", "")
+    if sent is None and content_type.startswith(
+        ("application/x-www-form-urlencoded", "multipart/")
+    ):
+        sent = (await request.form()).get("csrf_token")  # type: ignore[assignment]
+    if not isinstance(sent, str) or not hmac.compare_digest(sent, identity.csrf_token or ""):
+        raise Forbidden("missing or wrong CSRF token; reload the page and try again")
 
 
 def get_filters(
@@ -45,6 +133,10 @@ def get_filters(
     return Filters(deck=deck or None, section=section or None, tag=tag or None)
 
 
-LearnerDep = Annotated[Learner, Depends(get_current_learner)]
 FiltersDep = Annotated[Filters, Depends(get_filters)]
 LangDep = Annotated[str, Depends(language)]
+
+
+def require_learner(identity: IdentityDep) -> None:
+    """Router guard: in team mode every page and API call needs a signed-in learner."""
+    get_current_learner(identity)

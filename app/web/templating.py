@@ -20,5 +20,13 @@ def render(
     request: Request, name: str, context: dict[str, Any], status_code: int = 200
 ) -> HTMLResponse:
     lang = language(request)
-    base = {"lang": lang, "t": translator(lang), "path": request.url.path}
+    identity = getattr(request.state, "identity", None)
+    base = {
+        "lang": lang,
+        "t": translator(lang),
+        "path": request.url.path,
+        "team": request.app.state.settings.team,
+        "user": identity.learner if identity else None,
+        "csrf_token": identity.csrf_token if identity else None,
+    }
     return templates.TemplateResponse(request, name, {**base, **context}, status_code=status_code)

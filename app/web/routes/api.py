@@ -14,6 +14,7 @@ from app.search import search as run_search
 from app.study import NextCard, NotFound, counts, next_card, record_review, state_dict, undo_last
 from app.web.deps import FiltersDep, LearnerDep, NowDep, SessionDep
 from app.web.i18n import language
+from app.web.observe import REVIEWS
 
 router = APIRouter(prefix="/api", tags=["api"])
 health = APIRouter(tags=["health"])
@@ -229,6 +230,7 @@ def review(body: ReviewIn, session: SessionDep, learner: LearnerDep, now: NowDep
         duration_ms=body.duration_ms,
         expected_version=body.version,
     )
+    REVIEWS.labels(str(body.rating)).inc()
     return _state_out(result.card_id, result.state, result.version)
 
 

@@ -20,6 +20,7 @@ from app.study import (
     undo_last,
 )
 from app.web.deps import FiltersDep, LearnerDep, NowDep, SessionDep
+from app.web.observe import REVIEWS
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
@@ -84,6 +85,7 @@ def review(
         )
     except Conflict:
         return RedirectResponse(_study_url(filters, msg="conflict"), status_code=303)
+    REVIEWS.labels(str(rating)).inc()
     return RedirectResponse(_study_url(filters), status_code=303)
 
 

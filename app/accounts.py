@@ -1,0 +1,295 @@
+"""Accounts for team mode: passwords, sessions, invites, API tokens and login throttling."""
+
+import hashlib
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from sqlalchemy import delete, func, update
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
+
+from app.models import ApiToken, AuthSession, Invite, Learner, LoginFailure, as_utc
+from app.study import Conflict, NotFound, StudyError
+
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{1,39}$")
+MIN_PASSWORD = 8
+THROTTLE_WINDOW = timedelta(minutes=15)
+THROTTLE_LIMIT = 5
+TOKEN_PREFIX = "qb_"
+
+_hasher = PasswordHasher()  # argon2id with the library's current recommended parameters
+
+
+class AuthError(StudyError):
+    status = 401
+
+
+class Throttled(StudyError):
+    status = 429
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def hash_password(password: str) -> str:
+    return _hasher.hash(password)
+
+
+def _check_new_password(password: str) -> None:
+    if len(password) < MIN_PASSWORD:
+        raise StudyError(f"the password must have at least {MIN_PASSWORD} characters")
+
+
+def create_user(session: Session, *, name: str, password: str, is_admin: bool = False) -> Learner:
+    """Add an account; the name must be free and the password long enough."""
+    if not NAME.match(name):
+        raise StudyError("user names are 2-40 letters, digits, '.', '_' or '-'")
+    _check_new_password(password)
+    if session.exec(select(Learner).where(Learner.name == name)).first():
+        raise Conflict(f"user '{name}' already exists")
+    learner = Learner(name=name, password_hash=hash_password(password), is_admin=is_admin)
+    session.add(learner)
+    try:
+        session.commit()
+    except IntegrityError:
+        session.rollback()
+        raise Conflict(f"user '{name}' already exists") from None
+    session.refresh(learner)
+    return learner
+
+
+def get_user(session: Session, name: str) -> Learner:
+    learner = session.exec(select(Learner).where(Learner.name == name)).first()
+    if learner is None or learner.password_hash is None:
+        raise NotFound(f"no user '{name}'")
+    return learner
+
+
+def list_users(session: Session) -> list[Learner]:
+    query = (
+        select(Learner).where(col(Learner.password_hash).is_not(None)).order_by(col(Learner.name))
+    )
+    return list(session.exec(query))
+
+
+def set_disabled(session: Session, *, name: str, disabled: bool) -> Learner:
+    """Disable (or re-enable) an account; disabling ends its sessions and tokens stop working."""
+    learner = get_user(session, name)
+    learner.disabled = disabled
+    session.add(learner)
+    if disabled:
+        session.exec(delete(AuthSession).where(col(AuthSession.learner_id) == learner.id))
+    session.commit()
+    return learner
+
+
+def set_password(
+    session: Session, *, learner: Learner, password: str, keep: str | None = None
+) -> None:
+    """Store a new password and end every session of the learner except `keep`."""
+    _check_new_password(password)
+    learner.password_hash = hash_password(password)
+    session.add(learner)
+    query = delete(AuthSession).where(col(AuthSession.learner_id) == learner.id)
+    if keep is not None:
+        query = query.where(col(AuthSession.id) != _digest(keep))
+    session.exec(query)
+    session.commit()
+
+
+def change_password(
+    session: Session, *, learner: Learner, old: str, new: str, current_token: str | None
+) -> None:
+    if not _verify(learner, old):
+        raise AuthError("the current password is wrong")
+    set_password(session, learner=learner, password=new, keep=current_token)
+
+
+def _verify(learner: Learner, password: str) -> bool:
+    if not learner.password_hash:
+        return False
+    try:
+        return _hasher.verify(learner.password_hash, password)
+    except (VerificationError, InvalidHashError):
+        return False
+
+
+def _failures(session: Session, column: object, value: str, now: datetime) -> int:
+    return session.exec(
+        select(func.count())
+        .select_from(LoginFailure)
+        .where(column == value, col(LoginFailure.at) > now - THROTTLE_WINDOW)
+    ).one()
+
+
+def authenticate(
+    session: Session, *, name: str, password: str, client: str, now: datetime
+) -> Learner:
+    """Check a sign-in; too many recent failures for the account or the address are refused."""
+    account = name.strip().casefold()
+    if (
+        _failures(session, LoginFailure.account, account, now) >= THROTTLE_LIMIT
+        or _failures(session, LoginFailure.client, client, now) >= THROTTLE_LIMIT
+    ):
+        raise Throttled("too many failed sign-ins; wait 15 minutes and try again")
+    learner = session.exec(select(Learner).where(func.lower(Learner.name) == account)).first()
+    if learner is None or learner.disabled or not _verify(learner, password):
+        if learner is None:
+            _hasher.hash(password)  # spend the same time as a real check: names stay private
+        session.add(LoginFailure(account=account, client=client, at=now))
+        session.commit()
+        raise AuthError("wrong user name or password")
+    if _hasher.check_needs_rehash(learner.password_hash or ""):
+        learner.password_hash = hash_password(password)
+        session.add(learner)
+        session.commit()
+    return learner
+
+
+@dataclass(frozen=True)
+class SignedIn:
+    token: str
+    csrf_token: str
+
+
+def start_session(session: Session, *, learner: Learner, now: datetime, days: int) -> SignedIn:
+    token, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+    session.add(
+        AuthSession(
+            id=_digest(token),
+            learner_id=learner.id,
+            csrf_token=csrf,
+            created_at=now,
+            expires_at=now + timedelta(days=days),
+        )
+    )
+    session.exec(delete(AuthSession).where(col(AuthSession.expires_at) < now))
+    session.commit()
+    return SignedIn(token, csrf)
+
+
+def end_session(session: Session, token: str) -> None:
+    session.exec(delete(AuthSession).where(col(AuthSession.id) == _digest(token)))
+    session.commit()
+
+
+def session_learner(
+    session: Session, token: str, now: datetime
+) -> tuple[AuthSession, Learner] | None:
+    """The live session for a cookie token and its (enabled) learner."""
+    row = session.get(AuthSession, _digest(token))
+    if row is None or as_utc(row.expires_at) <= now:
+        return None
+    learner = session.get(Learner, row.learner_id)
+    if learner is None or learner.disabled:
+        return None
+    return row, learner
+
+
+def create_invite(
+    session: Session, *, admin: Learner, now: datetime, days: int, is_admin: bool = False
+) -> str:
+    """A single-use sign-up link token that expires after `days`."""
+    token = secrets.token_urlsafe(24)
+    session.add(
+        Invite(
+            id=_digest(token),
+            created_by=admin.id,
+            is_admin=is_admin,
+            created_at=now,
+            expires_at=now + timedelta(days=days),
+        )
+    )
+    session.commit()
+    return token
+
+
+def check_invite(session: Session, token: str, now: datetime) -> Invite:
+    invite = session.get(Invite, _digest(token))
+    if invite is None:
+        raise NotFound("this invite link is not valid")
+    if invite.used_at is not None:
+        raise Conflict("this invite link has already been used")
+    if as_utc(invite.expires_at) <= now:
+        raise Conflict("this invite link has expired; ask for a new one")
+    return invite
+
+
+def redeem_invite(
+    session: Session, *, token: str, name: str, password: str, now: datetime
+) -> Learner:
+    """Create the account an invite allows; the invite can never be used again."""
+    invite = check_invite(session, token, now)
+    learner = create_user(session, name=name, password=password, is_admin=invite.is_admin)
+    # Claim the invite atomically: of two simultaneous sign-ups only one may win.
+    claimed = session.exec(
+        update(Invite)
+        .where(col(Invite.id) == invite.id, col(Invite.used_at).is_(None))
+        .values(used_at=now, used_by=learner.id)
+    )
+    if claimed.rowcount != 1:
+        session.delete(learner)
+        session.commit()
+        raise Conflict("this invite link has already been used")
+    session.commit()
+    return learner
+
+
+def list_invites(session: Session, now: datetime) -> list[Invite]:
+    query = select(Invite).where(col(Invite.used_at).is_(None), col(Invite.expires_at) > now)
+    return list(session.exec(query.order_by(col(Invite.created_at))))
+
+
+def create_api_token(session: Session, *, learner: Learner, name: str, now: datetime) -> str:
+    """A personal token for scripts (`Authorization: Bearer …`); shown once, stored hashed."""
+    name = name.strip()
+    if not 1 <= len(name) <= 100:
+        raise StudyError("give the token a name of 1-100 characters")
+    token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    session.add(
+        ApiToken(
+            learner_id=learner.id,
+            name=name,
+            token_hash=_digest(token),
+            prefix=token[:10],
+            created_at=now,
+        )
+    )
+    session.commit()
+    return token
+
+
+def api_tokens(session: Session, *, learner: Learner) -> list[ApiToken]:
+    query = select(ApiToken).where(
+        ApiToken.learner_id == learner.id, col(ApiToken.revoked_at).is_(None)
+    )
+    return list(session.exec(query.order_by(col(ApiToken.created_at))))
+
+
+def revoke_api_token(session: Session, *, learner: Learner, token_id: int, now: datetime) -> None:
+    token = session.get(ApiToken, token_id)
+    if token is None or token.learner_id != learner.id or token.revoked_at is not None:
+        raise NotFound("no such token")
+    token.revoked_at = now
+    session.add(token)
+    session.commit()
+
+
+def token_learner(session: Session, token: str, now: datetime) -> Learner | None:
+    row = session.exec(select(ApiToken).where(ApiToken.token_hash == _digest(token))).first()
+    if row is None or row.revoked_at is not None:
+        return None
+    learner = session.get(Learner, row.learner_id)
+    if learner is None or learner.disabled:
+        return None
+    # Only touch the row once a minute or so: tokens are used in hot loops by scripts.
+    if row.last_used_at is None or now - as_utc(row.last_used_at) > timedelta(minutes=1):
+        row.last_used_at = now
+        session.add(row)
+        session.commit()
+    return learner

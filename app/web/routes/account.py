@@ -1,0 +1,183 @@
+"""Signing in and out, invites, and a learner's own account: password and API tokens."""
+
+from typing import Annotated
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import RedirectResponse
+from starlette.responses import Response
+
+from app import accounts
+from app.study import StudyError
+from app.web.auth import NotSignedIn, clear_session_cookie, set_session_cookie
+from app.web.deps import IdentityDep, LearnerDep, NowDep, SessionDep, SettingsDep
+from app.web.templating import render
+
+router = APIRouter(include_in_schema=False)
+
+Text = Annotated[str, Form(max_length=200)]
+
+
+def _safe_next(target: str | None) -> str:
+    # Only ever continue to a path on this site, never to another host.
+    if target and target.startswith("/") and not target.startswith("//") and "\\" not in target:
+        return target
+    return "/"
+
+
+def _client(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+def _signed_in(request: Request, settings: SettingsDep, token: str, target: str) -> Response:
+    response = RedirectResponse(_safe_next(target), status_code=303)
+    set_session_cookie(response, request, settings, token)
+    return response
+
+
+@router.get("/login")
+def login_page(request: Request, settings: SettingsDep, next: str = "/") -> Response:
+    if not settings.team:
+        return RedirectResponse("/", status_code=303)
+    return render(request, "login.html", {"next": _safe_next(next), "error": None})
+
+
+@router.post("/login")
+def login(
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    now: NowDep,
+    name: Text,
+    password: Text,
+    next: Annotated[str, Form(max_length=2000)] = "/",
+) -> Response:
+    if not settings.team:
+        return RedirectResponse("/", status_code=303)
+    try:
+        learner = accounts.authenticate(
+            session, name=name, password=password, client=_client(request), now=now
+        )
+    except StudyError as exc:
+        context = {"next": _safe_next(next), "error": str(exc), "name": name}
+        return render(request, "login.html", context, status_code=exc.status)
+    signed = accounts.start_session(session, learner=learner, now=now, days=settings.session_days)
+    return _signed_in(request, settings, signed.token, next)
+
+
+@router.post("/logout")
+def logout(session: SessionDep, identity: IdentityDep) -> Response:
+    if identity.token:
+        accounts.end_session(session, identity.token)
+    response = RedirectResponse("/login", status_code=303)
+    clear_session_cookie(response)
+    return response
+
+
+@router.get("/invite/{token}")
+def invite_page(request: Request, token: str, session: SessionDep, now: NowDep) -> Response:
+    accounts.check_invite(session, token, now)
+    return render(request, "signup.html", {"action": f"/invite/{token}", "error": None})
+
+
+@router.post("/invite/{token}")
+def accept_invite(
+    request: Request,
+    token: str,
+    session: SessionDep,
+    settings: SettingsDep,
+    now: NowDep,
+    name: Text,
+    password: Text,
+) -> Response:
+    try:
+        learner = accounts.redeem_invite(
+            session, token=token, name=name, password=password, now=now
+        )
+    except StudyError as exc:
+        context = {"action": f"/invite/{token}", "error": str(exc), "name": name}
+        return render(request, "signup.html", context, status_code=exc.status)
+    signed = accounts.start_session(session, learner=learner, now=now, days=settings.session_days)
+    return _signed_in(request, settings, signed.token, "/")
+
+
+@router.get("/signup")
+def signup_page(request: Request, settings: SettingsDep) -> Response:
+    if not (settings.team and settings.open_signup):
+        raise StudyError("sign-up is by invitation only")
+    return render(request, "signup.html", {"action": "/signup", "error": None})
+
+
+@router.post("/signup")
+def signup(
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    now: NowDep,
+    name: Text,
+    password: Text,
+) -> Response:
+    if not (settings.team and settings.open_signup):
+        raise StudyError("sign-up is by invitation only")
+    try:
+        learner = accounts.create_user(session, name=name, password=password)
+    except StudyError as exc:
+        context = {"action": "/signup", "error": str(exc), "name": name}
+        return render(request, "signup.html", context, status_code=exc.status)
+    signed = accounts.start_session(session, learner=learner, now=now, days=settings.session_days)
+    return _signed_in(request, settings, signed.token, "/")
+
+
+@router.get("/account")
+def account_page(
+    request: Request,
+    session: SessionDep,
+    learner: LearnerDep,
+    settings: SettingsDep,
+    done: str | None = None,
+) -> Response:
+    if not settings.team:
+        return RedirectResponse("/settings", status_code=303)
+    tokens = accounts.api_tokens(session, learner=learner)
+    context = {"tokens": tokens, "done": done, "error": None, "new_token": None}
+    return render(request, "account.html", context)
+
+
+@router.post("/account/password")
+def change_password(
+    request: Request,
+    session: SessionDep,
+    identity: IdentityDep,
+    old_password: Text,
+    new_password: Text,
+) -> Response:
+    if identity.learner is None or identity.via != "cookie":
+        raise NotSignedIn("sign in first")
+    try:
+        accounts.change_password(
+            session,
+            learner=identity.learner,
+            old=old_password,
+            new=new_password,
+            current_token=identity.token,
+        )
+    except StudyError as exc:
+        tokens = accounts.api_tokens(session, learner=identity.learner)
+        context = {"tokens": tokens, "done": None, "error": str(exc), "new_token": None}
+        return render(request, "account.html", context, status_code=exc.status)
+    return RedirectResponse("/account?done=password", status_code=303)
+
+
+@router.post("/account/tokens")
+def create_token(
+    request: Request, session: SessionDep, learner: LearnerDep, now: NowDep, name: Text
+) -> Response:
+    new_token = accounts.create_api_token(session, learner=learner, name=name, now=now)
+    tokens = accounts.api_tokens(session, learner=learner)
+    context = {"tokens": tokens, "done": None, "error": None, "new_token": new_token}
+    return render(request, "account.html", context)
+
+
+@router.post("/account/tokens/{token_id}/revoke")
+def revoke_token(token_id: int, session: SessionDep, learner: LearnerDep, now: NowDep) -> Response:
+    accounts.revoke_api_token(session, learner=learner, token_id=token_id, now=now)
+    return RedirectResponse("/account?done=revoked", status_code=303)

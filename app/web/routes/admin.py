@@ -1,0 +1,123 @@
+"""Administration: users, invites, re-importing content, and the team's progress."""
+
+from typing import Annotated
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import RedirectResponse
+from starlette.responses import Response
+
+from app import accounts
+from app.content.errors import ContentErrors
+from app.content.sync import import_content
+from app.study import StudyError
+from app.team import team_progress
+from app.web.deps import AdminDep, NowDep, SessionDep, SettingsDep
+from app.web.templating import render
+
+router = APIRouter(prefix="/admin", include_in_schema=False)
+
+Text = Annotated[str, Form(max_length=200)]
+
+
+def _users_page(request: Request, session: SessionDep, now: NowDep, **extra: object) -> Response:
+    context = {
+        "users": accounts.list_users(session),
+        "invites": accounts.list_invites(session, now),
+        "invite_url": None,
+        "error": None,
+        "done": None,
+        **extra,
+    }
+    status = 400 if context["error"] else 200
+    return render(request, "admin_users.html", context, status_code=status)
+
+
+@router.get("/users")
+def users(
+    request: Request, session: SessionDep, admin: AdminDep, now: NowDep, done: str | None = None
+) -> Response:
+    return _users_page(request, session, now, done=done)
+
+
+@router.post("/users")
+def add_user(
+    request: Request,
+    session: SessionDep,
+    admin: AdminDep,
+    now: NowDep,
+    name: Text,
+    password: Text,
+    is_admin: Annotated[bool, Form()] = False,
+) -> Response:
+    try:
+        accounts.create_user(session, name=name, password=password, is_admin=is_admin)
+    except StudyError as exc:
+        return _users_page(request, session, now, error=str(exc))
+    return RedirectResponse("/admin/users?done=added", status_code=303)
+
+
+@router.post("/users/{name}/disable")
+def disable_user(name: str, session: SessionDep, admin: AdminDep) -> Response:
+    if name == admin.name:
+        raise StudyError("you cannot disable your own account")
+    accounts.set_disabled(session, name=name, disabled=True)
+    return RedirectResponse("/admin/users?done=disabled", status_code=303)
+
+
+@router.post("/users/{name}/enable")
+def enable_user(name: str, session: SessionDep, admin: AdminDep) -> Response:
+    accounts.set_disabled(session, name=name, disabled=False)
+    return RedirectResponse("/admin/users?done=enabled", status_code=303)
+
+
+@router.post("/users/{name}/password")
+def reset_password(
+    request: Request, name: str, session: SessionDep, admin: AdminDep, now: NowDep, password: Text
+) -> Response:
+    try:
+        accounts.set_password(session, learner=accounts.get_user(session, name), password=password)
+    except StudyError as exc:
+        return _users_page(request, session, now, error=str(exc))
+    return RedirectResponse("/admin/users?done=password", status_code=303)
+
+
+@router.post("/invites")
+def create_invite(
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    admin: AdminDep,
+    now: NowDep,
+    is_admin: Annotated[bool, Form()] = False,
+) -> Response:
+    token = accounts.create_invite(
+        session, admin=admin, now=now, days=settings.invite_days, is_admin=is_admin
+    )
+    url = str(request.url_for("invite_page", token=token))
+    return _users_page(request, session, now, invite_url=url)
+
+
+@router.get("/team")
+def team(request: Request, session: SessionDep, admin: AdminDep, now: NowDep) -> Response:
+    decks, members = team_progress(session, now=now)
+    return render(request, "admin_team.html", {"decks": decks, "members": members})
+
+
+@router.post("/import")
+def reimport(
+    request: Request, session: SessionDep, settings: SettingsDep, admin: AdminDep
+) -> Response:
+    try:
+        report = import_content(settings.content_dir, request.app.state.engine)
+    except ContentErrors as exc:
+        context = {"report": None, "errors": [str(e) for e in exc.errors]}
+        return render(request, "admin_import.html", context, status_code=400)
+    warnings = [str(w) for w in report.warnings]
+    return render(
+        request, "admin_import.html", {"report": report, "errors": [], "warnings": warnings}
+    )
+
+
+@router.get("/import")
+def import_page(request: Request, admin: AdminDep) -> Response:
+    return render(request, "admin_import.html", {"report": None, "errors": [], "warnings": []})
