@@ -1,0 +1,166 @@
+"""Real-browser fixtures: a live qbank server over the bundled content, and Debian's Chromium.
+
+The server runs uvicorn in a background thread on a free loopback port, over a SQLite file
+with `content/` imported once per session. Every test gets a fresh browser context, which
+records each request its pages make; a request to anywhere but the test server fails the test
+(and is aborted, so nothing ever leaves the machine).
+"""
+
+import re
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+import uvicorn
+from playwright.sync_api import (
+    Browser,
+    Page,
+    Request,
+    Response,
+    Route,
+    WebError,
+    expect,
+    sync_playwright,
+)
+
+from app.bank import open_engine
+from app.config import Settings
+from app.content.sync import import_content
+from app.main import create_app
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+DESKTOP = {"width": 1280, "height": 900}
+
+# Generous waits: the suite also runs on busy machines; passing tests never wait this long.
+expect.set_options(timeout=10_000)
+
+
+@pytest.fixture(scope="session")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The origin (`http://127.0.0.1:<port>`) of a local-mode qbank serving the bundled content."""
+    db = tmp_path_factory.mktemp("browser") / "qbank.db"
+    settings = Settings(database_url=f"sqlite:///{db}", content_dir=REPO / "content", mode="local")
+    engine = open_engine(settings)
+    try:
+        import_content(settings.content_dir, engine)
+        server = uvicorn.Server(
+            uvicorn.Config(create_app(settings), log_level="warning", lifespan="off")
+        )
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.bind(("127.0.0.1", 0))
+            thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+            thread.start()
+            try:
+                deadline = time.monotonic() + 15
+                while not server.started:
+                    if not thread.is_alive() or time.monotonic() > deadline:
+                        pytest.fail("the test server did not start")
+                    time.sleep(0.02)
+                yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+            finally:
+                server.should_exit = True
+                thread.join(timeout=10)
+    finally:
+        engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.exists():
+        pytest.skip(
+            f"{CHROMIUM} not found: install Debian's browser with `apt-get install chromium`"
+        )
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@dataclass
+class Traffic:
+    """What the pages of one browser context asked for, and how it went."""
+
+    origin: str
+    requests: list[str] = field(default_factory=list)
+    responses: list[tuple[str, int]] = field(default_factory=list)
+    page_errors: list[str] = field(default_factory=list)
+
+    def foreign(self) -> list[str]:
+        return [url for url in self.requests if not url.startswith(self.origin + "/")]
+
+    def failed(self) -> list[tuple[str, int]]:
+        return [(url, status) for url, status in self.responses if status >= 400]
+
+
+@pytest.fixture
+def traffic(live_server: str) -> Traffic:
+    return Traffic(origin=live_server)
+
+
+NewPage = Callable[..., Page]
+
+
+@pytest.fixture
+def new_page(browser: Browser, live_server: str, traffic: Traffic) -> Iterator[NewPage]:
+    """Factory: `new_page(viewport=PHONE)` opens a page in a fresh context on the live server.
+
+    Pages resolve relative URLs against the server, speak Chinese by default (like the
+    content), and their requests, responses and uncaught script errors land in `traffic`.
+    """
+    contexts = []
+
+    # Only requests that leave the server are intercepted (and aborted): the pattern is matched
+    # inside the browser, so the server's own traffic never detours through Python.
+    elsewhere = re.compile(rf"^(?!{re.escape(live_server)}/)")
+
+    def abort(route: Route) -> None:
+        route.abort()
+
+    def on_request(request: Request) -> None:
+        traffic.requests.append(request.url)
+
+    def on_response(response: Response) -> None:
+        traffic.responses.append((response.url, response.status))
+
+    def on_error(error: WebError) -> None:
+        traffic.page_errors.append(str(error.error))
+
+    def make(viewport: dict[str, int] | None = None, locale: str = "zh-CN") -> Page:
+        context = browser.new_context(
+            base_url=live_server, viewport=viewport or DESKTOP, locale=locale
+        )
+        context.set_default_timeout(10_000)
+        context.route(elsewhere, abort)
+        context.on("request", on_request)
+        context.on("response", on_response)
+        context.on("weberror", on_error)
+        contexts.append(context)
+        return context.new_page()
+
+    yield make
+    for context in contexts:
+        context.close()
+    assert traffic.requests, "the browser made no requests at all"
+    assert traffic.foreign() == [], "requests left the test server"
+    assert traffic.failed() == [], "requests that failed"
+    assert traffic.page_errors == [], "uncaught script errors"
+
+
+@pytest.fixture
+def page(new_page: NewPage) -> Page:
+    """A desktop-sized page in its own context."""
+    return new_page()
