@@ -44,17 +44,19 @@ class DeckSummary:
 def _progress_rows(
     session: Session, learner: Learner, now: datetime, deck_id: int | None = None
 ) -> dict[tuple[int, str], Progress]:
-    """Progress per (deck id, section) in three grouped queries."""
+    """Progress per (deck id, section), sections in content order, in four grouped queries."""
     _, day_end = study_day(learner, now)
     scope = [col(Card.retired).is_(False)]
     if deck_id is not None:
         scope.append(Card.deck_id == deck_id)
     out: dict[tuple[int, str], Progress] = defaultdict(Progress)
-    for deck, section, total in session.exec(
-        select(Card.deck_id, Card.section, func.count())
+    totals = session.exec(
+        select(Card.deck_id, Card.section, func.count(), func.min(Card.position))
         .where(*scope)
         .group_by(Card.deck_id, Card.section)
-    ):
+    ).all()
+    # Filled in content order so each deck's sections come out in the order they are written.
+    for deck, section, total, _ in sorted(totals, key=lambda row: (row[0], row[3])):
         out[(deck, section)].total = total
     joined = (
         select(Card.deck_id, Card.section, func.count())

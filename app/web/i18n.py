@@ -130,6 +130,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "study.undo": ("撤销", "Undo"),
     "study.undo_hint": ("Z", "Z"),
     "study.remaining": ("剩余", "Remaining"),
+    "study.progress": ("今日已完成", "Done today"),
     "study.done": ("今天的任务完成了！", "Done for today!"),
     "study.next_due": ("下一张卡片到期时间：", "Next card due:"),
     "study.nothing_scheduled": ("还没有安排复习的卡片。", "Nothing is scheduled yet."),

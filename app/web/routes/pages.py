@@ -90,11 +90,7 @@ def search(
 
 @router.get("/lang/{code}")
 def switch_language(request: Request, code: str) -> Response:
-    target = request.headers.get("referer") or "/"
-    # Only ever bounce back within this site.
-    parsed = urlparse(target)
-    back = (parsed.path or "/") + (f"?{parsed.query}" if parsed.query else "")
-    response = RedirectResponse(back, status_code=303)
+    response = RedirectResponse(_local_path(request.headers.get("referer")), status_code=303)
     if code in LANGUAGES:
         response.set_cookie(COOKIE, code, max_age=365 * 86400, samesite="lax", httponly=True)
     return response
@@ -134,6 +130,16 @@ def save_settings(
             status_code=400,
         )
     return RedirectResponse("/settings?saved=1", status_code=303)
+
+
+def _local_path(url: str | None) -> str:
+    """The path and query of `url`, or "/" when they could lead a browser off this site."""
+    parsed = urlparse(url or "/")
+    path = parsed.path or "/"
+    # "//host/x" and "/\\host/x" are protocol-relative to browsers: an open redirect.
+    if not path.startswith("/") or path.startswith(("//", "/\\")):
+        return "/"
+    return path + (f"?{parsed.query}" if parsed.query else "")
 
 
 def _q(text: str) -> str:

@@ -1,0 +1,170 @@
+"""The backup document: its format, validation (one clear line per refusal) and JSON text."""
+
+import json
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from app.study import StudyError
+
+FORMAT = "qbank-backup"
+VERSION = 1
+SETTINGS = ("timezone", "desired_retention", "new_per_day", "max_reviews_per_day", "rollover_hour")
+STATE_FIELDS = ("state", "step", "stability", "difficulty", "due", "last_review", "reps", "lapses")
+
+
+class BackupError(StudyError):
+    """A backup document that cannot be restored; the message says why, in one line."""
+
+
+def utc(moment: datetime | None) -> datetime | None:
+    # SQLite hands back naive datetimes (stored as UTC); SQLite also drops offsets when storing,
+    # so anything written must be converted to UTC first.
+    if moment is None:
+        return None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def iso(moment: datetime | None) -> str | None:
+    return None if moment is None else utc(moment).isoformat()  # type: ignore[union-attr]
+
+
+def dump_backup(data: Mapping[str, Any]) -> str:
+    return json.dumps(data, ensure_ascii=False, indent=1) + "\n"
+
+
+class _Doc(BaseModel):
+    # Unknown keys are ignored so that a newer qbank can add fields within one format version.
+    model_config = ConfigDict(extra="ignore")
+
+
+class SettingsIn(_Doc):
+    timezone: str = Field(min_length=1, max_length=64)
+    desired_retention: float = Field(ge=0.7, le=0.99)
+    new_per_day: int = Field(ge=0, le=9999)
+    max_reviews_per_day: int = Field(ge=0, le=99999)
+    rollover_hour: int = Field(ge=0, le=23)
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError, OSError):
+            raise ValueError(f"unknown time zone '{value}'") from None
+        return value
+
+
+class LearnerIn(_Doc):
+    name: str = ""
+    settings: SettingsIn
+
+
+class CardIn(_Doc):
+    question: str = ""
+    deck: str = ""
+    section: str = ""
+
+
+CardId = Field(min_length=1, max_length=200)
+
+
+class StateIn(_Doc):
+    card_id: str = CardId
+    state: Literal[1, 2, 3]
+    step: int | None = None
+    stability: float | None = None
+    difficulty: float | None = None
+    due: AwareDatetime
+    last_review: AwareDatetime | None = None
+    reps: int = Field(default=0, ge=0)
+    lapses: int = Field(default=0, ge=0)
+    version: int = Field(default=1, ge=0)
+
+
+class PracticeIn(_Doc):
+    id: int
+    card_ids: list[str] = []
+    position: int = Field(default=0, ge=0)
+    seconds_per_card: int = Field(default=0, ge=0)
+    label: str = ""
+    started_at: AwareDatetime
+    finished_at: AwareDatetime | None = None
+
+
+class ReviewIn(_Doc):
+    card_id: str = CardId
+    rating: int = Field(ge=1, le=4)
+    mode: Literal["study", "practice"]
+    queue: Literal["new", "learning", "review", "relearning", "practice"]
+    reviewed_at: AwareDatetime
+    duration_ms: int | None = Field(default=None, ge=0)
+    state_before: dict[str, Any] | None = None
+    state_after: dict[str, Any] | None = None
+    undone_at: AwareDatetime | None = None
+    practice_id: int | None = None
+
+    def key(self) -> tuple[str, datetime, int, str]:
+        return (self.card_id, utc(self.reviewed_at), self.rating, self.mode)  # type: ignore[return-value]
+
+
+class BackupIn(_Doc):
+    format: Literal["qbank-backup"]
+    version: Literal[1]
+    learner: LearnerIn
+    cards: dict[str, CardIn] = {}
+    states: list[StateIn] = []
+    practice: list[PracticeIn] = []
+    reviews: list[ReviewIn] = []
+
+
+def _problem(error: Mapping[str, Any]) -> str:
+    where = ""
+    for part in error["loc"]:
+        where += f"[{part}]" if isinstance(part, int) else f".{part}" if where else str(part)
+    return f"{where}: {error['msg']}" if where else str(error["msg"])
+
+
+def parse_backup(data: Mapping[str, Any] | str | bytes) -> BackupIn:
+    """Check a backup document (or its JSON text) completely; BackupError says what is wrong."""
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise BackupError("not a qbank backup: the file is not UTF-8 text") from None
+    if isinstance(data, str):
+        try:
+            data = json.loads(data)
+        except json.JSONDecodeError as exc:
+            where = f"line {exc.lineno} column {exc.colno}"
+            raise BackupError(f"not a qbank backup: invalid JSON ({exc.msg} at {where})") from None
+    if not isinstance(data, Mapping):
+        raise BackupError("not a qbank backup: expected a JSON object")
+    if data.get("format") != FORMAT:
+        raise BackupError(f"not a qbank backup: 'format' should be '{FORMAT}'")
+    version = data.get("version")
+    if isinstance(version, int) and not isinstance(version, bool) and version > VERSION:
+        raise BackupError(
+            f"this backup has format version {version}, newer than this qbank reads ({VERSION}); "
+            "upgrade qbank to restore it"
+        )
+    try:
+        doc = BackupIn.model_validate(data)
+    except ValidationError as exc:
+        problems = exc.errors()
+        more = f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else ""
+        raise BackupError(f"invalid backup: {_problem(problems[0])}{more}") from None
+    runs = {run.id for run in doc.practice}
+    for index, review in enumerate(doc.reviews):
+        if review.practice_id is not None and review.practice_id not in runs:
+            where = f"reviews[{index}].practice_id"
+            raise BackupError(f"invalid backup: {where}: no practice run {review.practice_id}")
+    seen: set[str] = set()
+    for index, state in enumerate(doc.states):
+        if state.card_id in seen:
+            raise BackupError(f"invalid backup: states[{index}]: card '{state.card_id}' twice")
+        seen.add(state.card_id)
+    return doc

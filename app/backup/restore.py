@@ -1,0 +1,227 @@
+"""Merge a backup into a learner's history: idempotent, and nothing in it is lost."""
+
+import html
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
+
+from app.backup.document import (
+    SETTINGS,
+    STATE_FIELDS,
+    BackupError,
+    BackupIn,
+    CardIn,
+    PracticeIn,
+    ReviewIn,
+    SettingsIn,
+    StateIn,
+    parse_backup,
+    utc,
+)
+from app.backup.export import learner_states
+from app.models import Card, CardState, Deck, Learner, PracticeSession, ReviewLog
+
+# Cards a backup mentions that the bank no longer has are recreated, retired, in this deck.
+PLACEHOLDER_DECK = "_restored"
+
+
+@dataclass
+class RestoreReport:
+    reviews_added: int = 0
+    reviews_present: int = 0
+    states_added: int = 0
+    states_updated: int = 0
+    states_kept: int = 0  # the database already had a state at least as recent
+    practice_added: int = 0
+    placeholders: int = 0  # cards no longer in the bank, kept as retired
+    settings_changed: bool = False
+
+    @property
+    def changed(self) -> bool:
+        return bool(
+            self.reviews_added
+            or self.states_added
+            or self.states_updated
+            or self.practice_added
+            or self.placeholders
+            or self.settings_changed
+        )
+
+
+def restore_learner(
+    *, session: Session, learner: Learner, data: Mapping[str, Any] | str | bytes
+) -> RestoreReport:
+    """Merge a backup into `learner`'s history in one transaction; restoring twice adds nothing."""
+    doc = parse_backup(data)
+    report = RestoreReport()
+    try:
+        _restore_settings(learner, doc.learner.settings, report)
+        session.add(learner)
+        _restore_placeholders(session, doc, report)
+        runs = _restore_practice(session, learner, doc.practice, report)
+        _restore_reviews(session, learner, doc.reviews, runs, report)
+        _restore_states(session, learner, doc.states, report)
+        session.commit()
+    except IntegrityError as exc:
+        session.rollback()
+        raise BackupError(f"restore failed and changed nothing: {exc.orig}") from None
+    except Exception:
+        session.rollback()
+        raise
+    session.refresh(learner)
+    return report
+
+
+def _restore_settings(learner: Learner, settings: SettingsIn, report: RestoreReport) -> None:
+    for name in SETTINGS:
+        value = getattr(settings, name)
+        if getattr(learner, name) != value:
+            setattr(learner, name, value)
+            report.settings_changed = True
+
+
+def _restore_placeholders(session: Session, doc: BackupIn, report: RestoreReport) -> None:
+    wanted = {state.card_id for state in doc.states} | {review.card_id for review in doc.reviews}
+    # Chunked so the IN list stays under SQLite's variable limit however long the history.
+    ordered = sorted(wanted)
+    present: set[str] = set()
+    for start in range(0, len(ordered), 500):
+        chunk = ordered[start : start + 500]
+        present.update(session.exec(select(Card.id).where(col(Card.id).in_(chunk))))
+    missing = [card_id for card_id in ordered if card_id not in present]
+    if not missing:
+        return
+    deck = session.exec(select(Deck).where(Deck.slug == PLACEHOLDER_DECK)).first()
+    if deck is None:
+        deck = Deck(
+            slug=PLACEHOLDER_DECK,
+            title="Restored history (cards no longer in the bank)",
+            description="Cards named by a restored backup that the content no longer has.",
+            retired=True,
+        )
+        session.add(deck)
+        session.flush()
+    assert deck.id is not None
+    for position, card_id in enumerate(missing):
+        info = doc.cards.get(card_id, CardIn())
+        question = info.question or card_id
+        # A later import that brings the card id back takes this row over and un-retires it.
+        session.add(
+            Card(
+                id=card_id,
+                deck_id=deck.id,
+                section=info.section,
+                position=position,
+                question=question,
+                question_html=html.escape(question),
+                answer_html="",
+                search_text=question,
+                retired=True,
+            )
+        )
+    session.flush()
+    report.placeholders = len(missing)
+
+
+def _restore_practice(
+    session: Session, learner: Learner, runs: list[PracticeIn], report: RestoreReport
+) -> dict[int, int]:
+    """Add the practice runs the database lacks; map each backup run id to its database id."""
+    existing = {
+        (utc(run.started_at), tuple(run.card_ids)): run.id
+        for run in session.exec(
+            select(PracticeSession).where(PracticeSession.learner_id == learner.id)
+        )
+    }
+    mapping: dict[int, int] = {}
+    for item in runs:
+        key = (utc(item.started_at), tuple(item.card_ids))
+        if key not in existing:
+            run = PracticeSession(
+                learner_id=learner.id,
+                card_ids=item.card_ids,
+                position=item.position,
+                seconds_per_card=item.seconds_per_card,
+                label=item.label,
+                started_at=utc(item.started_at),
+                finished_at=utc(item.finished_at),
+            )
+            session.add(run)
+            session.flush()
+            existing[key] = run.id
+            report.practice_added += 1
+        mapping[item.id] = existing[key]  # type: ignore[assignment]
+    return mapping
+
+
+def _restore_reviews(
+    session: Session,
+    learner: Learner,
+    reviews: list[ReviewIn],
+    runs: dict[int, int],
+    report: RestoreReport,
+) -> None:
+    # A rating is the same rating when card, moment, grade and mode agree; ids differ per database.
+    known = {
+        (card_id, utc(at), rating, mode)
+        for card_id, at, rating, mode in session.exec(
+            select(
+                ReviewLog.card_id, ReviewLog.reviewed_at, ReviewLog.rating, ReviewLog.mode
+            ).where(ReviewLog.learner_id == learner.id)
+        )
+    }
+    for review in reviews:
+        key = review.key()
+        if key in known:
+            report.reviews_present += 1
+            continue
+        known.add(key)
+        session.add(
+            ReviewLog(
+                learner_id=learner.id,
+                card_id=review.card_id,
+                rating=review.rating,
+                mode=review.mode,
+                queue=review.queue,
+                practice_id=runs[review.practice_id] if review.practice_id is not None else None,
+                reviewed_at=utc(review.reviewed_at),
+                duration_ms=review.duration_ms,
+                state_before=review.state_before,
+                state_after=review.state_after,
+                undone_at=utc(review.undone_at),
+            )
+        )
+        report.reviews_added += 1
+
+
+def _restore_states(
+    session: Session, learner: Learner, states: list[StateIn], report: RestoreReport
+) -> None:
+    existing = {row.card_id: row for row in learner_states(session, learner)}
+    oldest = datetime.min.replace(tzinfo=UTC)
+    for item in states:
+        values = {name: getattr(item, name) for name in STATE_FIELDS}
+        values["due"] = utc(item.due)
+        values["last_review"] = utc(item.last_review)
+        row = existing.get(item.card_id)
+        if row is None:
+            session.add(
+                CardState(
+                    learner_id=learner.id, card_id=item.card_id, version=item.version, **values
+                )
+            )
+            report.states_added += 1
+            continue
+        # Both have a schedule for this card: the one reviewed last is the current one.
+        if (utc(item.last_review) or oldest) <= (utc(row.last_review) or oldest):
+            report.states_kept += 1
+            continue
+        for name, value in values.items():
+            setattr(row, name, value)
+        row.version = max(row.version, item.version) + 1  # stale study forms now get a conflict
+        session.add(row)
+        report.states_updated += 1

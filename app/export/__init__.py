@@ -1,0 +1,1 @@
+"""Take cards elsewhere: export the bank to other flashcard formats."""

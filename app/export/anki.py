@@ -1,0 +1,198 @@
+"""Export decks as an Anki package (.apkg) with stable ids, so re-importing updates notes."""
+
+import hashlib
+import html
+import itertools
+import os
+import sqlite3
+import tempfile
+import zipfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import BinaryIO
+from urllib.parse import quote
+
+import genanki
+from sqlmodel import Session, col, select
+
+from app import catalog
+from app.export.tex import katex_to_tex
+from app.models import Card, CardLink, Deck
+from app.study import NotFound
+
+FIELDS = ("Question", "Answer", "Followups", "Pitfalls", "Reading", "Source")
+
+# Anki prints both languages' labels because one note type serves every deck.
+_BACK = """{{FrontSide}}
+<hr id="answer">
+<div class="answer">{{Answer}}</div>
+{{#Followups}}<h3>追问展开 · Follow-ups</h3><div class="followups">{{Followups}}</div>{{/Followups}}
+{{#Pitfalls}}<h3>易错点 / 边界 · Pitfalls</h3><div class="pitfalls">{{Pitfalls}}</div>{{/Pitfalls}}
+{{#Reading}}<h3>继续读 · Continue reading</h3><div class="reading">{{Reading}}</div>{{/Reading}}
+<p class="source">{{Source}}</p>"""
+
+_CSS = """.card {
+  font-family: system-ui, "PingFang SC", "Noto Sans CJK SC", "Microsoft YaHei", sans-serif;
+  font-size: 18px; line-height: 1.6; text-align: left; max-width: 46rem; margin: 0 auto; }
+.question { font-size: 1.2em; font-weight: 600; }
+h3 { font-size: 1em; margin: 1.2em 0 .3em; }
+pre { overflow-x: auto; padding: .6em; border-radius: 6px; background: rgba(127, 127, 127, .12); }
+table { border-collapse: collapse; } th, td { border: 1px solid #8884; padding: .2em .5em; }
+.source { margin-top: 1.5em; font-size: .8em; opacity: .6; }"""
+
+
+def stable_id(key: str) -> int:
+    """A deterministic id in the range genanki recommends for deck and model ids."""
+    digest = int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")
+    return (1 << 30) + digest % (1 << 30)
+
+
+MODEL = genanki.Model(
+    stable_id("qbank model: Question/Answer/Followups/Pitfalls/Reading/Source"),
+    "qbank Q&A",
+    fields=[{"name": name} for name in FIELDS],
+    templates=[{"name": "Card", "qfmt": '<div class="question">{{Question}}</div>', "afmt": _BACK}],
+    css=_CSS,
+)
+
+
+@dataclass(frozen=True)
+class ExportReport:
+    decks: int
+    notes: int
+    formulas: int
+
+
+def anki_tag(text: str) -> str:
+    """Anki splits tags on whitespace, so join the words of one tag with '_'."""
+    return "_".join(text.split())
+
+
+def _decks(session: Session, deck_slug: str | None) -> list[Deck]:
+    if deck_slug is None:
+        return list(
+            session.exec(select(Deck).where(col(Deck.retired).is_(False)).order_by(col(Deck.path)))
+        )
+    deck = catalog.get_deck(session, deck_slug)
+    if deck is None:
+        raise NotFound(f"no deck '{deck_slug}'")
+    return [deck]
+
+
+def _reading(links: Iterable[CardLink], base_url: str | None) -> str:
+    items = []
+    for link in links:
+        url = catalog.link_url(link)
+        if url is not None and not link.external:
+            # Topic pages live in qbank; without its address they stay plain titles.
+            url = base_url.rstrip("/") + url if base_url else None
+        title = html.escape(link.title)
+        items.append(
+            f'<li><a href="{html.escape(url)}">{title}</a></li>' if url else f"<li>{title}</li>"
+        )
+    return f"<ul>{''.join(items)}</ul>" if items else ""
+
+
+def _source(deck: Deck, card: Card, base_url: str | None) -> str:
+    where = " / ".join(html.escape(part) for part in (deck.title, card.section) if part)
+    ident = html.escape(card.id)
+    if base_url:
+        href = html.escape(f"{base_url.rstrip('/')}/cards/{quote(card.id, safe='')}")
+        ident = f'<a href="{href}">{ident}</a>'
+    return f"{where} / {ident}" if where else ident
+
+
+def _note(
+    deck: Deck, card: Card, links: list[CardLink], base_url: str | None
+) -> tuple[genanki.Note, int]:
+    formulas = 0
+    fields = []
+    for fragment in (card.question_html, card.answer_html, card.followups_html, card.pitfalls_html):
+        text, count = katex_to_tex(fragment)
+        fields.append(text)
+        formulas += count
+    fields += [_reading(links, base_url), _source(deck, card, base_url)]
+    tags = [anki_tag(tag) for tag in (*deck.tags, card.section)]
+    note = genanki.Note(
+        model=MODEL,
+        fields=fields,
+        tags=list(dict.fromkeys(tag for tag in tags if tag)),
+        # The card id never changes, so Anki updates this note instead of duplicating it.
+        guid=genanki.guid_for(card.id),
+    )
+    return note, formulas
+
+
+def build_package(
+    *, session: Session, deck_slug: str | None, base_url: str | None = None
+) -> tuple[genanki.Package, ExportReport]:
+    """One Anki deck per qbank deck, holding a note for each active card."""
+    decks = _decks(session, deck_slug)
+    by_id = {deck.id: deck for deck in decks}
+    cards = session.exec(
+        select(Card)
+        .where(col(Card.deck_id).in_(list(by_id)), col(Card.retired).is_(False))
+        .order_by(col(Card.position))
+    ).all()
+    links = catalog.card_links(session, [card.id for card in cards])
+    anki_decks = {
+        deck.id: genanki.Deck(
+            stable_id(f"qbank deck: {deck.slug}"),
+            # '::' nests decks in Anki: every qbank deck sits under one 'qbank' parent.
+            "qbank::" + deck.title.replace("::", ":"),
+            description=html.escape(deck.description),
+        )
+        for deck in decks
+    }
+    formulas = 0
+    for card in cards:
+        note, count = _note(by_id[card.deck_id], card, links.get(card.id, []), base_url)
+        anki_decks[card.deck_id].add_note(note)
+        formulas += count
+    package = genanki.Package(list(anki_decks.values()))
+    return package, ExportReport(decks=len(decks), notes=len(cards), formulas=formulas)
+
+
+def _write(package: genanki.Package, target: Path | BinaryIO, timestamp: float) -> None:
+    # Package.write_to_file leaves its temporary SQLite file behind and cannot write to a
+    # stream, so build the collection in a directory that is cleaned up, then zip it.
+    with tempfile.TemporaryDirectory(prefix="qbank-apkg-") as tmp:
+        collection = Path(tmp) / "collection.anki2"
+        connection = sqlite3.connect(collection)
+        try:
+            package.write_to_db(
+                connection.cursor(), timestamp, itertools.count(int(timestamp * 1000))
+            )
+            connection.commit()
+        finally:
+            connection.close()
+        with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            archive.write(collection, "collection.anki2")
+            archive.writestr("media", "{}")
+
+
+def export_apkg(
+    *,
+    session: Session,
+    deck_slug: str | None,
+    path: Path | str | BinaryIO,
+    base_url: str | None = None,
+    now: datetime | None = None,
+) -> ExportReport:
+    """Write one deck (or every deck) to `path` as an .apkg; NotFound for an unknown deck."""
+    package, report = build_package(session=session, deck_slug=deck_slug, base_url=base_url)
+    timestamp = (now or datetime.now(UTC)).timestamp()
+    if not isinstance(path, str | Path):
+        _write(package, path, timestamp)
+        return report
+    # Write beside the target and rename, so a failed export never leaves half a package.
+    target = Path(path)
+    partial = target.with_name(target.name + ".part")
+    try:
+        _write(package, partial, timestamp)
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)
+    return report

@@ -1,0 +1,77 @@
+"""Take your data with you: Anki export, backup downloads and restore, for the current learner."""
+
+import io
+from datetime import UTC, datetime
+from typing import Annotated
+from urllib.parse import quote
+
+from fastapi import APIRouter, File, Query, Request, UploadFile
+from starlette.responses import Response
+
+from app.backup import BackupError, dump_backup, export_learner, log_csv, restore_learner
+from app.export.anki import export_apkg
+from app.web.deps import LearnerDep, SessionDep
+from app.web.templating import render
+
+router = APIRouter(include_in_schema=False)
+
+MAX_BACKUP_BYTES = 64 * 1024 * 1024
+
+
+def _download(body: bytes, media_type: str, filename: str) -> Response:
+    # RFC 6266: an ASCII fallback name plus the UTF-8 one, since slugs and names may be Chinese.
+    fallback = filename.encode("ascii", "replace").decode().replace("?", "_").replace('"', "_")
+    disposition = f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(filename)}"
+    return Response(body, media_type=media_type, headers={"Content-Disposition": disposition})
+
+
+def _stamp() -> str:
+    return datetime.now(UTC).strftime("%Y%m%d")
+
+
+@router.get("/export/anki")
+def export_anki(
+    request: Request,
+    session: SessionDep,
+    deck: Annotated[str | None, Query(max_length=200)] = None,
+) -> Response:
+    buffer = io.BytesIO()
+    export_apkg(
+        session=session, deck_slug=deck or None, path=buffer, base_url=str(request.base_url)
+    )
+    return _download(buffer.getvalue(), "application/octet-stream", f"qbank-{deck or 'all'}.apkg")
+
+
+@router.get("/backup.json")
+def backup_json(session: SessionDep, learner: LearnerDep) -> Response:
+    data = export_learner(session=session, learner=learner)
+    name = f"qbank-backup-{learner.name}-{_stamp()}.json"
+    return _download(dump_backup(data).encode(), "application/json", name)
+
+
+@router.get("/backup/log.csv")
+def backup_log(session: SessionDep, learner: LearnerDep) -> Response:
+    # With a byte-order mark, spreadsheet programs read the Chinese text as UTF-8.
+    body = log_csv(session=session, learner=learner).encode("utf-8-sig")
+    name = f"qbank-log-{learner.name}-{_stamp()}.csv"
+    return _download(body, "text/csv; charset=utf-8", name)
+
+
+@router.post("/backup/restore")
+def restore(
+    request: Request,
+    session: SessionDep,
+    learner: LearnerDep,
+    file: Annotated[UploadFile, File()],
+) -> Response:
+    context = {"learner": learner, "saved": False, "error": None}
+    raw = file.file.read(MAX_BACKUP_BYTES + 1)
+    try:
+        if len(raw) > MAX_BACKUP_BYTES:
+            raise BackupError(f"the file is larger than {MAX_BACKUP_BYTES // 2**20} MB")
+        report = restore_learner(session=session, learner=learner, data=raw)
+    except BackupError as exc:
+        context["restore_error"] = str(exc)
+        return render(request, "settings.html", context, status_code=400)
+    context["restored"] = report
+    return render(request, "settings.html", context)

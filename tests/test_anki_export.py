@@ -1,0 +1,341 @@
+"""Export to Anki: the .apkg opened back (zip + SQLite), math delimited for MathJax, stable ids."""
+
+import io
+import json
+import re
+import sqlite3
+import warnings
+import zipfile
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import closing
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import genanki
+import pytest
+from click.testing import CliRunner
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+from starlette.exceptions import StarletteDeprecationWarning
+
+from app.bank import open_engine
+from app.cli import main
+from app.config import Settings
+from app.content.render import Renderer
+from app.content.sync import import_content
+from app.export.anki import FIELDS, MODEL, export_apkg, stable_id
+from app.export.tex import katex_to_tex
+from app.main import create_app
+from app.study import NotFound
+
+with warnings.catch_warnings():
+    # Starlette 1.x deprecates the TestClient on `httpx` in favour of `httpx2`; the dev extra
+    # still pins httpx (the same guard as tests/web/conftest.py).
+    warnings.simplefilter("ignore", StarletteDeprecationWarning)
+    from fastapi.testclient import TestClient
+
+WriteContent = Callable[[Mapping[str, str | None]], Path]
+
+GPU = r"""
+---
+title: GPU 基础
+description: GEMM & roofline
+tags: [gpu, high perf]
+---
+
+## 计算 基础
+
+### Q：为什么 GEMM 是 $O(n^3)$？ {#gemm-core}
+
+**面试回答。** 计算量 $F=2mnk$，比较 $a<b \& c$。
+
+$$
+P=\min(\pi, \beta I)
+$$
+
+**追问展开。** 追问 $x^2$。
+
+**易错点 / 边界。** 行内的 $$y_1$$ 也是展示公式。
+
+**继续读。** GEMM 与融合 / [Roofline 论文](https://example.com/roofline)
+
+### Q：什么是 roofline？ {#roofline}
+
+**面试回答。** 性能上限。
+
+## 内存
+
+### Q：HBM 带宽多大？ {#hbm}
+
+**面试回答。** 约 3 TB/s。
+"""
+
+SYSTEMS = """
+---
+title: 系统
+---
+
+### Q：什么是 NVLink？ {#nvlink}
+
+**面试回答。** GPU 之间的高速互联。
+
+### Q：将要移除的题 {#gone}
+
+**面试回答。** 会被删掉。
+"""
+
+TOPIC = """
+---
+title: GEMM 与融合
+---
+
+正文。
+"""
+
+CONTENT = {"decks/gpu.md": GPU, "decks/systems.md": SYSTEMS, "topics/gemm.md": TOPIC}
+ACTIVE = {"gemm-core", "roofline", "hbm", "nvlink"}
+
+
+@dataclass
+class Note:
+    guid: str
+    model_id: int
+    deck: str
+    tags: list[str]
+    fields: dict[str, str]
+
+
+@dataclass
+class Apkg:
+    names: list[str]
+    decks: dict[int, str]  # id -> name, without Anki's "Default"
+    models: dict[int, dict[str, Any]]
+    notes: dict[str, Note]  # by the Source field's card id
+
+
+def read_apkg(source: Path | bytes, tmp_path: Path) -> Apkg:
+    """Open an .apkg the way Anki does: a zip holding the collection as SQLite."""
+    data = source if isinstance(source, bytes) else source.read_bytes()
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        names = archive.namelist()
+        collection = tmp_path / "opened.anki2"
+        collection.write_bytes(archive.read("collection.anki2"))
+    with closing(sqlite3.connect(collection)) as db:
+        decks_json, models_json = db.execute("SELECT decks, models FROM col").fetchone()
+        decks = {
+            int(k): v["name"] for k, v in json.loads(decks_json).items() if v["name"] != "Default"
+        }
+        models = {int(k): v for k, v in json.loads(models_json).items()}
+        rows = db.execute(
+            "SELECT n.guid, n.mid, n.tags, n.flds, c.did FROM notes n JOIN cards c ON c.nid = n.id"
+        ).fetchall()
+    collection.unlink()
+    notes = {}
+    for guid, mid, tags, flds, did in rows:
+        names_ = [f["name"] for f in sorted(models[mid]["flds"], key=lambda f: f["ord"])]
+        fields = dict(zip(names_, flds.split("\x1f"), strict=True))
+        card_id = re.sub(r"<[^>]+>", "", fields["Source"]).rsplit(" / ", 1)[-1]
+        notes[card_id] = Note(guid, mid, decks[did], tags.split(), fields)
+    return Apkg(names, decks, models, notes)
+
+
+@pytest.fixture
+def bank(write_content: WriteContent, engine: Engine) -> Engine:
+    """Two decks and a topic imported, then the 'gone' card removed (so it is retired)."""
+    root = write_content(CONTENT)
+    import_content(root, engine)
+    write_content({"decks/systems.md": SYSTEMS.split("### Q：将要移除的题")[0]})
+    assert import_content(root, engine).retired == 1
+    return engine
+
+
+def export(engine: Engine, tmp_path: Path, name: str = "out.apkg", **options: Any) -> Apkg:
+    path = tmp_path / name
+    options.setdefault("deck_slug", None)
+    with Session(engine) as session:
+        export_apkg(session=session, path=path, **options)
+    return read_apkg(path, tmp_path)
+
+
+# --- the package --------------------------------------------------------------------------
+
+
+def test_package_holds_one_note_per_active_card(bank: Engine, tmp_path: Path) -> None:
+    with Session(bank) as session:
+        report = export_apkg(session=session, deck_slug=None, path=tmp_path / "all.apkg")
+    assert (report.decks, report.notes) == (2, 4)
+    package = read_apkg(tmp_path / "all.apkg", tmp_path)
+
+    assert sorted(package.names) == ["collection.anki2", "media"]
+    assert set(package.notes) == ACTIVE  # the retired card is left out
+    assert package.decks == {
+        stable_id("qbank deck: gpu"): "qbank::GPU 基础",
+        stable_id("qbank deck: systems"): "qbank::系统",
+    }
+    assert {note.deck for note in package.notes.values()} == set(package.decks.values())
+    assert package.notes["nvlink"].deck == "qbank::系统"
+    [model] = package.models.values()
+    assert [f["name"] for f in model["flds"]] == list(FIELDS)
+    assert not (tmp_path / "all.apkg.part").exists()
+
+
+def test_math_is_delimited_for_anki(bank: Engine, tmp_path: Path) -> None:
+    fields = export(bank, tmp_path).notes["gemm-core"].fields
+
+    assert fields["Question"] == r"为什么 GEMM 是 \(O(n^3)\)？"
+    assert r"\(F=2mnk\)" in fields["Answer"]
+    # TeX is HTML-escaped in the field, so Anki's MathJax sees `a<b \& c` again.
+    assert r"\(a&lt;b \&amp; c\)" in fields["Answer"]
+    assert r"\[P=\min(\pi, \beta I)\]" in fields["Answer"]
+    assert r"\(x^2\)" in fields["Followups"]
+    assert r"\[y_1\]" in fields["Pitfalls"]
+    for field in fields.values():
+        assert 'class="katex' not in field
+        assert "<math" not in field
+
+
+def test_report_counts_formulas(bank: Engine, tmp_path: Path) -> None:
+    with Session(bank) as session:
+        report = export_apkg(session=session, deck_slug="gpu", path=tmp_path / "gpu.apkg")
+    assert (report.decks, report.notes, report.formulas) == (1, 3, 6)
+
+
+def test_ids_are_stable_across_exports(bank: Engine, tmp_path: Path) -> None:
+    first = export(bank, tmp_path, "a.apkg", now=datetime(2025, 1, 1, tzinfo=UTC))
+    second = export(bank, tmp_path, "b.apkg", now=datetime(2025, 6, 1, tzinfo=UTC))
+
+    assert {k: n.guid for k, n in first.notes.items()} == {
+        k: n.guid for k, n in second.notes.items()
+    }
+    assert first.notes["gemm-core"].guid == genanki.guid_for("gemm-core")
+    assert first.decks == second.decks
+    assert set(first.models) == set(second.models) == {MODEL.model_id}
+
+
+def test_tags_come_from_deck_and_section_without_spaces(bank: Engine, tmp_path: Path) -> None:
+    notes = export(bank, tmp_path).notes
+    assert notes["gemm-core"].tags == ["gpu", "high_perf", "计算_基础"]
+    assert notes["hbm"].tags == ["gpu", "high_perf", "内存"]
+    assert notes["nvlink"].tags == []
+
+
+def test_reading_links_topics_only_when_qbank_address_is_known(
+    bank: Engine, tmp_path: Path
+) -> None:
+    plain = export(bank, tmp_path, "plain.apkg").notes["gemm-core"].fields
+    assert plain["Reading"] == (
+        "<ul><li>GEMM 与融合</li>"
+        '<li><a href="https://example.com/roofline">Roofline 论文</a></li></ul>'
+    )
+    assert plain["Source"] == "GPU 基础 / 计算 基础 / gemm-core"
+    assert export(bank, tmp_path, "p.apkg").notes["roofline"].fields["Reading"] == ""
+
+    linked = export(bank, tmp_path, "linked.apkg", base_url="http://qbank.local:8000/")
+    fields = linked.notes["gemm-core"].fields
+    assert '<a href="http://qbank.local:8000/topics/gemm">GEMM 与融合</a>' in fields["Reading"]
+    assert fields["Source"] == (
+        'GPU 基础 / 计算 基础 / <a href="http://qbank.local:8000/cards/gemm-core">gemm-core</a>'
+    )
+
+
+def test_one_deck_or_an_error_for_an_unknown_one(bank: Engine, tmp_path: Path) -> None:
+    assert set(export(bank, tmp_path, deck_slug="systems").notes) == {"nvlink"}
+    with Session(bank) as session, pytest.raises(NotFound, match="no deck 'nope'"):
+        export_apkg(session=session, deck_slug="nope", path=tmp_path / "nope.apkg")
+    assert not (tmp_path / "nope.apkg").exists()
+
+
+def test_empty_bank_gives_an_empty_package(engine: Engine, tmp_path: Path) -> None:
+    assert export(engine, tmp_path).notes == {}
+
+
+# --- KaTeX HTML back to TeX ---------------------------------------------------------------
+
+
+def rendered(markdown: str, *, inline: bool = False) -> str:
+    return Renderer().render(markdown, path="t.md", line=1, errors=[], inline=inline).html
+
+
+@pytest.mark.parametrize(
+    ("markdown", "inline", "expected"),
+    [
+        ("$x$", True, r"\(x\)"),
+        ("a $x_1 < y$ b", False, "<p>a \\(x_1 &lt; y\\) b</p>\n"),
+        (r"$a \& b$", True, r"\(a \&amp; b\)"),
+        ("$$\nE=mc^2\n$$", False, r"\[E=mc^2\]"),
+        ("no math, just <b>text</b>", False, "<p>no math, just &lt;b&gt;text&lt;/b&gt;</p>\n"),
+        ("$a$ and $$b$$", True, r"\(a\) and \[b\]"),
+    ],
+)
+def test_katex_html_becomes_delimited_tex(markdown: str, inline: bool, expected: str) -> None:
+    assert katex_to_tex(rendered(markdown, inline=inline))[0] == expected
+
+
+def test_unrecognised_katex_markup_is_kept_as_is() -> None:
+    broken = '<p><span class="katex">no annotation</span> and <span class="katex">open</p>'
+    assert katex_to_tex(broken) == (broken, 0)
+
+
+# --- CLI and web --------------------------------------------------------------------------
+
+
+def test_cli_exports_a_deck(
+    settings: Settings, write_content: WriteContent, tmp_path: Path
+) -> None:
+    import_content(write_content(CONTENT), open_engine(settings))
+    out = tmp_path / "gpu.apkg"
+
+    result = CliRunner().invoke(main, ["export", "anki", "--deck", "gpu", str(out)])
+
+    assert result.exit_code == 0, result.output
+    assert result.stdout == f"1 decks, 3 notes, 6 formulas: {out}\n"
+    assert set(read_apkg(out, tmp_path).notes) == {"gemm-core", "roofline", "hbm"}
+
+
+def test_cli_reports_an_unknown_deck_in_one_line(settings: Settings, tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["export", "anki", "--deck", "nope", str(tmp_path / "x")])
+    assert result.exit_code == 1
+    assert result.stderr == "error: no deck 'nope'\n"
+    assert not (tmp_path / "x").exists()
+
+
+@pytest.fixture
+def client(tmp_path: Path, write_content: WriteContent) -> Iterator[TestClient]:
+    root = write_content(CONTENT)
+    settings = Settings(
+        _env_file=None,  # type: ignore[call-arg]
+        database_url=f"sqlite:///{tmp_path / 'web.db'}",
+        content_dir=root,
+    )
+    app = create_app(settings)
+    import_content(root, app.state.engine)
+    with TestClient(app, headers={"Accept-Language": "en"}) as client:
+        yield client
+    app.state.engine.dispose()
+
+
+def test_web_download_of_one_deck(client: TestClient, tmp_path: Path) -> None:
+    response = client.get("/export/anki", params={"deck": "gpu"})
+
+    assert response.status_code == 200
+    assert response.headers["content-disposition"] == (
+        "attachment; filename=\"qbank-gpu.apkg\"; filename*=UTF-8''qbank-gpu.apkg"
+    )
+    notes = read_apkg(response.content, tmp_path).notes
+    assert set(notes) == {"gemm-core", "roofline", "hbm"}
+    # The web export knows qbank's address, so topic links work from Anki.
+    assert 'href="http://testserver/topics/gemm"' in notes["gemm-core"].fields["Reading"]
+
+
+def test_web_download_of_everything_and_unknown_deck(client: TestClient, tmp_path: Path) -> None:
+    response = client.get("/export/anki")
+    assert response.status_code == 200
+    assert len(read_apkg(response.content, tmp_path).notes) == 5
+    assert client.get("/export/anki", params={"deck": "nope"}).status_code == 404
+
+
+def test_home_and_deck_pages_link_to_the_export(client: TestClient) -> None:
+    assert 'href="/export/anki"' in client.get("/").text
+    assert 'href="/export/anki?deck=gpu"' in client.get("/decks/gpu").text

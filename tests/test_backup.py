@@ -1,0 +1,566 @@
+"""Backup and restore: every due date reproduced, idempotent, nothing lost, clear refusals."""
+
+import csv
+import io
+import json
+import warnings
+from collections.abc import Callable, Iterator, Mapping
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, SQLModel, col, select
+from starlette.exceptions import StarletteDeprecationWarning
+
+from app.backup import (
+    PLACEHOLDER_DECK,
+    BackupError,
+    dump_backup,
+    export_learner,
+    log_csv,
+    restore_learner,
+)
+from app.bank import open_engine
+from app.cli import main
+from app.config import Settings
+from app.content.sync import import_content
+from app.db import create_schema, make_engine
+from app.main import create_app
+from app.models import Card, CardState, Deck, Learner, PracticeSession, ReviewLog
+from app.practice import rate_practice, start_practice
+from app.study import Filters, counts, get_learner, next_card, record_review, undo_last
+
+with warnings.catch_warnings():
+    # Starlette 1.x deprecates the TestClient on `httpx` in favour of `httpx2`; the dev extra
+    # still pins httpx (the same guard as tests/web/conftest.py).
+    warnings.simplefilter("ignore", StarletteDeprecationWarning)
+    from fastapi.testclient import TestClient
+
+WriteContent = Callable[[Mapping[str, str | None]], Path]
+
+DECK = r"""
+---
+title: GPU 基础
+tags: [gpu]
+---
+
+## 计算
+
+### Q：为什么 GEMM 是核心？ {#gemm-core}
+
+**面试回答。** 计算量 $F=2mnk$。
+
+### Q：Roofline 怎么读？ {#roofline}
+
+**面试回答。** $P=\min(\pi, \beta I)$。
+
+## 内存
+
+### Q：HBM 带宽多大？ {#hbm}
+
+**面试回答。** 约 3 TB/s。
+
+### Q：什么是 bank conflict？ {#bank-conflict}
+
+**面试回答。** 同一 bank 的不同地址被同时访问。
+"""
+
+CONTENT = {"decks/gpu.md": DECK}
+START = datetime(2025, 3, 3, 1, 0, tzinfo=UTC)
+RATINGS = [3, 1, 4, 3, 2, 3, 3, 1]
+
+
+def simulate_week(engine: Engine, name: str = "local") -> None:
+    """A week of study (every due card, ratings cycling), one undo and a practice run."""
+    with Session(engine) as session:
+        learner = get_learner(session, name)
+        learner.timezone = "Asia/Shanghai"
+        learner.desired_retention = 0.85
+        session.add(learner)
+        session.commit()
+        turn = 0
+        for day in range(7):
+            now = START + timedelta(days=day)
+            while (due := next_card(session, learner=learner, now=now, filters=Filters())) and (
+                turn < 200
+            ):
+                rating = RATINGS[turn % len(RATINGS)]
+                record_review(
+                    session,
+                    learner=learner,
+                    card_id=due.card.id,
+                    rating=rating,
+                    now=now,
+                    duration_ms=1000 + turn,
+                )
+                turn += 1
+                now += timedelta(minutes=11)
+        undo_last(session, learner=learner, now=now)
+        run = start_practice(
+            session,
+            learner=learner,
+            filters=Filters(deck="gpu"),
+            order="content",
+            seconds_per_card=60,
+            now=now,
+        )
+        for card_id, rating in zip(run.card_ids[:2], (1, 3), strict=True):
+            now += timedelta(seconds=40)
+            rate_practice(
+                session, learner=learner, run=run, card_id=card_id, rating=rating, now=now
+            )
+
+
+def fresh_engine(path: Path) -> Engine:
+    engine = make_engine(f"sqlite:///{path}")
+    create_schema(engine)
+    return engine
+
+
+@pytest.fixture
+def other(tmp_path: Path) -> Iterator[Engine]:
+    """A second, empty instance to restore into."""
+    engine = fresh_engine(tmp_path / "other.db")
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture(scope="module")
+def document(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A valid backup of a studied week, built once for the tests that only need the document."""
+    root = tmp_path_factory.mktemp("document")
+    for rel, text in CONTENT.items():
+        (root / "content" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / "content" / rel).write_text(text.lstrip("\n"), encoding="utf-8")
+    engine = fresh_engine(root / "studied.db")
+    import_content(root / "content", engine)
+    simulate_week(engine)
+    data = backup(engine)
+    engine.dispose()
+    return data
+
+
+@pytest.fixture
+def studied(write_content: WriteContent, engine: Engine) -> Engine:
+    import_content(write_content(CONTENT), engine)
+    simulate_week(engine)
+    return engine
+
+
+def backup(engine: Engine, name: str = "local") -> dict[str, Any]:
+    """A backup as it travels: through JSON text."""
+    with Session(engine) as session:
+        learner = get_learner(session, name)
+        return json.loads(dump_backup(export_learner(session=session, learner=learner)))
+
+
+def restore(engine: Engine, data: Any, name: str = "local") -> Any:
+    with Session(engine) as session:
+        return restore_learner(session=session, learner=get_learner(session, name), data=data)
+
+
+def dump(engine: Engine) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of every table, in a stable order."""
+    with engine.connect() as conn:
+        return {
+            table.name: sorted((tuple(row) for row in conn.execute(table.select())), key=repr)
+            for table in SQLModel.metadata.sorted_tables
+        }
+
+
+def schedule(engine: Engine) -> list[tuple[Any, ...]]:
+    with Session(engine) as session:
+        rows = session.exec(select(CardState).order_by(col(CardState.card_id)))
+        return [tuple(row.model_dump(exclude={"learner_id"}).values()) for row in rows]
+
+
+def log(engine: Engine) -> list[dict[str, Any]]:
+    """The review log in order, practice runs by their content rather than their id."""
+    with Session(engine) as session:
+        entries = []
+        for row in session.exec(select(ReviewLog).order_by(col(ReviewLog.id))):
+            entry = row.model_dump(exclude={"id", "learner_id", "practice_id"})
+            if row.practice_id is not None:
+                run = session.get(PracticeSession, row.practice_id)
+                assert run is not None
+                entry["practice"] = (run.card_ids, run.started_at, run.finished_at, run.position)
+            entries.append(entry)
+        return entries
+
+
+# --- round trip ---------------------------------------------------------------------------
+
+
+def test_history_is_a_real_week(studied: Engine) -> None:
+    entries = log(studied)
+    assert len({e["reviewed_at"].date() for e in entries}) >= 4
+    assert sum(e["undone_at"] is not None for e in entries) == 1
+    assert sum(e["mode"] == "practice" for e in entries) == 2
+    assert len(schedule(studied)) == 4
+
+
+def test_restore_into_a_fresh_instance_reproduces_every_due_date(
+    studied: Engine, other: Engine, content_dir: Path
+) -> None:
+    import_content(content_dir, other)
+    data = backup(studied)
+
+    report = restore(other, data)
+
+    assert report.reviews_added == len(data["reviews"]) == len(log(studied))
+    assert (report.states_added, report.placeholders, report.practice_added) == (4, 0, 1)
+    assert report.settings_changed
+    assert schedule(other) == schedule(studied)
+    assert log(other) == log(studied)
+    with Session(studied) as a, Session(other) as b:
+        one, two = get_learner(a, "local"), get_learner(b, "local")
+        assert (two.timezone, two.desired_retention) == ("Asia/Shanghai", 0.85)
+        for days in (0, 3, 10, 40):
+            now = START + timedelta(days=7 + days)
+            assert counts(a, learner=one, now=now, filters=Filters()) == counts(
+                b, learner=two, now=now, filters=Filters()
+            )
+    # Backing up the restored instance gives back the same document.
+    again = backup(other)
+    assert {**again, "exported_at": None} == {**data, "exported_at": None}
+
+
+def test_restore_twice_changes_nothing(studied: Engine, other: Engine, content_dir: Path) -> None:
+    import_content(content_dir, other)
+    data = backup(studied)
+    restore(other, data)
+    before = dump(other)
+
+    report = restore(other, data)
+
+    assert not report.changed
+    assert (report.reviews_present, report.states_kept) == (len(data["reviews"]), 4)
+    assert dump(other) == before
+
+
+def test_restore_into_the_same_database_adds_nothing(studied: Engine) -> None:
+    before = dump(studied)
+    report = restore(studied, backup(studied))
+    assert not report.changed
+    assert dump(studied) == before
+
+
+def test_duplicate_entries_inside_one_backup_are_added_once(studied: Engine, other: Engine) -> None:
+    data = backup(studied)
+    data["reviews"] += data["reviews"][:3]
+    report = restore(other, data)
+    assert report.reviews_added == len(data["reviews"]) - 3
+    assert report.reviews_present == 3
+
+
+def test_offsets_other_than_utc_restore_to_the_same_moments(
+    studied: Engine, other: Engine, content_dir: Path
+) -> None:
+    import_content(content_dir, other)
+    data = backup(studied)
+    beijing = datetime.fromisoformat("2025-01-01T00:00+08:00").tzinfo
+    for review in data["reviews"]:
+        review["reviewed_at"] = datetime.fromisoformat(review["reviewed_at"]).astimezone(beijing)
+        review["reviewed_at"] = review["reviewed_at"].isoformat()
+    assert data["reviews"][0]["reviewed_at"].endswith("+08:00")
+    restore(other, data)
+    assert log(other) == log(studied)
+    assert not restore(other, backup(studied)).changed
+
+
+# --- merging with what is already there ---------------------------------------------------
+
+
+def test_the_schedule_reviewed_last_wins(studied: Engine, other: Engine, content_dir: Path) -> None:
+    import_content(content_dir, other)
+    data = backup(studied)
+    later = START + timedelta(days=30)
+    with Session(other) as session:
+        learner = get_learner(session, "local")
+        # On this instance 'hbm' was studied after the backup was taken.
+        record_review(session, learner=learner, card_id="hbm", rating=3, now=later)
+        mine = session.get(CardState, (learner.id, "hbm"))
+        assert mine is not None
+        mine_due = mine.due
+
+    report = restore(other, data)
+
+    assert (report.states_added, report.states_updated, report.states_kept) == (3, 0, 1)
+    with Session(other) as session:
+        learner = get_learner(session, "local")
+        hbm = session.get(CardState, (learner.id, "hbm"))
+        assert hbm is not None and hbm.due == mine_due
+    assert len(log(other)) == len(data["reviews"]) + 1
+
+    # The other way round: the backup is newer, so it replaces the older schedule.
+    data["states"] = [s for s in data["states"] if s["card_id"] == "gemm-core"]
+    newer = {**data["states"][0], "last_review": later.isoformat(), "due": later.isoformat()}
+    data["states"] = [newer]
+    with Session(other) as session:
+        learner = get_learner(session, "local")
+        version = session.get(CardState, (learner.id, "gemm-core")).version  # type: ignore[union-attr]
+    report = restore(other, data)
+    assert (report.states_updated, report.states_kept) == (1, 0)
+    with Session(other) as session:
+        learner = get_learner(session, "local")
+        gemm = session.get(CardState, (learner.id, "gemm-core"))
+        assert gemm is not None
+        assert gemm.due.replace(tzinfo=UTC) == later
+        assert gemm.version > version  # an open study form for it now gets a conflict
+
+
+# --- cards that left the bank -------------------------------------------------------------
+
+
+def test_cards_missing_from_the_bank_are_kept_retired(
+    studied: Engine, other: Engine, write_content: WriteContent, content_dir: Path
+) -> None:
+    data = backup(studied)
+    # The fresh instance's content no longer has 'roofline'.
+    write_content(
+        {"decks/gpu.md": DECK.split("### Q：Roofline")[0] + "## 内存" + DECK.split("## 内存")[1]}
+    )
+    import_content(content_dir, other)
+
+    report = restore(other, data)
+
+    assert report.placeholders == 1
+    with Session(other) as session:
+        card = session.get(Card, "roofline")
+        assert card is not None and card.retired
+        assert card.question == "Roofline 怎么读？"
+        deck = session.get(Deck, card.deck_id)
+        assert deck is not None and (deck.slug, deck.retired) == (PLACEHOLDER_DECK, True)
+    assert schedule(other) == schedule(studied)
+    assert log(other) == log(studied)
+    assert not restore(other, data).changed
+
+    # When the content brings the card back, it resumes with its history.
+    write_content(CONTENT)
+    assert import_content(content_dir, other).resumed == 1
+    with Session(other) as session:
+        card = session.get(Card, "roofline")
+        assert card is not None and not card.retired
+    assert schedule(other) == schedule(studied)
+
+
+def test_restore_into_an_empty_bank_keeps_everything(studied: Engine, other: Engine) -> None:
+    report = restore(other, backup(studied))
+    assert report.placeholders == 4
+    assert schedule(other) == schedule(studied)
+    assert log(other) == log(studied)
+
+
+# --- refusals -----------------------------------------------------------------------------
+
+
+def _with(data: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
+    copy = json.loads(json.dumps(data))
+    target = copy
+    *parents, last = path.split(".")
+    for part in parents:
+        target = target[int(part)] if isinstance(target, list) else target[part]
+    if isinstance(target, list):
+        target[int(last)] = value
+    else:
+        target[last] = value
+    return copy
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: b"{", "not a qbank backup: invalid JSON (Expecting property name"),
+        (lambda d: b"\xff\xfe\x00", "not a qbank backup: the file is not UTF-8 text"),
+        (lambda d: "[1, 2]", "not a qbank backup: expected a JSON object"),
+        (lambda d: _with(d, "format", "anki"), "not a qbank backup: 'format' should be"),
+        (lambda d: _with(d, "version", 2), "format version 2, newer than this qbank reads (1)"),
+        (lambda d: _with(d, "version", 0), "invalid backup: version: Input should be 1"),
+        (lambda d: _with(d, "reviews.0.rating", 7), "invalid backup: reviews[0].rating: Input"),
+        (
+            lambda d: _with(d, "reviews.1.reviewed_at", "2025-03-03T01:00:00"),
+            "invalid backup: reviews[1].reviewed_at: Input should have timezone info",
+        ),
+        (lambda d: _with(d, "states.0.due", "soon"), "invalid backup: states[0].due:"),
+        (lambda d: _with(d, "states.0.state", 0), "invalid backup: states[0].state:"),
+        (lambda d: _with(d, "reviews.0.practice_id", 999), "reviews[0].practice_id: no practice"),
+        (lambda d: _with(d, "states.1", d["states"][0]), "states[1]: card 'bank-conflict' twice"),
+        (
+            lambda d: _with(d, "learner.settings.timezone", "Mars/Base"),
+            "learner.settings.timezone: Value error, unknown time zone 'Mars/Base'",
+        ),
+        (lambda d: _with(d, "learner", None), "invalid backup: learner: Input should be"),
+    ],
+)
+def test_bad_documents_are_refused_with_one_clear_line(
+    engine: Engine,
+    document: dict[str, Any],
+    change: Callable[[dict[str, Any]], Any],
+    message: str,
+) -> None:
+    data = change(json.loads(json.dumps(document)))
+    restore(engine, {**document, "states": [], "reviews": [], "practice": []})
+    before = dump(engine)
+    with pytest.raises(BackupError) as raised:
+        restore(engine, data)
+    assert message in str(raised.value)
+    assert "\n" not in str(raised.value)
+    # Nothing was written: no placeholder cards, settings or history from the refused document.
+    assert dump(engine) == before
+
+
+def test_many_problems_are_summarised(engine: Engine, document: dict[str, Any]) -> None:
+    data = json.loads(json.dumps(document))
+    for review in data["reviews"]:
+        review["rating"] = 9
+    with pytest.raises(BackupError, match=rf"\(and {len(data['reviews']) - 1} more problems\)"):
+        restore(engine, data)
+
+
+# --- the CSV log --------------------------------------------------------------------------
+
+
+def test_log_csv_has_every_rating(studied: Engine) -> None:
+    with Session(studied) as session:
+        text = log_csv(session=session, learner=get_learner(session, "local"))
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert len(rows) == len(log(studied))
+    first = rows[0]
+    assert (first["card_id"], first["deck"], first["section"]) == ("gemm-core", "gpu", "计算")
+    assert first["question"] == "为什么 GEMM 是核心？"
+    assert first["reviewed_at"] == START.isoformat()
+    assert (first["rating"], first["mode"], first["queue"]) == ("3", "study", "new")
+    assert sum(bool(row["undone_at"]) for row in rows) == 1
+    assert [row["rating"] for row in rows if row["mode"] == "practice"] == ["1", "3"]
+
+
+# --- CLI ----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def cli_bank(settings: Settings, write_content: WriteContent) -> Engine:
+    engine = open_engine(settings)
+    import_content(write_content(CONTENT), engine)
+    simulate_week(engine)
+    return engine
+
+
+def test_cli_backup_log_and_restore(cli_bank: Engine, tmp_path: Path) -> None:
+    runner = CliRunner()
+    out = tmp_path / "backup.json"
+    result = runner.invoke(main, ["export", "backup", str(out)])
+    assert result.exit_code == 0, result.output
+    reviews = len(log(cli_bank))
+    assert result.stdout == f"learner 'local': 4 schedules, {reviews} reviews: {out}\n"
+    assert json.loads(out.read_text(encoding="utf-8"))["learner"]["name"] == "local"
+
+    csv_out = tmp_path / "log.csv"
+    result = runner.invoke(main, ["export", "log", str(csv_out)])
+    assert result.exit_code == 0, result.output
+    assert csv_out.read_bytes().startswith(b"\xef\xbb\xbfreviewed_at,card_id,")
+
+    result = runner.invoke(main, ["restore", "--learner", "ana", str(out)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(f"learner 'ana': {reviews} reviews added (0 already present)")
+    again = runner.invoke(main, ["restore", "--learner", "ana", str(out)])
+    assert f"0 reviews added ({reviews} already present)" in again.stdout
+    assert again.stdout.rstrip().endswith("settings unchanged")
+    with Session(cli_bank) as session:
+        ana = session.exec(select(Learner).where(Learner.name == "ana")).one()
+        assert ana.timezone == "Asia/Shanghai"
+
+
+def test_cli_errors_are_one_line(cli_bank: Engine, tmp_path: Path) -> None:
+    runner = CliRunner()
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "qbank-backup", "version": 1}', encoding="utf-8")
+    result = runner.invoke(main, ["restore", str(bad)])
+    assert result.exit_code == 1
+    assert result.stderr == "error: invalid backup: learner: Field required\n"
+
+    result = runner.invoke(main, ["restore", str(tmp_path / "missing.json")])
+    assert result.exit_code == 1
+    assert result.stderr == f"error: {tmp_path / 'missing.json'}: No such file or directory\n"
+
+    result = runner.invoke(main, ["export", "backup", "--learner", "nobody", str(tmp_path / "x")])
+    assert (result.exit_code, result.stderr) == (1, "error: no learner 'nobody'\n")
+
+
+# --- web ----------------------------------------------------------------------------------
+
+
+def make_client(tmp_path: Path, content: Path, name: str) -> TestClient:
+    settings = Settings(
+        _env_file=None,  # type: ignore[call-arg]
+        database_url=f"sqlite:///{tmp_path / name}",
+        content_dir=content,
+    )
+    app = create_app(settings)
+    import_content(content, app.state.engine)
+    return TestClient(app, headers={"Accept-Language": "en"})
+
+
+@pytest.fixture
+def clients(tmp_path: Path, write_content: WriteContent) -> Iterator[tuple[TestClient, TestClient]]:
+    """The app over a studied bank, and the app over a fresh instance of the same content."""
+    root = write_content(CONTENT)
+    with make_client(tmp_path, root, "a.db") as one, make_client(tmp_path, root, "b.db") as two:
+        simulate_week(one.app.state.engine)  # type: ignore[attr-defined]
+        yield one, two
+    for client in (one, two):
+        client.app.state.engine.dispose()  # type: ignore[attr-defined]
+
+
+def test_settings_page_offers_backup_and_restore(clients: tuple[TestClient, TestClient]) -> None:
+    page = clients[0].get("/settings").text
+    for fragment in (
+        'href="/backup.json"',
+        'href="/backup/log.csv"',
+        'href="/export/anki"',
+        'action="/backup/restore" enctype="multipart/form-data"',
+        'name="file" type="file"',
+    ):
+        assert fragment in page
+
+
+def test_web_download_and_upload(clients: tuple[TestClient, TestClient]) -> None:
+    source, target = clients
+    response = source.get("/backup.json")
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "application/json"
+    assert response.headers["content-disposition"].startswith(
+        'attachment; filename="qbank-backup-local-'
+    )
+    data = response.json()
+    reviews = len(data["reviews"])
+
+    log_response = source.get("/backup/log.csv")
+    assert log_response.status_code == 200
+    assert log_response.headers["content-type"] == "text/csv; charset=utf-8"
+    assert len(log_response.content.decode("utf-8-sig").splitlines()) == reviews + 1
+
+    upload = {"file": ("backup.json", response.content, "application/json")}
+    restored = target.post("/backup/restore", files=upload)
+    assert restored.status_code == 200
+    assert f"Restored: {reviews} reviews added (0 already here)" in restored.text
+    assert "Study settings were restored." in restored.text
+    assert 'value="Asia/Shanghai"' in restored.text
+    source_engine = source.app.state.engine  # type: ignore[attr-defined]
+    target_engine = target.app.state.engine  # type: ignore[attr-defined]
+    assert schedule(target_engine) == schedule(source_engine)
+
+    again = target.post("/backup/restore", files=upload)
+    assert again.status_code == 200
+    assert "Everything in this backup was already here; nothing changed." in again.text
+
+
+def test_web_upload_of_a_bad_file_says_why(clients: tuple[TestClient, TestClient]) -> None:
+    response = clients[1].post(
+        "/backup/restore", files={"file": ("notes.txt", b"hello", "text/plain")}
+    )
+    assert response.status_code == 400
+    assert 'id="restore-error"' in response.text
+    assert "not a qbank backup: invalid JSON" in response.text
