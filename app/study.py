@@ -3,6 +3,7 @@
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import String, cast, func, update
@@ -122,18 +123,29 @@ def state_dict(row: CardState | None) -> scheduling.StateDict | None:
     }
 
 
-def _done_today(session: Session, learner: Learner, now: datetime, queue: str) -> int:
+def _today(learner: Learner, now: datetime) -> list[Any]:
+    """Conditions selecting the learner's live study ratings of the current study day."""
     start, end = study_day(learner, now)
+    return [
+        ReviewLog.learner_id == learner.id,
+        ReviewLog.mode == "study",
+        col(ReviewLog.undone_at).is_(None),
+        col(ReviewLog.reviewed_at) >= start,
+        col(ReviewLog.reviewed_at) < end,
+    ]
+
+
+def _done_today(session: Session, learner: Learner, now: datetime, queue: str) -> int:
+    """Distinct cards rated today that were in `queue` (for the daily limits)."""
+    distinct_cards = func.count(func.distinct(ReviewLog.card_id))
     return session.exec(
-        select(func.count(func.distinct(ReviewLog.card_id))).where(
-            ReviewLog.learner_id == learner.id,
-            ReviewLog.mode == "study",
-            ReviewLog.queue == queue,
-            col(ReviewLog.undone_at).is_(None),
-            col(ReviewLog.reviewed_at) >= start,
-            col(ReviewLog.reviewed_at) < end,
-        )
+        select(distinct_cards).where(*_today(learner, now), ReviewLog.queue == queue)
     ).one()
+
+
+def reviewed_today(session: Session, *, learner: Learner, now: datetime) -> int:
+    """Study ratings given so far in the learner's current day (for the progress bar)."""
+    return session.exec(select(func.count()).where(*_today(learner, now))).one()
 
 
 def _states(learner: Learner) -> SelectOfScalar:  # type: ignore[type-arg]

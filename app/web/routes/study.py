@@ -17,6 +17,7 @@ from app.study import (
     next_card,
     next_due,
     record_review,
+    reviewed_today,
     undo_last,
 )
 from app.web.deps import FiltersDep, LearnerDep, NowDep, SessionDep
@@ -44,7 +45,14 @@ def study(
 ) -> Response:
     today = counts(session, learner=learner, now=now, filters=filters)
     current = next_card(session, learner=learner, now=now, filters=filters, pinned=card)
-    context = {"filters": filters, "today": today, "message": msg, "study_url": _study_url}
+    done = reviewed_today(session, learner=learner, now=now)
+    context = {
+        "filters": filters,
+        "today": today,
+        "done": done,
+        "message": msg,
+        "study_url": _study_url,
+    }
     if current is None:
         context["next_due"] = next_due(session, learner=learner, filters=filters)
         return render(request, "done.html", context)
