@@ -83,6 +83,8 @@ def rate_practice(
     """Log a self-rating for the current card and move on; the FSRS schedule is untouched."""
     if rating not in (1, 2, 3, 4):
         raise StudyError("rating must be 1, 2, 3 or 4")
+    if card_id in run.card_ids[: run.position]:
+        return  # a repeated submission (double click, back button): its rating is logged already
     if run.finished_at is not None or run.position >= len(run.card_ids):
         raise StudyError("this practice session is finished")
     if run.card_ids[run.position] != card_id:

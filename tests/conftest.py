@@ -1,5 +1,6 @@
 """Shared fixtures: a fresh database per test, content directories, settings and row factories."""
 
+import itertools
 import textwrap
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -61,8 +62,8 @@ def write_content(content_dir: Path) -> WriteContent:
 
 @pytest.fixture
 def make_learner(session: Session) -> Callable[..., Learner]:
-    """Factory: `make_learner(name="ana")` inserts and returns a Learner."""
-    counter = iter(range(1_000_000))
+    """Factory: `make_learner(name="ana")` inserts and returns a Learner (name optional)."""
+    counter = itertools.count(1)
 
     def make(**fields: object) -> Learner:
         fields.setdefault("name", f"learner-{next(counter)}")

@@ -15,6 +15,7 @@ from app.content.sync import ImportReport, import_content
 from app.models import Card, CardLink, CardState, Deck, Learner, ReviewLog
 
 WriteContent = Callable[[Mapping[str, str | None]], Path]
+MakeLearner = Callable[..., Learner]
 
 GPU = """\
 ---
@@ -92,19 +93,14 @@ def deck_of(engine: Engine, card_id: str) -> Deck:
         return row
 
 
-def add_history(engine: Engine, card_id: str, *, name: str = "ana") -> int:
-    """Give a learner a schedule and a review for `card_id`; return the learner id."""
+def add_history(engine: Engine, card_id: str, learner: Learner) -> int:
+    """Give `learner` a schedule and a review for `card_id`; return the learner id."""
+    assert learner.id is not None
     with Session(engine) as session:
-        learner = session.exec(select(Learner).where(Learner.name == name)).first()
-        if learner is None:
-            learner = Learner(name=name)
-            session.add(learner)
-            session.flush()
-        assert learner.id is not None
         session.add(CardState(learner_id=learner.id, card_id=card_id, state=2, due=NOW, reps=3))
         session.add(ReviewLog(learner_id=learner.id, card_id=card_id, rating=3, reviewed_at=NOW))
         session.commit()
-        return learner.id
+    return learner.id
 
 
 def history(engine: Engine, card_id: str) -> tuple[list[int], list[int]]:
@@ -188,9 +184,9 @@ def test_only_changed_files_are_read(
 
 
 def test_answer_edit_keeps_id_and_history(
-    imported: Path, write_content: WriteContent, engine: Engine
+    imported: Path, write_content: WriteContent, engine: Engine, make_learner: MakeLearner
 ) -> None:
-    learner = add_history(engine, ROOFLINE)
+    learner = add_history(engine, ROOFLINE, make_learner())
     write_content({"decks/gpu.md": GPU.replace("性能上限", "可达性能上限")})
     report = import_content(imported, engine)
     assert counts(report) == {"updated": 1, "unchanged": 3}
@@ -201,9 +197,9 @@ def test_answer_edit_keeps_id_and_history(
 
 
 def test_move_to_another_section_keeps_id_and_history(
-    imported: Path, write_content: WriteContent, engine: Engine
+    imported: Path, write_content: WriteContent, engine: Engine, make_learner: MakeLearner
 ) -> None:
-    learner = add_history(engine, HBM)
+    learner = add_history(engine, HBM, make_learner())
     moved = GPU.replace("## 内存\n\n", "").replace("## 计算\n\n", "## 计算与内存\n\n")
     write_content({"decks/gpu.md": moved})
     report = import_content(imported, engine)
@@ -215,9 +211,9 @@ def test_move_to_another_section_keeps_id_and_history(
 
 
 def test_move_to_another_deck_file_keeps_id_and_history(
-    imported: Path, write_content: WriteContent, engine: Engine
+    imported: Path, write_content: WriteContent, engine: Engine, make_learner: MakeLearner
 ) -> None:
-    learner = add_history(engine, HBM)
+    learner = add_history(engine, HBM, make_learner())
     hbm_card = "### Q：HBM 带宽多大？\n\n**面试回答。** 约 3 TB/s。\n"
     assert hbm_card in GPU
     write_content(
@@ -236,9 +232,9 @@ def test_move_to_another_deck_file_keeps_id_and_history(
 
 
 def test_file_rename_keeps_ids_and_history(
-    imported: Path, write_content: WriteContent, engine: Engine
+    imported: Path, write_content: WriteContent, engine: Engine, make_learner: MakeLearner
 ) -> None:
-    learners = [add_history(engine, cid, name=cid) for cid in ("gemm-core", ROOFLINE, HBM)]
+    learners = [add_history(engine, cid, make_learner()) for cid in ("gemm-core", ROOFLINE, HBM)]
     old_deck_id = deck_of(engine, HBM).id
     write_content({"decks/gpu.md": None, "decks/gpu-basics.md": GPU})
     report = import_content(imported, engine)
@@ -270,9 +266,9 @@ def test_file_rename_with_explicit_slug_keeps_the_deck(
 
 
 def test_rewording_without_explicit_id_is_a_new_card(
-    imported: Path, write_content: WriteContent, engine: Engine
+    imported: Path, write_content: WriteContent, engine: Engine, make_learner: MakeLearner
 ) -> None:
-    add_history(engine, ROOFLINE)
+    add_history(engine, ROOFLINE, make_learner())
     write_content({"decks/gpu.md": GPU.replace("什么是 roofline？", "roofline 模型是什么？")})
     report = import_content(imported, engine)
     assert counts(report) == {"added": 1, "retired": 1, "unchanged": 3}
@@ -281,9 +277,9 @@ def test_rewording_without_explicit_id_is_a_new_card(
 
 
 def test_rewording_with_explicit_id_keeps_the_card(
-    imported: Path, write_content: WriteContent, engine: Engine
+    imported: Path, write_content: WriteContent, engine: Engine, make_learner: MakeLearner
 ) -> None:
-    learner = add_history(engine, "gemm-core")
+    learner = add_history(engine, "gemm-core", make_learner())
     write_content({"decks/gpu.md": GPU.replace("为什么 GEMM 核心？", "GEMM 为什么重要？")})
     report = import_content(imported, engine)
     assert counts(report) == {"updated": 1, "unchanged": 3}
@@ -295,9 +291,9 @@ def test_rewording_with_explicit_id_keeps_the_card(
 
 
 def test_removed_card_retires_and_resumes_with_its_history(
-    imported: Path, write_content: WriteContent, engine: Engine
+    imported: Path, write_content: WriteContent, engine: Engine, make_learner: MakeLearner
 ) -> None:
-    learner = add_history(engine, NVLINK)
+    learner = add_history(engine, NVLINK, make_learner())
     write_content({"decks/systems.md": SYSTEMS + "\n## 2. 新卡\n\n新答案。\n"})
     import_content(imported, engine)
 
@@ -319,9 +315,9 @@ def test_removed_card_retires_and_resumes_with_its_history(
 
 
 def test_deleted_deck_file_retires_its_cards_and_deck(
-    imported: Path, write_content: WriteContent, engine: Engine
+    imported: Path, write_content: WriteContent, engine: Engine, make_learner: MakeLearner
 ) -> None:
-    learner = add_history(engine, NVLINK)
+    learner = add_history(engine, NVLINK, make_learner())
     write_content({"decks/systems.md": None})
     report = import_content(imported, engine)
     assert counts(report) == {"retired": 1, "unchanged": 3}
@@ -340,9 +336,9 @@ def test_deleted_deck_file_retires_its_cards_and_deck(
 
 
 def test_failing_import_changes_nothing_and_lists_every_error(
-    imported: Path, write_content: WriteContent, engine: Engine
+    imported: Path, write_content: WriteContent, engine: Engine, make_learner: MakeLearner
 ) -> None:
-    add_history(engine, ROOFLINE)
+    add_history(engine, ROOFLINE, make_learner())
     before = dump(engine)
     bad_systems = SYSTEMS + "\n## 2. 坏公式\n\n这里 $\\frac{1$ 写错了。\n\n## 3. 没有答案\n"
     write_content(
@@ -386,9 +382,12 @@ def test_duplicate_explicit_ids_name_both_places(
 def test_duplicate_derived_ids_in_new_files_name_both_places(
     write_content: WriteContent, engine: Engine
 ) -> None:
-    same = "---\ntitle: {title}\n---\n\n## 1. 什么是 NVLink？\n\nanswer\n"
+    # Different numbers, same question: the same derived id.
     root = write_content(
-        {"decks/a.md": same.format(title="A"), "decks/b.md": same.format(title="B\n\n")}
+        {
+            "decks/a.md": "---\ntitle: A\n---\n\n## 1. 什么是 NVLink？\n\nanswer\n",
+            "decks/b.md": "---\ntitle: B\n---\n\nIntro.\n\n## 7、什么是 NVLink\n\nanswer\n",
+        }
     )
     with pytest.raises(ContentErrors) as caught:
         import_content(root, engine)
@@ -398,7 +397,9 @@ def test_duplicate_derived_ids_in_new_files_name_both_places(
     assert all(rows == [] for rows in dump(engine).values())
 
 
-def test_duplicate_deck_slug_is_an_error(imported: Path, write_content: WriteContent, engine: Engine) -> None:
+def test_duplicate_deck_slug_is_an_error(
+    imported: Path, write_content: WriteContent, engine: Engine
+) -> None:
     write_content({"decks/other.md": "---\ntitle: O\nslug: gpu\n---\n\n## 1. x\n\na\n"})
     with pytest.raises(ContentErrors) as caught:
         import_content(imported, engine)
@@ -409,7 +410,11 @@ def test_duplicate_deck_slug_is_an_error(imported: Path, write_content: WriteCon
 
 def test_unsafe_link_fails_the_import(write_content: WriteContent, engine: Engine) -> None:
     root = write_content(
-        {"decks/a.md": "---\ntitle: A\n---\n## 1. q\n\na\n\n**继续读：** [x](javascript:alert(1))\n"}
+        {
+            "decks/a.md": (
+                "---\ntitle: A\n---\n## 1. q\n\na\n\n**继续读：** [x](javascript:alert(1))\n"
+            )
+        }
     )
     with pytest.raises(ContentErrors) as caught:
         import_content(root, engine)
@@ -452,7 +457,10 @@ def test_links_follow_topics_as_they_come_and_go(
 
 
 def test_link_matching_ignores_case_and_width(write_content: WriteContent, engine: Engine) -> None:
-    deck = "---\ntitle: A\n---\n## 1. q\n\na\n\n**继续读：** ｇｅｍｍ / [slug](gemm.md) / [[  GEMM 与融合 ]]\n"
+    deck = (
+        "---\ntitle: A\n---\n## 1. q\n\na\n\n"
+        "**继续读：** ｇｅｍｍ / [slug](gemm.md) / [[  GEMM 与融合 ]]\n"
+    )
     root = write_content({"decks/a.md": deck, "topics/gemm.md": TOPIC})
     report = import_content(root, engine)
     assert report.warnings == []

@@ -655,7 +655,8 @@ def test_block_lines_keep_their_file_offsets() -> None:
 
 
 def test_unicode_line_separators_do_not_end_lines() -> None:
-    deck = parse_ok("---\ntitle: T\n---\n## 1. q\nfrom a web page\u2028## 2. not a card\x85x\n## 3. r\nb\n")
+    text = "---\ntitle: T\n---\n## 1. q\nweb page\u2028## 2. not a card\x85x\n## 3. r\nb\n"
+    deck = parse_ok(text)
     assert [(card.question, card.line) for card in deck.cards] == [("q", 4), ("r", 6)]
 
 

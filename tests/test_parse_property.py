@@ -1,4 +1,4 @@
-"""Whatever text comes in, the pipeline answers with cards or located ContentErrors, never a crash."""
+"""Whatever text comes in, the pipeline answers with cards or located errors, never a crash."""
 
 import re
 
@@ -124,7 +124,12 @@ line = st.one_of(
     st.sampled_from(FRONT_MATTER),
     st.sampled_from(FENCES),
     st.just(""),
-    st.builds(lambda h, t, s: h + t + s, st.sampled_from(HEADINGS), inline_text, st.sampled_from(ID_SUFFIXES)),
+    st.builds(
+        lambda h, t, s: h + t + s,
+        st.sampled_from(HEADINGS),
+        inline_text,
+        st.sampled_from(ID_SUFFIXES),
+    ),
     st.builds(lambda label, t: label + " " + t, st.sampled_from(LABELS), inline_text),
     inline_text,
 )
@@ -136,9 +141,7 @@ documents = st.one_of(
     st.text(max_size=300),
 )
 
-SETTINGS = settings(
-    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def file_lines(text: str) -> list[str]:

@@ -80,7 +80,9 @@ def test_bad_formula_is_an_error_with_its_line_and_formula() -> None:
 
 
 def test_bad_multiline_display_formula_reports_its_opening_line() -> None:
-    _, errors = render("intro\n\n$$\n\\begin{aligned}\na &= \\frac{1\n\\end{aligned}\n$$\n", line=20)
+    _, errors = render(
+        "intro\n\n$$\n\\begin{aligned}\na &= \\frac{1\n\\end{aligned}\n$$\n", line=20
+    )
     assert len(errors) == 1
     assert errors[0].line == 22
     # The formula is shown on one line in the message.
@@ -120,7 +122,7 @@ def test_inline_rendering_for_questions_has_no_paragraph() -> None:
     out, errors = render("为什么 $O(N^2)$？", inline=True)
     assert errors == []
     assert not out.startswith("<p>")
-    assert out.startswith("为什么 <span class=\"katex\">")
+    assert out.startswith('为什么 <span class="katex">')
 
 
 @pytest.mark.parametrize(
@@ -149,14 +151,15 @@ def test_scripts_and_javascript_links_are_inert(text: str) -> None:
     assert 'href="javascript:' not in lowered
     assert 'src="javascript:' not in lowered
     assert "<img" not in lowered
-    assert "<a href=\"javascript" not in lowered
+    assert '<a href="javascript' not in lowered
 
 
 def test_formula_whose_katex_message_cannot_be_decoded_is_an_error() -> None:
     # pykatex raises UnicodeDecodeError when KaTeX's error context cuts an emoji in half.
     tex = "\\badmacro " + "😀" * 20
     out, errors = render(f"emoji ${tex}$", line=3)
-    assert [str(e) for e in errors] == [f"decks/x.md:3: KaTeX: could not parse this formula in ${tex}$"]
+    message = f"KaTeX: could not parse this formula in ${tex}$"
+    assert [str(e) for e in errors] == [f"decks/x.md:3: {message}"]
     assert '<code class="math-error"' in out
 
 
