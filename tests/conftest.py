@@ -1,12 +1,17 @@
 """Shared fixtures: a fresh database per test, content directories, settings and row factories."""
 
+import functools
 import itertools
+import os
 import textwrap
+import uuid
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
+from sqlalchemy import create_engine
 from sqlalchemy.engine import Engine
+from sqlalchemy.pool import NullPool
 from sqlmodel import Session
 
 from app.config import Settings, get_settings
@@ -16,10 +21,75 @@ from app.models import Learner
 WriteContent = Callable[[Mapping[str, str | None]], Path]
 
 
+POSTGRES_URL = os.environ.get(
+    "QBANK_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+)
+
+
+def postgres_execute(sql: str) -> None:
+    """Run one statement on the PostgreSQL test database, holding no connection afterwards."""
+    admin = create_engine(POSTGRES_URL, poolclass=NullPool, connect_args={"connect_timeout": 3})
+    try:
+        with admin.begin() as connection:
+            connection.exec_driver_sql(sql)
+    finally:
+        admin.dispose()
+
+
+@functools.cache
+def postgres_problem() -> str | None:
+    """Why the PostgreSQL pass cannot run here, or None when it can."""
+    try:
+        postgres_execute("SELECT 1")
+    except Exception as exc:
+        return (
+            f"PostgreSQL not reachable at {POSTGRES_URL} ({type(exc).__name__}); "
+            "start it or point QBANK_TEST_POSTGRES_URL at one"
+        )
+    return None
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def backend(request: pytest.FixtureRequest) -> str:
+    """Every database test runs twice: on SQLite and on PostgreSQL."""
+    if request.param == "postgresql" and (problem := postgres_problem()):
+        pytest.skip(problem)
+    return request.param
+
+
 @pytest.fixture
-def engine(tmp_path: Path) -> Iterator[Engine]:
-    """A fresh SQLite database file with every table created."""
-    engine = make_engine(f"sqlite:///{tmp_path / 'test.db'}")
+def make_database_url(backend: str, tmp_path: Path) -> Iterator[Callable[[str], str]]:
+    """Factory for empty databases of the test's backend: a file, or a PostgreSQL schema."""
+    from app.bank import close_engine
+
+    made: list[tuple[str, str | None]] = []
+
+    def make(name: str = "test") -> str:
+        if backend == "sqlite":
+            url = f"sqlite:///{tmp_path / f'{name}.db'}"
+            made.append((url, None))
+            return url
+        schema = f"t_{uuid.uuid4().hex[:16]}"
+        postgres_execute(f"CREATE SCHEMA {schema}")
+        made.append((url := f"{POSTGRES_URL}?options=-csearch_path%3D{schema}", schema))
+        return url
+
+    yield make
+    for url, schema in made:
+        close_engine(url)
+        if schema:
+            postgres_execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@pytest.fixture
+def database_url(make_database_url: Callable[[str], str]) -> str:
+    return make_database_url("test")
+
+
+@pytest.fixture
+def engine(database_url: str) -> Iterator[Engine]:
+    """A fresh database (SQLite file or PostgreSQL schema) with every table created."""
+    engine = make_engine(database_url)
     create_schema(engine)
     yield engine
     engine.dispose()
@@ -77,15 +147,13 @@ def make_learner(session: Session) -> Callable[..., Learner]:
 
 
 @pytest.fixture
-def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Settings]:
-    """Settings pointing at a database and content directory inside tmp_path."""
-    monkeypatch.setenv("QBANK_DATABASE_URL", f"sqlite:///{tmp_path / 'settings.db'}")
+def settings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_database_url: Callable[[str], str]
+) -> Iterator[Settings]:
+    """Settings pointing at a fresh database and a content directory inside tmp_path."""
+    monkeypatch.setenv("QBANK_DATABASE_URL", make_database_url("settings"))
     monkeypatch.setenv("QBANK_CONTENT_DIR", str(tmp_path / "content"))
     get_settings.cache_clear()
     settings = get_settings()
     yield settings
     get_settings.cache_clear()
-    from app.bank import open_engine
-
-    # open_engine caches one engine per URL; close its connections before tmp_path goes.
-    open_engine(settings).dispose()

@@ -302,11 +302,11 @@ def test_cli_reports_an_unknown_deck_in_one_line(settings: Settings, tmp_path: P
 
 
 @pytest.fixture
-def client(tmp_path: Path, write_content: WriteContent) -> Iterator[TestClient]:
+def client(database_url: str, write_content: WriteContent) -> Iterator[TestClient]:
     root = write_content(CONTENT)
     settings = Settings(
         _env_file=None,  # type: ignore[call-arg]
-        database_url=f"sqlite:///{tmp_path / 'web.db'}",
+        database_url=database_url,
         content_dir=root,
     )
     app = create_app(settings)

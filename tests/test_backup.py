@@ -121,9 +121,10 @@ def fresh_engine(path: Path) -> Engine:
 
 
 @pytest.fixture
-def other(tmp_path: Path) -> Iterator[Engine]:
+def other(make_database_url: Callable[[str], str]) -> Iterator[Engine]:
     """A second, empty instance to restore into."""
-    engine = fresh_engine(tmp_path / "other.db")
+    engine = make_engine(make_database_url("other"))
+    create_schema(engine)
     yield engine
     engine.dispose()
 
@@ -492,10 +493,10 @@ def test_cli_errors_are_one_line(cli_bank: Engine, tmp_path: Path) -> None:
 # --- web ----------------------------------------------------------------------------------
 
 
-def make_client(tmp_path: Path, content: Path, name: str) -> TestClient:
+def make_client(url: str, content: Path) -> TestClient:
     settings = Settings(
         _env_file=None,  # type: ignore[call-arg]
-        database_url=f"sqlite:///{tmp_path / name}",
+        database_url=url,
         content_dir=content,
     )
     app = create_app(settings)
@@ -504,10 +505,13 @@ def make_client(tmp_path: Path, content: Path, name: str) -> TestClient:
 
 
 @pytest.fixture
-def clients(tmp_path: Path, write_content: WriteContent) -> Iterator[tuple[TestClient, TestClient]]:
+def clients(
+    make_database_url: Callable[[str], str], write_content: WriteContent
+) -> Iterator[tuple[TestClient, TestClient]]:
     """The app over a studied bank, and the app over a fresh instance of the same content."""
     root = write_content(CONTENT)
-    with make_client(tmp_path, root, "a.db") as one, make_client(tmp_path, root, "b.db") as two:
+    one_url, two_url = make_database_url("a"), make_database_url("b")
+    with make_client(one_url, root) as one, make_client(two_url, root) as two:
         simulate_week(one.app.state.engine)  # type: ignore[attr-defined]
         yield one, two
     for client in (one, two):

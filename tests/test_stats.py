@@ -497,8 +497,8 @@ def test_chinese_charts_are_well_formed(
 
 
 @pytest.fixture
-def client(tmp_path: Path) -> Iterator[tuple[TestClient, Engine]]:
-    settings = Settings(database_url=f"sqlite:///{tmp_path / 'web.db'}", content_dir=tmp_path)
+def client(tmp_path: Path, database_url: str) -> Iterator[tuple[TestClient, Engine]]:
+    settings = Settings(database_url=database_url, content_dir=tmp_path)
     app = create_app(settings)
     app.dependency_overrides[get_now] = lambda: NOW
     engine = open_engine(settings)
@@ -510,7 +510,6 @@ def client(tmp_path: Path) -> Iterator[tuple[TestClient, Engine]]:
         build_bank(session, learner)
     with TestClient(app, headers={"Accept-Language": "en"}) as client:
         yield client, engine
-    engine.dispose()
 
 
 def svgs(html: str) -> list[ET.Element]:
