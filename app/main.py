@@ -7,6 +7,7 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
+from sqlalchemy.exc import DataError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
@@ -79,6 +80,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             return JSONResponse({"detail": problems}, status_code=422)
         text = "; ".join(f"{'.'.join(map(str, p['loc'][1:]))}: {p['msg']}" for p in problems)
         return _error(request, 400, text)
+
+    @app.exception_handler(DataError)
+    async def _bad_data(request: Request, exc: DataError) -> Response:
+        # e.g. a NUL character, which PostgreSQL text cannot hold: the input is at fault.
+        return _error(
+            request, 400, "the request contains characters or values that cannot be stored"
+        )
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> Response:

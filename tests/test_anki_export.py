@@ -4,7 +4,6 @@ import io
 import json
 import re
 import sqlite3
-import warnings
 import zipfile
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import closing
@@ -16,9 +15,9 @@ from typing import Any
 import genanki
 import pytest
 from click.testing import CliRunner
+from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
-from starlette.exceptions import StarletteDeprecationWarning
 
 from app.bank import open_engine
 from app.cli import main
@@ -29,12 +28,6 @@ from app.export.anki import FIELDS, MODEL, export_apkg, stable_id
 from app.export.tex import katex_to_tex
 from app.main import create_app
 from app.study import NotFound
-
-with warnings.catch_warnings():
-    # Starlette 1.x deprecates the TestClient on `httpx` in favour of `httpx2`; the dev extra
-    # still pins httpx (the same guard as tests/web/conftest.py).
-    warnings.simplefilter("ignore", StarletteDeprecationWarning)
-    from fastapi.testclient import TestClient
 
 WriteContent = Callable[[Mapping[str, str | None]], Path]
 

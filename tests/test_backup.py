@@ -3,7 +3,6 @@
 import csv
 import io
 import json
-import warnings
 from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -11,9 +10,9 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, SQLModel, col, select
-from starlette.exceptions import StarletteDeprecationWarning
 
 from app.backup import (
     PLACEHOLDER_DECK,
@@ -32,12 +31,6 @@ from app.main import create_app
 from app.models import Card, CardState, Deck, Learner, PracticeSession, ReviewLog
 from app.practice import rate_practice, start_practice
 from app.study import Filters, counts, get_learner, next_card, record_review, undo_last
-
-with warnings.catch_warnings():
-    # Starlette 1.x deprecates the TestClient on `httpx` in favour of `httpx2`; the dev extra
-    # still pins httpx (the same guard as tests/web/conftest.py).
-    warnings.simplefilter("ignore", StarletteDeprecationWarning)
-    from fastapi.testclient import TestClient
 
 WriteContent = Callable[[Mapping[str, str | None]], Path]
 

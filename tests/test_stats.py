@@ -1,7 +1,6 @@
 """Statistics from a hand-built review log, their SVG charts, the page and GET /api/stats."""
 
 import re
-import warnings
 import xml.etree.ElementTree as ET
 from collections import Counter
 from collections.abc import Iterator
@@ -11,9 +10,9 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
-from starlette.exceptions import StarletteDeprecationWarning
 
 from app import stats
 from app.bank import open_engine
@@ -26,11 +25,6 @@ from app.web import svg
 from app.web.deps import get_now
 from app.web.i18n import translator
 from app.web.routes.stats import format_duration
-
-with warnings.catch_warnings():
-    # Starlette 1.x deprecates the TestClient on `httpx` in favour of `httpx2` (see tests/web).
-    warnings.simplefilter("ignore", StarletteDeprecationWarning)
-    from fastapi.testclient import TestClient
 
 SVG = "{http://www.w3.org/2000/svg}"
 ZONE = "Asia/Shanghai"  # UTC+8, no daylight saving time
