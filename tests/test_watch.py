@@ -1,0 +1,65 @@
+"""`qbank serve --watch`: editing content re-imports it while the server runs."""
+
+import threading
+import time
+
+from conftest import WriteContent
+from sqlmodel import Session, select
+
+from app.bank import open_engine
+from app.config import Settings
+from app.models import Card
+from app.serve import ensure_imported, watch_content
+
+DECK = """
+---
+title: Watched
+---
+
+## Section
+
+### Q：First question? {#first}
+
+**Answer.** One.
+"""
+
+
+def _wait_for(predicate, timeout: float = 15.0) -> bool:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_watch_reimports_changed_content(settings: Settings, write_content: WriteContent) -> None:
+    root = write_content({"decks/watched.md": DECK})
+    settings = settings.model_copy(update={"content_dir": root})
+    assert ensure_imported(settings)
+    engine = open_engine(settings)
+    stop = threading.Event()
+    watcher = threading.Thread(target=watch_content, args=(settings, stop), daemon=True)
+    watcher.start()
+    try:
+        time.sleep(0.5)  # let the watcher start before the edit it must see
+        edited = DECK + "\n### Q：Second question? {#second}\n\n**Answer.** Two.\n"
+        write_content({"decks/watched.md": edited})
+
+        def second_card() -> Card | None:
+            with Session(engine) as session:
+                return session.get(Card, "second")
+
+        assert _wait_for(lambda: second_card() is not None)
+
+        # A broken edit is reported and leaves the bank as it was.
+        write_content({"decks/watched.md": edited.replace("**Answer.** Two.", "$\\frac{$")})
+        time.sleep(1.5)
+        with Session(engine) as session:
+            card = session.get(Card, "second")
+            assert card is not None and "Two" in card.answer_html
+            assert len(session.exec(select(Card)).all()) == 2
+    finally:
+        stop.set()
+        watcher.join(timeout=10)
+    assert not watcher.is_alive()
