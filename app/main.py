@@ -5,6 +5,7 @@ from urllib.parse import quote
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import DataError
@@ -43,6 +44,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         title="qbank",
         description="Interview-prep flashcards: decks, FSRS study, topics and search.",
         version="0.1.0",
+        # The default pages load their scripts from a CDN; /docs is served from static/ below.
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.settings = settings
     app.state.engine = open_engine(settings)
@@ -57,6 +61,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(account.router, dependencies=[Depends(csrf_protect)])
     app.include_router(api.health)
     app.add_route("/metrics", metrics, include_in_schema=False)
+
+    @app.get("/docs", include_in_schema=False)
+    def api_docs() -> Response:
+        return get_swagger_ui_html(
+            openapi_url="/openapi.json",
+            title="qbank API",
+            swagger_js_url="/static/swagger/swagger-ui-bundle.js",
+            swagger_css_url="/static/swagger/swagger-ui.css",
+            swagger_favicon_url="/static/swagger/favicon-32x32.png",
+            # Swagger UI would otherwise send the schema to validator.swagger.io.
+            swagger_ui_parameters={"validatorUrl": None},
+        )
     app.add_middleware(AccessLog)
 
     @app.exception_handler(StudyError)

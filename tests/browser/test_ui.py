@@ -288,3 +288,10 @@ def test_language_switch(page: Page) -> None:
     page.locator("header.top a.lang").click()
     expect(page.locator("#reveal")).to_contain_text("显示答案")
     expect(page.locator("header.top a.lang")).to_have_text("English")
+
+
+def test_api_docs_render_without_external_requests(page: Page) -> None:
+    # The page fixture aborts and reports any request that leaves the test server.
+    page.goto("/docs")
+    expect(page.locator(".swagger-ui .info .title")).to_contain_text("qbank")
+    expect(page.locator(".opblock-summary-path", has_text="/api/study/next").first).to_be_visible()
