@@ -3,11 +3,18 @@
 import functools
 import itertools
 import os
+import signal
+import socket
+import subprocess
+import sys
 import textwrap
+import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
 import pytest
 from sqlalchemy import create_engine
 from sqlalchemy.engine import Engine
@@ -157,3 +164,87 @@ def settings(
     settings = get_settings()
     yield settings
     get_settings.cache_clear()
+
+
+DRILL_CARDS = 24
+
+
+@pytest.fixture
+def drill_dir(write_content: WriteContent) -> Path:
+    """A content directory with one numbered deck of 24 short cards, q01 … q24, in that order."""
+    lines = ["---", "title: Drill", "slug: drill", "language: en", "style: numbered", "---", ""]
+    for n in range(1, DRILL_CARDS + 1):
+        lines += [f"## {n}. Question {n} {{#q{n:02d}}}", "", f"**Answer.** Answer {n}.", ""]
+    return write_content({"decks/drill.md": "\n".join(lines)})
+
+
+@dataclass
+class LiveServer:
+    """A real `qbank serve` running in its own process group (uvicorn and any workers)."""
+
+    process: "subprocess.Popen[bytes]"
+    url: str
+    log: Path
+
+    def kill(self) -> None:
+        """SIGKILL every process of the server at once, as the OOM killer or a power cut would."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def output(self) -> str:
+        return self.log.read_text(encoding="utf-8", errors="replace")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture
+def live_server(
+    tmp_path: Path, make_database_url: Callable[[str], str]
+) -> Iterator[Callable[..., LiveServer]]:
+    """Factory: `live_server(database_url, content_dir, workers=1)` starts `qbank serve`.
+
+    It returns once /healthz answers. Every server is killed at teardown, before the test's
+    databases are dropped (hence the dependency on make_database_url).
+    """
+    started: list[LiveServer] = []
+
+    def start(database_url: str, content_dir: Path, workers: int = 1) -> LiveServer:
+        port = _free_port()
+        env = {k: v for k, v in os.environ.items() if not k.startswith("QBANK_")}
+        env |= {"QBANK_DATABASE_URL": database_url, "QBANK_CONTENT_DIR": str(content_dir)}
+        log = tmp_path / f"server-{port}.log"
+        command = [sys.executable, "-c", "from app.cli import main; main()", "serve"]
+        with log.open("wb") as out:
+            process = subprocess.Popen(
+                [*command, "--port", str(port), "--workers", str(workers)],
+                cwd=tmp_path,  # away from any .env in the project
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # its own process group, so killpg reaches the workers
+            )
+        server = LiveServer(process, f"http://127.0.0.1:{port}", log)
+        started.append(server)
+        deadline = time.monotonic() + 30
+        with httpx.Client(base_url=server.url, timeout=2) as client:
+            while True:
+                if process.poll() is not None:
+                    pytest.fail(f"qbank serve exited with {process.returncode}:\n{server.output()}")
+                try:
+                    if client.get("/healthz").status_code == 200:
+                        return server
+                except httpx.TransportError:
+                    pass
+                if time.monotonic() > deadline:
+                    server.kill()
+                    pytest.fail(f"qbank serve did not answer /healthz in 30 s:\n{server.output()}")
+                time.sleep(0.1)
+
+    yield start
+    for server in started:
+        server.kill()

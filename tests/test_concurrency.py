@@ -1,0 +1,312 @@
+"""Several tabs, apps and processes over one database: a review takes effect once, or gets 409."""
+
+import functools
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from sqlalchemy import event, func
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, col, select
+
+from app.config import Settings
+from app.content.sync import import_content
+from app.db import make_engine
+from app.main import create_app
+from app.models import CardState, Learner, ReviewLog
+from app.study import (
+    Conflict,
+    ReviewResult,
+    get_learner,
+    record_review,
+    state_dict,
+    undo_last,
+)
+
+CARD_IDS = [f"q{n:02d}" for n in range(1, 21)]  # 20 races of each kind, one card each
+STALE = "this card was rated or changed meanwhile; reload to see its current state"
+T = TypeVar("T")
+
+
+@pytest.fixture
+def app(database_url: str, drill_dir: Path) -> FastAPI:
+    settings = Settings(
+        _env_file=None,  # type: ignore[call-arg]
+        database_url=database_url,
+        content_dir=drill_dir,
+    )
+    app = create_app(settings)
+    import_content(drill_dir, app.state.engine)
+    return app
+
+
+def race(*calls: Callable[[], T]) -> list[T]:
+    """Run `calls` in threads released at the same instant; return their results in order."""
+    barrier = threading.Barrier(len(calls), timeout=10)
+
+    def run(call: Callable[[], T]) -> T:
+        barrier.wait()
+        return call()
+
+    with ThreadPoolExecutor(len(calls)) as pool:
+        futures = [pool.submit(run, call) for call in calls]
+        return [future.result(timeout=60) for future in futures]
+
+
+def double_submit(post_one: Callable[..., Any], post_two: Callable[..., Any]) -> None:
+    """For every card, twice (first review, then an update): the same review from two clients."""
+    for version in (0, 1):
+        for card_id in CARD_IDS:
+            review = {"card_id": card_id, "rating": 3, "version": version}
+            responses = race(
+                functools.partial(post_one, "/api/reviews", json=review),
+                functools.partial(post_two, "/api/reviews", json=review),
+            )
+            statuses = sorted(r.status_code for r in responses)
+            assert statuses == [200, 409], (card_id, version, [r.text for r in responses])
+            refused = next(r for r in responses if r.status_code == 409)
+            assert refused.json()["detail"].startswith("this card was rated")
+
+
+def history(engine: Engine) -> dict[str, tuple[int, int, int]]:
+    """For every studied card: (review-log rows, CardState.reps, CardState.version)."""
+    with Session(engine) as session:
+        counts = select(ReviewLog.card_id, func.count()).group_by(col(ReviewLog.card_id))
+        logs: dict[str, int] = dict(session.exec(counts).all())  # type: ignore[arg-type]
+        states = {s.card_id: (s.reps, s.version) for s in session.exec(select(CardState))}
+    return {c: (logs.get(c, 0), *states.get(c, (0, 0))) for c in logs.keys() | states.keys()}
+
+
+def assert_each_review_took_effect_once(engine: Engine) -> None:
+    assert history(engine) == dict.fromkeys(CARD_IDS, (2, 2, 2))
+
+
+def test_double_submit_from_two_tabs(app: FastAPI) -> None:
+    with TestClient(app) as tab1, TestClient(app) as tab2:
+        tab1.get("/api/decks")  # creates the local learner before the races
+        double_submit(tab1.post, tab2.post)
+    assert_each_review_took_effect_once(app.state.engine)
+
+
+def test_double_submit_to_two_apps(app: FastAPI, database_url: str) -> None:
+    """Two app instances, each with its own connection pool, as two processes would have."""
+    other = create_app(app.state.settings)
+    # create_app shares one engine per URL within a process; give this one its own pool.
+    other.state.engine = make_engine(database_url)
+    try:
+        with TestClient(app) as one, TestClient(other) as two:
+            one.get("/api/decks")
+            double_submit(one.post, two.post)
+    finally:
+        other.state.engine.dispose()
+    assert_each_review_took_effect_once(app.state.engine)
+
+
+@pytest.mark.slow
+def test_double_submit_to_two_worker_processes(
+    database_url: str, drill_dir: Path, live_server: Callable[..., Any]
+) -> None:
+    """`qbank serve --workers 2`: the kernel spreads connections over two uvicorn processes."""
+    server = live_server(database_url, drill_dir, workers=2)
+    with httpx.Client(base_url=server.url) as one, httpx.Client(base_url=server.url) as two:
+        one.get("/api/decks")
+        double_submit(one.post, two.post)
+    engine = make_engine(database_url)
+    try:
+        assert_each_review_took_effect_once(engine)
+    finally:
+        engine.dispose()
+
+
+_racer = threading.local()
+CARD_STATE_WRITES = ("INSERT INTO CARDSTATE", "UPDATE CARDSTATE", "DELETE FROM CARDSTATE")
+
+
+def writing_last(call: Callable[[], T]) -> Callable[[], T]:
+    """`call`, made to write its card state a moment after the other racer."""
+
+    def run() -> T:
+        _racer.late = True
+        try:
+            return call()
+        finally:
+            _racer.late = False
+
+    return run
+
+
+@contextmanager
+def writes_held_until_both_have_read(engine: Engine) -> Iterator[None]:
+    """Hold each card-state write until both racers have read the card's version.
+
+    Both submissions then pass the version check in Python, so only the database (a unique
+    key on the first review, compare-and-set on the version after it) can refuse one.
+    """
+    barrier = threading.Barrier(2, timeout=10)
+
+    def hold(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if statement.lstrip().upper().startswith(CARD_STATE_WRITES):
+            barrier.wait()
+            if getattr(_racer, "late", False):
+                time.sleep(0.3)
+
+    event.listen(engine, "before_cursor_execute", hold)
+    try:
+        yield
+    finally:
+        event.remove(engine, "before_cursor_execute", hold)
+
+
+@pytest.mark.parametrize("send_version", [True, False], ids=["with-version", "no-version"])
+@pytest.mark.parametrize("reviewed_before", [False, True], ids=["first-review", "later-review"])
+def test_interleaved_submissions_are_refused_by_the_database(
+    app: FastAPI, reviewed_before: bool, send_version: bool
+) -> None:
+    engine = app.state.engine
+    now = datetime.now(UTC)
+    with Session(engine) as session:
+        learner = get_learner(session, "local")
+        learner_id = learner.id
+        if reviewed_before:
+            record_review(session, learner=learner, card_id="q01", rating=1, now=now)
+    version = int(reviewed_before)
+
+    def submit() -> ReviewResult | Conflict:
+        with Session(engine) as session:
+            try:
+                return record_review(
+                    session,
+                    learner=session.get_one(Learner, learner_id),
+                    card_id="q01",
+                    rating=3,
+                    now=now,
+                    expected_version=version if send_version else None,
+                )
+            except Conflict as exc:
+                return exc
+
+    with writes_held_until_both_have_read(engine):
+        outcomes = race(submit, submit)
+
+    assert sorted(type(o).__name__ for o in outcomes) == ["Conflict", "ReviewResult"]
+    assert history(engine) == {"q01": (version + 1, version + 1, version + 1)}
+
+
+def live_history(
+    engine: Engine, card_id: str
+) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """The states after each live rating of a card, and the card's current state."""
+    with Session(engine) as session:
+        logs = session.exec(
+            select(ReviewLog)
+            .where(ReviewLog.card_id == card_id, col(ReviewLog.undone_at).is_(None))
+            .order_by(col(ReviewLog.id))
+        ).all()
+        row = session.exec(select(CardState).where(CardState.card_id == card_id)).first()
+        return [log.state_after or {} for log in logs], state_dict(row)
+
+
+@pytest.mark.parametrize("ratings_before", [1, 2])
+@pytest.mark.parametrize(
+    "first", ["review", "undo"], ids=["review-writes-first", "undo-writes-first"]
+)
+def test_an_undo_racing_a_review_of_the_same_card_never_overwrites_it(
+    app: FastAPI, ratings_before: int, first: str
+) -> None:
+    """Tab 1 undoes the last rating of q01 while tab 2 rates q01 again: one of them loses."""
+    engine = app.state.engine
+    now = datetime.now(UTC)
+    with Session(engine) as session:
+        learner_id = get_learner(session, "local").id
+    with Session(engine) as session:
+        for _ in range(ratings_before):
+            learner = session.get_one(Learner, learner_id)
+            record_review(session, learner=learner, card_id="q01", rating=1, now=now)
+
+    def review() -> object:
+        with Session(engine) as session:
+            try:
+                return record_review(
+                    session,
+                    learner=session.get_one(Learner, learner_id),
+                    card_id="q01",
+                    rating=3,
+                    now=now,
+                    expected_version=ratings_before,
+                )
+            except Conflict as exc:
+                return exc
+
+    def undo() -> object:
+        with Session(engine) as session:
+            try:
+                return undo_last(session, learner=session.get_one(Learner, learner_id), now=now)
+            except Conflict as exc:
+                return exc
+
+    racers = (review, writing_last(undo)) if first == "review" else (writing_last(review), undo)
+    with writes_held_until_both_have_read(engine):
+        outcomes = race(*racers)
+
+    assert sum(isinstance(o, Conflict) for o in outcomes) == 1, outcomes
+    applied, current = live_history(engine, "q01")
+    assert len(applied) == (current or {}).get("reps", 0)
+    assert current == (applied[-1] if applied else None)
+
+
+@pytest.mark.parametrize("meanwhile", ["rated", "undone"])
+def test_a_review_of_a_card_changed_meanwhile_is_refused(app: FastAPI, meanwhile: str) -> None:
+    engine = app.state.engine
+    with TestClient(app) as tab1, TestClient(app) as tab2:
+        shown = tab1.get("/api/study/next").json()
+        assert (shown["id"], shown["version"]) == ("q01", 0)
+        first = tab1.post("/api/reviews", json={"card_id": "q01", "rating": 1, "version": 0})
+        assert (first.status_code, first.json()["version"]) == (200, 1)
+        # Tab 1 still shows q01 at version 1 while tab 2 rates it again, or undoes that rating.
+        if meanwhile == "rated":
+            other = tab2.post("/api/reviews", json={"card_id": "q01", "rating": 3, "version": 1})
+        else:
+            other = tab2.post("/api/reviews/undo")
+        assert other.status_code == 200
+        before = snapshot(engine, "q01")
+
+        stale = tab1.post("/api/reviews", json={"card_id": "q01", "rating": 4, "version": 1})
+
+    assert stale.status_code == 409
+    assert stale.headers["content-type"] == "application/json"
+    assert stale.json() == {"detail": STALE}
+    assert snapshot(engine, "q01") == before
+
+
+def snapshot(engine: Engine, card_id: str) -> tuple[dict[str, Any] | None, list[int]]:
+    """A card's state row and the ids of its live log entries."""
+    with Session(engine) as session:
+        state = session.exec(select(CardState).where(CardState.card_id == card_id)).first()
+        logs = session.exec(
+            select(ReviewLog.id).where(
+                ReviewLog.card_id == card_id, col(ReviewLog.undone_at).is_(None)
+            )
+        ).all()
+        return (state.model_dump() if state else None), sorted(logs)  # type: ignore[arg-type]
+
+
+def test_without_a_version_repeated_submissions_each_apply(app: FastAPI) -> None:
+    """By design: the version is the idempotency guard, so a client that omits it rates twice.
+
+    The study page and /api/study/next always hand out a version; scripts that post ratings
+    without one ask for "apply this rating to whatever the state is now".
+    """
+    with TestClient(app) as client:
+        for _ in range(2):
+            response = client.post("/api/reviews", json={"card_id": "q01", "rating": 3})
+            assert response.status_code == 200
+    assert history(app.state.engine) == {"q01": (2, 2, 2)}
