@@ -238,6 +238,42 @@ def restore_command(learner_name: str | None, source: Path) -> None:
     )
 
 
+@main.command("optimize")
+@learner_option
+@click.option("--reset", is_flag=True, help="Go back to the FSRS default parameters.")
+def optimize_command(learner_name: str | None, reset: bool) -> None:
+    """Fit personal FSRS parameters to a learner's review log (needs qbank[optimizer])."""
+    from datetime import UTC, datetime
+
+    from sqlmodel import Session
+
+    from app.bank import open_engine
+    from app.optimize import optimize_learner, reset_parameters
+    from app.study import StudyError
+
+    try:
+        with Session(open_engine(_settings())) as session:
+            learner = _open_learner(session, learner_name, create=False)
+            name = learner.name
+            if reset:
+                reset_parameters(session=session, learner=learner)
+                click.echo(f"learner '{name}': back to the FSRS default parameters")
+                return
+            report = optimize_learner(session=session, learner=learner, now=datetime.now(UTC))
+    except StudyError as exc:
+        _fail(str(exc))
+        return
+    outcome = (
+        "stored; reviews are scheduled with them from now on"
+        if report.stored
+        else "no better than the parameters in use, which are kept"
+    )
+    click.echo(
+        f"learner '{name}': fitted on {report.counted} of {report.reviews} reviews; "
+        f"log loss {report.loss_before:.4f} before, {report.loss_after:.4f} after: {outcome}"
+    )
+
+
 def _settings() -> "Settings":
     """The settings, or one clean line saying which value is wrong."""
     from pydantic import ValidationError

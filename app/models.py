@@ -3,7 +3,7 @@
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, DateTime, Index, Text, UniqueConstraint
+from sqlalchemy import JSON, Column, DateTime, Index, Text, UniqueConstraint, false
 from sqlmodel import Field, SQLModel
 
 
@@ -95,10 +95,17 @@ class Learner(SQLModel, table=True):
     max_reviews_per_day: int = 200
     rollover_hour: int = 4
     created_at: datetime = _tz(default_factory=utcnow)
+    # Personal FSRS parameters fitted from the learner's own log (app.optimize); None: defaults.
+    fsrs_parameters: list[float] | None = Field(
+        default=None, sa_column=Column(JSON(none_as_null=True))
+    )
+    fsrs_optimized_at: datetime | None = _tz(default=None, nullable=True)
     # Accounts (team mode); the local learner has no password.
     password_hash: str | None = None
-    is_admin: bool = False
-    disabled: bool = False
+    # Server defaults as migration 0002 gave them to existing rows, so that a database created
+    # from these models and one migrated from before accounts have the same schema.
+    is_admin: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
+    disabled: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
 
 
 class CardState(SQLModel, table=True):

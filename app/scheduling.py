@@ -11,12 +11,11 @@ RATINGS = (1, 2, 3, 4)
 QUEUES = {State.Learning: "learning", State.Review: "review", State.Relearning: "relearning"}
 
 StateDict = dict[str, Any]
+Parameters = tuple[float, ...]
 
 
 @lru_cache(maxsize=64)
-def scheduler(
-    desired_retention: float = 0.9, parameters: tuple[float, ...] | None = None
-) -> Scheduler:
+def scheduler(desired_retention: float = 0.9, parameters: Parameters | None = None) -> Scheduler:
     """An FSRS-6 scheduler; fuzzing is off so the interval shown on a button is the one given."""
     if parameters:
         return Scheduler(
@@ -62,22 +61,37 @@ def _from_fsrs(card: FsrsCard, previous: StateDict | None, rating: int) -> State
 
 
 def review(
-    state: StateDict | None, rating: int, now: datetime, *, desired_retention: float = 0.9
+    state: StateDict | None,
+    rating: int,
+    now: datetime,
+    *,
+    desired_retention: float = 0.9,
+    parameters: Parameters | None = None,
 ) -> StateDict:
-    """Return the state after rating a card whose current state is `state` (None: new)."""
+    """Return the state after rating a card whose current state is `state` (None: new).
+
+    `parameters` are a learner's personal FSRS weights; None means the FSRS defaults.
+    """
     if rating not in RATINGS:
         raise ValueError(f"rating must be 1-4, not {rating!r}")
-    card, _ = scheduler(desired_retention).review_card(_to_fsrs(state, now), Rating(rating), now)
+    fsrs = scheduler(desired_retention, parameters)
+    card, _ = fsrs.review_card(_to_fsrs(state, now), Rating(rating), now)
     return _from_fsrs(card, state, rating)
 
 
 def preview(
-    state: StateDict | None, now: datetime, *, desired_retention: float = 0.9
+    state: StateDict | None,
+    now: datetime,
+    *,
+    desired_retention: float = 0.9,
+    parameters: Parameters | None = None,
 ) -> dict[int, timedelta]:
     """The interval each rating would give."""
     return {
         rating: datetime.fromisoformat(
-            review(state, rating, now, desired_retention=desired_retention)["due"]
+            review(state, rating, now, desired_retention=desired_retention, parameters=parameters)[
+                "due"
+            ]
         )
         - now
         for rating in RATINGS
@@ -85,11 +99,16 @@ def preview(
 
 
 def retrievability(
-    state: StateDict | None, now: datetime, *, desired_retention: float = 0.9
+    state: StateDict | None,
+    now: datetime,
+    *,
+    desired_retention: float = 0.9,
+    parameters: Parameters | None = None,
 ) -> float | None:
     if state is None or state["stability"] is None:
         return None
-    return scheduler(desired_retention).get_card_retrievability(_to_fsrs(state, now), now)
+    fsrs = scheduler(desired_retention, parameters)
+    return fsrs.get_card_retrievability(_to_fsrs(state, now), now)
 
 
 _UNITS = (

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import String, cast, func, update
+from sqlalchemy import String, cast, delete, func, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 from sqlmodel.sql.expression import SelectOfScalar
@@ -93,6 +93,11 @@ def get_learner(session: Session, name: str, timezone: str = "UTC") -> Learner:
             return session.exec(select(Learner).where(Learner.name == name)).one()
         session.refresh(learner)
     return learner
+
+
+def personal_parameters(learner: Learner) -> scheduling.Parameters | None:
+    """The learner's fitted FSRS parameters (see app.optimize), or None for the defaults."""
+    return tuple(learner.fsrs_parameters) if learner.fsrs_parameters else None
 
 
 def study_day(learner: Learner, now: datetime) -> tuple[datetime, datetime]:
@@ -215,7 +220,12 @@ def next_card(
         queue=scheduling.queue_of(current),
         state=current,
         version=state.version if state else 0,
-        intervals=scheduling.preview(current, now, desired_retention=learner.desired_retention),
+        intervals=scheduling.preview(
+            current,
+            now,
+            desired_retention=learner.desired_retention,
+            parameters=personal_parameters(learner),
+        ),
     )
 
 
@@ -318,7 +328,13 @@ def record_review(
     if expected_version is not None and expected_version != current_version:
         raise Conflict("this card was rated or changed meanwhile; reload to see its current state")
     before = state_dict(row)
-    after = scheduling.review(before, rating, now, desired_retention=learner.desired_retention)
+    after = scheduling.review(
+        before,
+        rating,
+        now,
+        desired_retention=learner.desired_retention,
+        parameters=personal_parameters(learner),
+    )
     values = _state_values(after)
     try:
         if row is None:
@@ -389,25 +405,45 @@ def undo_last(session: Session, *, learner: Learner, now: datetime) -> ReviewLog
     if log is None:
         raise NotFound("there is no rating to undo")
     row = session.get(CardState, (learner.id, log.card_id))
-    if log.state_before is None:
-        if row is not None:
-            session.delete(row)
-    elif row is None:
-        session.add(
-            CardState(
-                learner_id=learner.id,
-                card_id=log.card_id,
-                version=1,
-                **_state_values(log.state_before),
+    # Compare-and-set on the version, as in record_review: a rating of this card committed
+    # meanwhile (another tab, another process) makes the undo lose instead of overwriting it.
+    unchanged = (
+        col(CardState.learner_id) == learner.id,
+        col(CardState.card_id) == log.card_id,
+        col(CardState.version) == (row.version if row else 0),
+    )
+    try:
+        if log.state_before is None:
+            done = session.exec(delete(CardState).where(*unchanged)).rowcount if row else 1
+        elif row is None:
+            session.add(
+                CardState(
+                    learner_id=learner.id,
+                    card_id=log.card_id,
+                    version=1,
+                    **_state_values(log.state_before),
+                )
             )
-        )
-    else:
-        for key, value in _state_values(log.state_before).items():
-            setattr(row, key, value)
-        row.version += 1
-        session.add(row)
-    log.undone_at = now
-    session.add(log)
+            session.flush()
+            done = 1
+        else:
+            done = session.exec(
+                update(CardState)
+                .where(*unchanged)
+                .values(version=row.version + 1, **_state_values(log.state_before))
+            ).rowcount
+        if done == 1:
+            # Guarded too, so that two concurrent undos of one rating count once.
+            done = session.exec(
+                update(ReviewLog)
+                .where(col(ReviewLog.id) == log.id, col(ReviewLog.undone_at).is_(None))
+                .values(undone_at=now)
+            ).rowcount
+    except IntegrityError:
+        done = 0
+    if done != 1:
+        session.rollback()
+        raise Conflict("this card was rated or changed meanwhile; reload to see its current state")
     session.commit()
     return log
 

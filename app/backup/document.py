@@ -12,7 +12,14 @@ from app.study import StudyError
 
 FORMAT = "qbank-backup"
 VERSION = 1
-SETTINGS = ("timezone", "desired_retention", "new_per_day", "max_reviews_per_day", "rollover_hour")
+SETTINGS = (
+    "timezone",
+    "desired_retention",
+    "new_per_day",
+    "max_reviews_per_day",
+    "rollover_hour",
+    "fsrs_parameters",
+)
 STATE_FIELDS = ("state", "step", "stability", "difficulty", "due", "last_review", "reps", "lapses")
 
 
@@ -47,6 +54,8 @@ class SettingsIn(_Doc):
     new_per_day: int = Field(ge=0, le=9999)
     max_reviews_per_day: int = Field(ge=0, le=99999)
     rollover_hour: int = Field(ge=0, le=23)
+    # Personal FSRS weights (app.optimize); absent in older backups, None means the defaults.
+    fsrs_parameters: list[float] | None = Field(default=None, min_length=17, max_length=21)
 
     @field_validator("timezone")
     @classmethod

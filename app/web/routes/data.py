@@ -11,7 +11,7 @@ from starlette.responses import Response
 from app.backup import BackupError, dump_backup, export_learner, log_csv, restore_learner
 from app.export.anki import export_apkg
 from app.web.deps import LearnerDep, SessionDep
-from app.web.templating import render
+from app.web.routes.pages import settings_response
 
 router = APIRouter(include_in_schema=False)
 
@@ -64,14 +64,11 @@ def restore(
     learner: LearnerDep,
     file: Annotated[UploadFile, File()],
 ) -> Response:
-    context = {"learner": learner, "saved": False, "error": None}
     raw = file.file.read(MAX_BACKUP_BYTES + 1)
     try:
         if len(raw) > MAX_BACKUP_BYTES:
             raise BackupError(f"the file is larger than {MAX_BACKUP_BYTES // 2**20} MB")
         report = restore_learner(session=session, learner=learner, data=raw)
     except BackupError as exc:
-        context["restore_error"] = str(exc)
-        return render(request, "settings.html", context, status_code=400)
-    context["restored"] = report
-    return render(request, "settings.html", context)
+        return settings_response(request, session, learner, status_code=400, restore_error=str(exc))
+    return settings_response(request, session, learner, restored=report)

@@ -5,9 +5,12 @@ from urllib.parse import urlparse
 
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import RedirectResponse
+from sqlmodel import Session
 from starlette.responses import Response
 
 from app import catalog, learners
+from app.models import Learner
+from app.optimize import optimization_status, optimize_learner, reset_parameters
 from app.search import search as run_search
 from app.study import NotFound, StudyError, card_state, counts, state_dict
 from app.web.deps import FiltersDep, LearnerDep, NowDep, SessionDep
@@ -15,6 +18,8 @@ from app.web.i18n import COOKIE, LANGUAGES
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
+# Needs no account in team mode: the sign-in page offers the language switch too.
+public = APIRouter(include_in_schema=False)
 
 
 @router.get("/")
@@ -88,7 +93,7 @@ def search(
     return render(request, "search.html", {"q": q, "hits": hits})
 
 
-@router.get("/lang/{code}")
+@public.get("/lang/{code}")
 def switch_language(request: Request, code: str) -> Response:
     response = RedirectResponse(_local_path(request.headers.get("referer")), status_code=303)
     if code in LANGUAGES:
@@ -96,9 +101,28 @@ def switch_language(request: Request, code: str) -> Response:
     return response
 
 
+def settings_response(
+    request: Request, session: Session, learner: Learner, status_code: int = 200, **context: object
+) -> Response:
+    """The settings page; `context` adds what an action has to report."""
+    base = {
+        "learner": learner,
+        "saved": False,
+        "error": None,
+        "optimizer": optimization_status(session=session, learner=learner),
+    }
+    return render(request, "settings.html", base | context, status_code=status_code)
+
+
 @router.get("/settings")
-def settings_page(request: Request, learner: LearnerDep, saved: bool = False) -> Response:
-    return render(request, "settings.html", {"learner": learner, "saved": saved, "error": None})
+def settings_page(
+    request: Request,
+    session: SessionDep,
+    learner: LearnerDep,
+    saved: bool = False,
+    reset: bool = False,
+) -> Response:
+    return settings_response(request, session, learner, saved=saved, reset=reset)
 
 
 @router.post("/settings")
@@ -123,13 +147,25 @@ def save_settings(
             timezone=timezone,
         )
     except StudyError as exc:
-        return render(
-            request,
-            "settings.html",
-            {"learner": learner, "saved": False, "error": str(exc)},
-            status_code=400,
-        )
+        return settings_response(request, session, learner, status_code=400, error=str(exc))
     return RedirectResponse("/settings?saved=1", status_code=303)
+
+
+@router.post("/settings/optimize")
+def optimize(request: Request, session: SessionDep, learner: LearnerDep, now: NowDep) -> Response:
+    try:
+        report = optimize_learner(session=session, learner=learner, now=now)
+    except StudyError as exc:
+        return settings_response(
+            request, session, learner, status_code=exc.status, optimize_error=str(exc)
+        )
+    return settings_response(request, session, learner, optimized=report)
+
+
+@router.post("/settings/optimize/reset")
+def reset_optimized(session: SessionDep, learner: LearnerDep) -> Response:
+    reset_parameters(session=session, learner=learner)
+    return RedirectResponse("/settings?reset=1", status_code=303)
 
 
 def _local_path(url: str | None) -> str:

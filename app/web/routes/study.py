@@ -103,4 +103,6 @@ def undo(session: SessionDep, learner: LearnerDep, now: NowDep, filters: Filters
         log = undo_last(session, learner=learner, now=now)
     except NotFound:
         return RedirectResponse(_study_url(filters, msg="nothing_to_undo"), status_code=303)
+    except Conflict:
+        return RedirectResponse(_study_url(filters, msg="conflict"), status_code=303)
     return RedirectResponse(_study_url(filters, card=log.card_id, msg="undone"), status_code=303)
