@@ -50,7 +50,8 @@ def create_user(session: Session, *, name: str, password: str, is_admin: bool = 
     if not NAME.match(name):
         raise StudyError("user names are 2-40 letters, digits, '.', '_' or '-'")
     _check_new_password(password)
-    if session.exec(select(Learner).where(Learner.name == name)).first():
+    # Sign-in matches names without case, so "Ana" next to "ana" could never sign in.
+    if session.exec(select(Learner).where(func.lower(Learner.name) == name.lower())).first():
         raise Conflict(f"user '{name}' already exists")
     learner = Learner(name=name, password_hash=hash_password(password), is_admin=is_admin)
     session.add(learner)
@@ -142,6 +143,12 @@ def authenticate(
         if learner is None:
             _hasher.hash(password)  # spend the same time as a real check: names stay private
         session.add(LoginFailure(account=account, client=client, at=now))
+        # Failures older than the window no longer count: drop them so the table stays small.
+        session.exec(
+            delete(LoginFailure)
+            .where(col(LoginFailure.at) < now - THROTTLE_WINDOW)
+            .execution_options(synchronize_session=False)
+        )
         session.commit()
         raise AuthError("wrong user name or password")
     if _hasher.check_needs_rehash(learner.password_hash or ""):
@@ -168,7 +175,10 @@ def start_session(session: Session, *, learner: Learner, now: datetime, days: in
             expires_at=now + timedelta(days=days),
         )
     )
-    session.exec(delete(AuthSession).where(col(AuthSession.expires_at) < now))
+    # Not evaluated against loaded sessions: SQLite gives back naive datetimes, which cannot be
+    # compared with `now` in Python (a signed-in browser signing in again got a 500).
+    expired = delete(AuthSession).where(col(AuthSession.expires_at) < now)
+    session.exec(expired.execution_options(synchronize_session=False))
     session.commit()
     return SignedIn(token, csrf)
 

@@ -59,6 +59,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(stats.router, dependencies=members)
     app.include_router(stats.api, dependencies=members)
     app.include_router(account.router, dependencies=[Depends(csrf_protect)])
+    app.include_router(pages.public)
     app.include_router(api.health)
     app.add_route("/metrics", metrics, include_in_schema=False)
 
@@ -73,11 +74,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             # Swagger UI would otherwise send the schema to validator.swagger.io.
             swagger_ui_parameters={"validatorUrl": None},
         )
+
     app.add_middleware(AccessLog)
 
     @app.exception_handler(StudyError)
     async def _study_error(request: Request, exc: StudyError) -> Response:
         if isinstance(exc, NotSignedIn) and not _wants_json(request):
+            if request.method != "GET":
+                # A form post cannot be replayed by the GET that follows signing in.
+                return RedirectResponse("/login", status_code=303)
             target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
             return RedirectResponse(f"/login?next={quote(target, safe='')}", status_code=303)
         return _error(request, exc.status, str(exc))

@@ -2,8 +2,9 @@
 
 import threading
 import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
 
-from conftest import WriteContent
 from sqlmodel import Session, select
 
 from app.bank import open_engine
@@ -33,7 +34,9 @@ def _wait_for(predicate, timeout: float = 15.0) -> bool:  # type: ignore[no-unty
     return False
 
 
-def test_watch_reimports_changed_content(settings: Settings, write_content: WriteContent) -> None:
+def test_watch_reimports_changed_content(
+    settings: Settings, write_content: Callable[[Mapping[str, str | None]], Path]
+) -> None:
     root = write_content({"decks/watched.md": DECK})
     settings = settings.model_copy(update={"content_dir": root})
     assert ensure_imported(settings)

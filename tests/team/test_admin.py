@@ -1,0 +1,173 @@
+"""The administrators' pages: the team's progress per deck, and re-importing the content."""
+
+from html.parser import HTMLParser
+
+from sqlmodel import Session, select
+from team_support import NOTES_DECK
+
+from app.catalog import MATURE_DAYS
+from app.models import Card, CardState, Deck
+
+CARD = """
+## 3. What is continuous batching? {#batching}
+
+**Answer.** Requests join and leave the running batch at every decoding step.
+"""
+
+
+class _Team(HTMLParser):
+    """Each member section of /admin/team: its heading, its summary line and its table rows."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.members: dict[str, dict[str, object]] = {}
+        self.current: dict[str, object] | None = None
+        self.where: str | None = None
+        self.row: list[str] | None = None
+        self.buffer: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "section" and ("class", "member") in attrs:
+            self.current = {"rows": {}, "summary": ""}
+        elif self.current is not None and tag in ("h2", "p", "td"):
+            self.where, self.buffer = tag, []
+        elif self.current is not None and tag == "tr":
+            self.row = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.current is None:
+            return
+        text = " ".join("".join(self.buffer).split())
+        if tag == "h2" and self.where == "h2":
+            self.members[text.split()[0]] = self.current
+        elif tag == "p" and self.where == "p":
+            self.current["summary"] = text
+        elif tag == "td" and self.row is not None:
+            self.row.append(text)
+        elif tag == "tr" and self.row:
+            self.current["rows"][self.row[0]] = self.row[1:]  # type: ignore[index]
+            self.row = None
+        elif tag == "section":
+            self.current = None
+        if tag == self.where:
+            self.where = None
+
+    def handle_data(self, data: str) -> None:
+        if self.where:
+            self.buffer.append(data)
+
+
+def team_page(html: str) -> dict[str, dict[str, object]]:
+    """{name: {"summary": "Last active: … · Reviews this week: N", "rows": {deck: [cells]}}}."""
+    parser = _Team()
+    parser.feed(html)
+    return parser.members
+
+
+def mature(db, name: str, deck: str) -> int:
+    """Cards of `deck` with a stability of MATURE_DAYS or more for `name`, counted directly."""
+    learner_id = db.learner(name).id
+    with Session(db.engine) as session:
+        rows = session.exec(
+            select(CardState)
+            .join(Card, Card.id == CardState.card_id)
+            .join(Deck, Deck.id == Card.deck_id)
+            .where(CardState.learner_id == learner_id, Deck.slug == deck)
+        )
+        return sum(1 for row in rows if (row.stability or 0) >= MATURE_DAYS)
+
+
+def rate(browser, card_id: str, rating: int) -> str:
+    response = browser.post_json("/api/reviews", {"card_id": card_id, "rating": rating})
+    assert response.status_code == 200, response.text
+    return response.json()["state"]
+
+
+def test_the_team_page_shows_each_members_progress(make_app, browser, clock, db):
+    app = make_app(session_days=365)  # the sessions outlive the weeks travelled through
+    member, other, admin = (browser(name, app=app) for name in ("member", "other", "admin"))
+    # Day 0: member learns all of gpu, other one gpu card and both notes cards.
+    for card_id in ("kernel", "fusion", "gemm"):
+        assert rate(member, card_id, 4) == "review"
+    rate(other, "kernel", 3)
+    rate(other, "paged", 1)
+    rate(other, "kv", 1)
+    # Day 40: every gpu card of member is due; two are reviewed, one passed and one failed.
+    clock.advance(days=40)
+    for card_id, rating in (("kernel", 3), ("fusion", 1)):
+        card = member.get("/api/study/next", params={"deck": "gpu"}).json()
+        assert (card["id"], card["queue"]) == (card_id, "review")
+        rate(member, card_id, rating)
+    rate(other, "paged", 3)
+    clock.advance(hours=1)
+
+    page = admin.get("/admin/team")
+    assert page.status_code == 200
+    team = team_page(page.text)
+    assert set(team) == {"admin", "member", "other"}
+
+    m = team["member"]
+    assert "Reviews this week: 2" in m["summary"]
+    assert "2025-04-19 12:00 UTC" in m["summary"]  # the last rating: day 40, noon
+    # deck: seen, mature, retention (30 days), reviews this week
+    assert m["rows"]["GPU Basics"] == ["3", str(mature(db, "member", "gpu")), "50%", "2"]
+    assert m["rows"]["Interview Notes"] == ["0", "0", "—", "0"]
+    assert mature(db, "member", "gpu") >= 1  # kernel, passed after 40 days, is mature
+
+    o = team["other"]
+    assert "Reviews this week: 1" in o["summary"]
+    # Day 0 is more than 30 days ago: other has no review-queue ratings in the window.
+    assert o["rows"]["GPU Basics"] == ["1", "0", "—", "0"]
+    assert o["rows"]["Interview Notes"] == ["2", "0", "—", "1"]
+
+    a = team["admin"]
+    assert "Last active: —" in a["summary"]
+    assert a["rows"]["GPU Basics"] == ["0", "0", "—", "0"]
+
+
+def test_reviews_this_week_and_retention_windows(make_app, browser, clock, db):
+    app = make_app(session_days=365)
+    member, admin = browser("member", app=app), browser("admin", app=app)
+    rate(member, "paged", 4)
+    rate(member, "kv", 4)
+    clock.advance(days=25)
+    rate(member, "paged", 3)  # a review-queue pass on day 25
+    clock.advance(days=8)
+    rate(member, "kv", 1)  # a review-queue failure on day 33
+    notes = team_page(admin.get("/admin/team").text)["member"]["rows"]["Interview Notes"]
+    # Day 0 is outside both windows; day 25 is within 30 days but not 7; day 33 within both.
+    assert notes == ["2", str(mature(db, "member", "notes")), "50%", "1"]
+    clock.advance(days=23)  # day 56: only the failure of day 33 is within 30 days
+    notes = team_page(admin.get("/admin/team").text)["member"]["rows"]["Interview Notes"]
+    assert notes[2:] == ["0%", "0"]
+
+
+def test_members_and_nobody_cannot_see_the_team_page(browser):
+    assert browser("member").get("/admin/team").status_code == 403
+    response = browser().get("/admin/team")
+    assert (response.status_code, response.headers["location"]) == (
+        303,
+        "/login?next=%2Fadmin%2Fteam",
+    )
+
+
+def test_an_admin_reimports_the_content(browser, write_content, db):
+    admin, member = browser("admin"), browser("member")
+    write_content({"decks/b-notes.md": NOTES_DECK + CARD})
+    assert member.submit("/admin/import").status_code == 403
+    assert member.get("/api/cards/batching").status_code == 404
+
+    assert admin.get("/admin/import").status_code == 200
+    response = admin.submit("/admin/import")
+    assert response.status_code == 200
+    assert member.get("/api/cards/batching").json()["question"] == "What is continuous batching?"
+
+
+def test_a_broken_import_changes_nothing(browser, write_content):
+    admin, member = browser("admin"), browser("member")
+    write_content({"decks/c-broken.md": "---\ntitle: [unclosed\n---\n\n## 1. Q {#q}\n"})
+    response = admin.submit("/admin/import")
+    assert response.status_code == 400
+    assert "c-broken.md" in response.text
+    assert member.get("/api/cards/q").status_code == 404
+    assert member.get("/api/cards/kernel").status_code == 200

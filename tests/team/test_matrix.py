@@ -1,0 +1,295 @@
+"""Who may do what: every route of the team app, as nobody, as a member and as an administrator.
+
+The routes are read from the app itself, so a new route fails here until it is given a request
+below (and, if it is meant to be reachable without signing in, a place in PUBLIC).
+"""
+
+import itertools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+import httpx2
+import pytest
+from fastapi import FastAPI
+from fastapi.routing import iter_route_contexts
+from sqlmodel import Session
+from starlette.routing import Mount
+from team_support import NEW_PASSWORD, PASSWORDS, START
+
+from app import accounts, catalog
+from app.backup import dump_backup, export_learner
+from app.models import Learner
+from app.practice import start_practice
+from app.study import Filters, record_review
+
+# Reachable without an account. Everything else needs one; /admin/* needs an administrator.
+PUBLIC = {
+    ("GET", "/login"),
+    ("POST", "/login"),
+    ("POST", "/logout"),  # signing out without a session just lands on /login
+    ("GET", "/invite/{token}"),  # the token is the credential
+    ("POST", "/invite/{token}"),
+    ("GET", "/signup"),  # refused unless open_signup (tests/team/test_invites.py)
+    ("POST", "/signup"),
+    ("GET", "/lang/{code}"),  # the sign-in page offers the language switch
+    ("GET", "/healthz"),  # for the container's HEALTHCHECK and the proxy
+    ("GET", "/metrics"),  # no learner data; docs/deploy.md keeps it off the public proxy
+    ("GET", "/static"),
+    ("GET", "/docs"),  # describes the API; every call it documents still needs an account
+    ("GET", "/openapi.json"),
+}
+MOUNT_URLS = {"/static": "/static/app.css"}
+QUERIES = {("GET", "/search"): {"q": "kernel"}, ("GET", "/api/search"): {"q": "kernel"}}
+SETTINGS_FORM = {
+    "desired_retention": "0.85",
+    "new_per_day": "15",
+    "max_reviews_per_day": "150",
+    "rollover_hour": "4",
+    "timezone": "UTC",
+}
+ROLES = ("anonymous", "member", "admin")
+# Signed-in requests answered with a refusal about their content, not about who sent them.
+CONTENT_REFUSALS = {
+    # Fitting needs hundreds of study ratings (409), or the optimizer extra (400).
+    ("POST", "/settings/optimize"): {400, 409},
+}
+
+
+@dataclass
+class Ids:
+    """Real rows for path parameters and bodies; per-learner rows are keyed by learner name."""
+
+    app: FastAPI
+    topic: str
+    topic_title: str
+    practice: dict[str, int]
+    token: dict[str, int]
+    backup: dict[str, bytes]
+    serial: itertools.count  # type: ignore[type-arg]
+
+    def fresh_name(self) -> str:
+        return f"newcomer-{next(self.serial)}"
+
+    def invite(self) -> str:
+        with Session(self.app.state.engine) as session:
+            admin = accounts.get_user(session, "admin")
+            return accounts.create_invite(session, admin=admin, now=START, days=7)
+
+
+@dataclass
+class Call:
+    ids: Ids
+    role: str
+
+    @property
+    def owner(self) -> str:
+        """Whose rows the path parameters name: the caller's own (nobody borrows member's)."""
+        return "member" if self.role == "anonymous" else self.role
+
+
+# The request each (method, path) gets; every POST must be listed, even with an empty body.
+BODIES: dict[tuple[str, str], Callable[[Call], dict[str, Any]]] = {
+    ("POST", "/settings"): lambda c: {"data": SETTINGS_FORM},
+    ("POST", "/settings/optimize"): lambda c: {},
+    ("POST", "/settings/optimize/reset"): lambda c: {},
+    ("POST", "/study/review"): lambda c: {"data": {"card_id": "gemm", "rating": "3"}},
+    ("POST", "/study/undo"): lambda c: {},
+    ("POST", "/practice"): lambda c: {"data": {"deck": "gpu"}},
+    ("POST", "/practice/{practice_id}/rate"): lambda c: {
+        "data": {"card_id": "kernel", "rating": "3"}
+    },
+    ("POST", "/admin/users"): lambda c: {
+        "data": {"name": c.ids.fresh_name(), "password": NEW_PASSWORD}
+    },
+    ("POST", "/admin/users/{name}/disable"): lambda c: {},
+    ("POST", "/admin/users/{name}/enable"): lambda c: {},
+    ("POST", "/admin/users/{name}/password"): lambda c: {"data": {"password": NEW_PASSWORD}},
+    ("POST", "/admin/invites"): lambda c: {},
+    ("POST", "/admin/import"): lambda c: {},
+    ("POST", "/api/reviews"): lambda c: {"json": {"card_id": "kernel", "rating": 3}},
+    ("POST", "/api/reviews/undo"): lambda c: {},
+    ("POST", "/backup/restore"): lambda c: {
+        "files": {"file": ("backup.json", c.ids.backup[c.owner], "application/json")}
+    },
+    ("POST", "/login"): lambda c: {"data": {"name": c.owner, "password": PASSWORDS[c.owner]}},
+    ("POST", "/logout"): lambda c: {},
+    ("POST", "/invite/{token}"): lambda c: {
+        "data": {"name": c.ids.fresh_name(), "password": NEW_PASSWORD}
+    },
+    ("POST", "/signup"): lambda c: {"data": {"name": c.ids.fresh_name(), "password": NEW_PASSWORD}},
+    ("POST", "/account/password"): lambda c: {
+        "data": {"old_password": PASSWORDS[c.owner], "new_password": PASSWORDS[c.owner]}
+    },
+    ("POST", "/account/tokens"): lambda c: {"data": {"name": "matrix"}},
+    ("POST", "/account/tokens/{token_id}/revoke"): lambda c: {},
+}
+
+
+def path_value(call: Call, path: str, param: str) -> str:
+    values: dict[str, Callable[[], object]] = {
+        "card_id": lambda: "kernel",
+        "slug": lambda: "gpu" if path.startswith("/decks/") else call.ids.topic,
+        "title": lambda: call.ids.topic_title,
+        "code": lambda: "zh",
+        "practice_id": lambda: call.ids.practice[call.owner],
+        "token_id": lambda: call.ids.token[call.owner],
+        "name": lambda: "other",
+        "token": call.ids.invite,  # a fresh one each time: invites are single-use
+    }
+    if param not in values:
+        pytest.fail(f"{path}: no value for the path parameter {{{param}}}; add one to path_value")
+    return quote(str(values[param]()))
+
+
+def app_routes(app: FastAPI) -> list[tuple[str, str]]:
+    """Every (method, path) the app answers, HEAD aside; a mount counts as one GET."""
+    found = []
+    for route in iter_route_contexts(app.routes):
+        if isinstance(route.original_route, Mount):
+            found.append(("GET", route.path))
+        else:
+            found.extend((method, route.path) for method in sorted(route.methods - {"HEAD"}))
+    # Sign out last, or the session would be gone for the routes after it.
+    return sorted(found, key=lambda route: route == ("POST", "/logout"))
+
+
+def request_for(call: Call, method: str, path: str) -> tuple[str, dict[str, Any]]:
+    if path in MOUNT_URLS:
+        return MOUNT_URLS[path], {}
+    if method != "GET" and (method, path) not in BODIES:
+        pytest.fail(f"{method} {path}: no request body; add one to BODIES")
+    url = re.sub(r"\{(\w+)(?::\w+)?\}", lambda m: path_value(call, path, m[1]), path)
+    kwargs = BODIES.get((method, path), lambda c: {})(call)
+    if (method, path) in QUERIES:
+        kwargs["params"] = QUERIES[method, path]
+    return url, kwargs
+
+
+@pytest.fixture
+def matrix_app(make_app: Callable[..., FastAPI], app: FastAPI) -> FastAPI:
+    """The team app with open sign-up, so that /signup is reachable too."""
+    return make_app(open_signup=True)
+
+
+@pytest.fixture
+def ids(matrix_app: FastAPI, users: dict[str, Learner]) -> Ids:
+    practice, token, backup = {}, {}, {}
+    with Session(matrix_app.state.engine) as session:
+        topic = catalog.topics(session)[0][0]
+        for name in ("member", "admin"):
+            learner = accounts.get_user(session, name)
+            # Two ratings each, so both undo routes have something to undo.
+            for card_id in ("paged", "kv"):
+                record_review(session, learner=learner, card_id=card_id, rating=3, now=START)
+            run = start_practice(
+                session,
+                learner=learner,
+                filters=Filters(),
+                order="content",
+                seconds_per_card=0,
+                now=START,
+                card_ids=["kernel", "fusion"],
+            )
+            practice[name] = run.id
+            accounts.create_api_token(session, learner=learner, name="script", now=START)
+            token[name] = accounts.api_tokens(session, learner=learner)[0].id
+            backup[name] = dump_backup(export_learner(session=session, learner=learner)).encode()
+        return Ids(matrix_app, topic.slug, topic.title, practice, token, backup, itertools.count())
+
+
+def login_url(method: str, url: httpx2.URL) -> str:
+    """Where a page sends nobody: the sign-in page, then back to the page asked for.
+
+    A form post cannot be replayed after signing in, so it only leads to the sign-in page.
+    """
+    if method != "GET":
+        return "/login"
+    target = url.path + (f"?{url.query.decode()}" if url.query else "")
+    return f"/login?next={quote(target, safe='')}"
+
+
+def check(role: str, method: str, path: str, response: httpx2.Response) -> str | None:
+    """What is wrong with `response`, or None."""
+    status, location = response.status_code, response.headers.get("location", "")
+    public = (method, path) in PUBLIC
+    if role == "anonymous" and not public:
+        if path.startswith("/api/"):
+            if status != 401 or "detail" not in response.json():
+                return f"expected 401 JSON, got {status}"
+        elif status != 303 or location != (expected := login_url(method, response.request.url)):
+            return f"expected 303 to {expected}, got {status} {location}"
+        return None
+    if role == "member" and path.startswith("/admin/"):
+        return None if status == 403 else f"expected 403, got {status}"
+    if status in CONTENT_REFUSALS.get((method, path), ()):
+        return None
+    if status >= 400:
+        return f"expected 2xx/3xx, got {status}: {response.text[:200]}"
+    if location.startswith("/login") and (method, path) != ("POST", "/logout"):
+        return f"sent to sign in: {location}"
+    return None
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_every_route(role, matrix_app, ids, browser):
+    client = browser(None if role == "anonymous" else role, app=matrix_app)
+    routes = app_routes(matrix_app)
+    assert len(routes) > 40, routes  # the enumeration itself works
+    problems = []
+    for method, path in routes:
+        url, kwargs = request_for(Call(ids, role), method, path)
+        cookies = httpx2.Cookies(client.client.cookies)
+        headers = {"X-CSRF-Token": client.csrf} if client.csrf else {}
+        response = client.client.request(method, url, headers=headers, **kwargs)
+        # Signing in or up elsewhere (login, invites, sign-up) would switch this browser's user.
+        client.client.cookies = cookies
+        if problem := check(role, method, path, response):
+            problems.append(f"{method} {url} as {role}: {problem}")
+    assert not problems, "\n".join(problems)
+
+
+def test_the_tables_name_only_existing_routes(app):
+    assert set(app_routes(app)) >= PUBLIC
+    assert {route for route in BODIES if route not in app_routes(app)} == set()
+
+
+def test_member_cannot_change_users(browser, db):
+    member = browser("member")
+    assert member.submit("/admin/users/other/disable").status_code == 403
+    response = member.submit("/admin/users", {"name": "mallory", "password": NEW_PASSWORD})
+    assert response.status_code == 403
+    response = member.submit("/admin/users/admin/password", {"password": NEW_PASSWORD})
+    assert response.status_code == 403
+    assert not db.learner("other").disabled
+    assert db.count(Learner, name="mallory") == 0
+    browser("admin")  # the admin's password still works
+
+
+def test_api_refusals_are_json(browser):
+    member = browser("member")
+    response = member.get("/admin/team", headers={"Accept": "application/json"})
+    assert response.status_code == 403
+    assert response.json() == {"detail": "this page is for administrators"}
+    anonymous = browser()
+    response = anonymous.get("/api/study/next")
+    assert response.status_code == 401
+    assert response.json() == {"detail": "sign in first"}
+
+
+def test_sign_in_returns_to_the_page_asked_for(browser):
+    anonymous = browser()
+    refused = anonymous.get("/decks/gpu?x=1")
+    assert refused.headers["location"] == "/login?next=%2Fdecks%2Fgpu%3Fx%3D1"
+    page = anonymous.get(refused.headers["location"])
+    assert 'name="next" value="/decks/gpu?x=1"' in page.text
+    response = anonymous.login("member", next="/decks/gpu?x=1")
+    assert response.headers["location"] == "/decks/gpu?x=1"
+
+
+@pytest.mark.parametrize("target", ["//evil.example/x", "https://evil.example/", "/\\evil.example"])
+def test_sign_in_never_continues_off_site(browser, target):
+    response = browser().login("member", next=target)
+    assert (response.status_code, response.headers["location"]) == (303, "/")
