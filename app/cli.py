@@ -1,6 +1,7 @@
 """The `qbank` command: thin wrappers that call one app function each."""
 
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -10,7 +11,7 @@ from app.config import get_settings
 from app.content.errors import ContentError, ContentErrors
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
     from sqlmodel import Session
 
@@ -114,27 +115,33 @@ learner_option = click.option(
 )
 
 
+@contextmanager
+def _bank() -> "Iterator[Session]":
+    """A session on the configured bank; refusals and file errors end the command in one line."""
+    from sqlmodel import Session
+
+    from app.bank import open_engine
+    from app.study import StudyError
+
+    try:
+        with Session(open_engine(_settings())) as session:
+            yield session
+    except StudyError as exc:
+        _fail(str(exc))
+    except OSError as exc:
+        _fail(_os_error(exc))
+
+
 @export_group.command("anki")
 @click.option("--deck", default=None, help="Deck slug (default: every deck).")
 @click.option("--base-url", default=None, help="qbank's address, to link topics from Anki.")
 @click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
 def export_anki_command(deck: str | None, base_url: str | None, out: Path) -> None:
     """Write the active cards as an Anki package (.apkg)."""
-    from sqlmodel import Session
-
-    from app.bank import open_engine
     from app.export.anki import export_apkg
-    from app.study import StudyError
 
-    try:
-        with Session(open_engine(_settings())) as session:
-            report = export_apkg(session=session, deck_slug=deck, path=out, base_url=base_url)
-    except StudyError as exc:
-        _fail(str(exc))
-        return
-    except OSError as exc:
-        _fail(_os_error(exc))
-        return
+    with _bank() as session:
+        report = export_apkg(session=session, deck_slug=deck, path=out, base_url=base_url)
     click.echo(f"{report.decks} decks, {report.notes} notes, {report.formulas} formulas: {out}")
 
 
@@ -155,27 +162,16 @@ def _open_learner(session: "Session", name: str | None, *, create: bool) -> "Lea
 @click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
 def export_backup_command(learner_name: str | None, out: Path) -> None:
     """Write a learner's settings, schedule and review log as JSON."""
-    from sqlmodel import Session
-
     from app.backup import dump_backup, export_learner
-    from app.bank import open_engine
-    from app.study import StudyError
 
-    try:
-        with Session(open_engine(_settings())) as session:
-            learner = _open_learner(session, learner_name, create=False)
-            name = learner.name
-            data = export_learner(session=session, learner=learner)
+    with _bank() as session:
+        learner = _open_learner(session, learner_name, create=False)
+        data = export_learner(session=session, learner=learner)
         out.write_text(dump_backup(data), encoding="utf-8")
-    except StudyError as exc:
-        _fail(str(exc))
-        return
-    except OSError as exc:
-        _fail(_os_error(exc))
-        return
-    click.echo(
-        f"learner '{name}': {len(data['states'])} schedules, {len(data['reviews'])} reviews: {out}"
-    )
+        click.echo(
+            f"learner '{learner.name}': {len(data['states'])} schedules, "
+            f"{len(data['reviews'])} reviews: {out}"
+        )
 
 
 @export_group.command("log")
@@ -183,26 +179,13 @@ def export_backup_command(learner_name: str | None, out: Path) -> None:
 @click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
 def export_log_command(learner_name: str | None, out: Path) -> None:
     """Write a learner's review log as CSV."""
-    from sqlmodel import Session
-
     from app.backup import log_csv
-    from app.bank import open_engine
-    from app.study import StudyError
 
-    try:
-        with Session(open_engine(_settings())) as session:
-            learner = _open_learner(session, learner_name, create=False)
-            name = learner.name
-            text = log_csv(session=session, learner=learner)
+    with _bank() as session:
+        learner = _open_learner(session, learner_name, create=False)
         # With a byte-order mark, spreadsheet programs read the Chinese text as UTF-8.
-        out.write_text(text, encoding="utf-8-sig", newline="")
-    except StudyError as exc:
-        _fail(str(exc))
-        return
-    except OSError as exc:
-        _fail(_os_error(exc))
-        return
-    click.echo(f"learner '{name}': review log written to {out}")
+        out.write_text(log_csv(session=session, learner=learner), encoding="utf-8-sig", newline="")
+        click.echo(f"learner '{learner.name}': review log written to {out}")
 
 
 @main.command("restore")
@@ -210,32 +193,20 @@ def export_log_command(learner_name: str | None, out: Path) -> None:
 @click.argument("source", type=click.Path(dir_okay=False, path_type=Path))
 def restore_command(learner_name: str | None, source: Path) -> None:
     """Merge a JSON backup into a learner's history (safe to repeat)."""
-    from sqlmodel import Session
-
     from app.backup import restore_learner
-    from app.bank import open_engine
-    from app.study import StudyError
 
-    try:
+    with _bank() as session:
         raw = source.read_bytes()
-        with Session(open_engine(_settings())) as session:
-            learner = _open_learner(session, learner_name, create=True)
-            report = restore_learner(session=session, learner=learner, data=raw)
-            name = learner.name
-    except StudyError as exc:
-        _fail(str(exc))
-        return
-    except OSError as exc:
-        _fail(_os_error(exc))
-        return
-    click.echo(
-        f"learner '{name}': {report.reviews_added} reviews added "
-        f"({report.reviews_present} already present), {report.states_added} schedules added, "
-        f"{report.states_updated} updated, {report.states_kept} unchanged; "
-        f"{report.practice_added} practice runs added; "
-        f"{report.placeholders} cards no longer in the bank kept as retired; "
-        f"settings {'updated' if report.settings_changed else 'unchanged'}"
-    )
+        learner = _open_learner(session, learner_name, create=True)
+        report = restore_learner(session=session, learner=learner, data=raw)
+        click.echo(
+            f"learner '{learner.name}': {report.reviews_added} reviews added "
+            f"({report.reviews_present} already present), {report.states_added} schedules "
+            f"added, {report.states_updated} updated, {report.states_kept} unchanged; "
+            f"{report.practice_added} practice runs added; "
+            f"{report.placeholders} cards no longer in the bank kept as retired; "
+            f"settings {'updated' if report.settings_changed else 'unchanged'}"
+        )
 
 
 @main.command("optimize")
@@ -245,33 +216,24 @@ def optimize_command(learner_name: str | None, reset: bool) -> None:
     """Fit personal FSRS parameters to a learner's review log (needs qbank[optimizer])."""
     from datetime import UTC, datetime
 
-    from sqlmodel import Session
-
-    from app.bank import open_engine
     from app.optimize import optimize_learner, reset_parameters
-    from app.study import StudyError
 
-    try:
-        with Session(open_engine(_settings())) as session:
-            learner = _open_learner(session, learner_name, create=False)
-            name = learner.name
-            if reset:
-                reset_parameters(session=session, learner=learner)
-                click.echo(f"learner '{name}': back to the FSRS default parameters")
-                return
-            report = optimize_learner(session=session, learner=learner, now=datetime.now(UTC))
-    except StudyError as exc:
-        _fail(str(exc))
-        return
-    outcome = (
-        "stored; reviews are scheduled with them from now on"
-        if report.stored
-        else "no better than the parameters in use, which are kept"
-    )
-    click.echo(
-        f"learner '{name}': fitted on {report.counted} of {report.reviews} reviews; "
-        f"log loss {report.loss_before:.4f} before, {report.loss_after:.4f} after: {outcome}"
-    )
+    with _bank() as session:
+        learner = _open_learner(session, learner_name, create=False)
+        if reset:
+            reset_parameters(session=session, learner=learner)
+            click.echo(f"learner '{learner.name}': back to the FSRS default parameters")
+            return
+        report = optimize_learner(session=session, learner=learner, now=datetime.now(UTC))
+        outcome = (
+            "stored; reviews are scheduled with them from now on"
+            if report.stored
+            else "no better than the parameters in use, which are kept"
+        )
+        click.echo(
+            f"learner '{learner.name}': fitted on {report.counted} of {report.reviews} reviews; "
+            f"log loss {report.loss_before:.4f} before, {report.loss_after:.4f} after: {outcome}"
+        )
 
 
 def _settings() -> "Settings":
@@ -313,16 +275,8 @@ def _password(password_stdin: bool) -> str:
 
 
 def _user_call(action: "Callable[[Session], str]") -> None:
-    from sqlmodel import Session
-
-    from app.bank import open_engine
-    from app.study import StudyError
-
-    with Session(open_engine(_settings())) as session:
-        try:
-            click.echo(action(session))
-        except StudyError as exc:
-            _fail(str(exc))
+    with _bank() as session:
+        click.echo(action(session))
 
 
 @user_group.command("add")
