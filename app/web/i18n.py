@@ -286,6 +286,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "admin.disable": ("停用", "Disable"),
     "admin.reset_password": ("重设密码", "Reset password"),
     "admin.add_user": ("添加成员", "Add user"),
+    "admin.backup": ("下载备份", "Backup"),
+    "admin.restore": ("恢复备份", "Restore"),
     "admin.invites": ("邀请链接", "Invite links"),
     "admin.invites_note": (
         "一次性链接，过期失效。未使用的链接数",

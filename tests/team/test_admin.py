@@ -171,3 +171,34 @@ def test_a_broken_import_changes_nothing(browser, write_content):
     assert "c-broken.md" in response.text
     assert member.get("/api/cards/q").status_code == 404
     assert member.get("/api/cards/kernel").status_code == 200
+
+
+def test_admin_backs_up_and_restores_a_members_history(browser):
+    """An administrator takes any member's backup and restores it; a member cannot."""
+    member = browser("member")
+    studied = member.client.get("/api/study/next").json()
+    rated = member.post_json("/api/reviews", {"card_id": studied["id"], "rating": 3})
+    assert rated.status_code == 200
+    admin = browser("admin")
+
+    backup = admin.get("/admin/users/member/backup.json")
+    assert backup.status_code == 200
+    assert backup.headers["content-disposition"].startswith("attachment;")
+    document = backup.json()
+    assert [r["card_id"] for r in document["reviews"]] == [studied["id"]]
+    log = admin.get("/admin/users/member/log.csv")
+    assert log.status_code == 200 and studied["id"] in log.text
+
+    files = {"file": ("backup.json", backup.content, "application/json")}
+    restored = admin.post(
+        "/admin/users/member/restore", files=files, headers={"X-CSRF-Token": admin.csrf or ""}
+    )
+    assert (restored.status_code, restored.headers["location"]) == (
+        303,
+        "/admin/users?done=restored",
+    )
+    again = admin.get("/admin/users/member/backup.json").json()
+    assert (again["reviews"], again["states"]) == (document["reviews"], document["states"])
+
+    assert member.get("/admin/users/admin/backup.json").status_code == 403
+    assert admin.get("/admin/users/nobody/backup.json").status_code == 404

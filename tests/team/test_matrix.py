@@ -107,6 +107,9 @@ BODIES: dict[tuple[str, str], Callable[[Call], dict[str, Any]]] = {
     ("POST", "/admin/users/{name}/disable"): lambda c: {},
     ("POST", "/admin/users/{name}/enable"): lambda c: {},
     ("POST", "/admin/users/{name}/password"): lambda c: {"data": {"password": NEW_PASSWORD}},
+    ("POST", "/admin/users/{name}/restore"): lambda c: {
+        "files": {"file": ("backup.json", c.ids.backup["member"], "application/json")}
+    },
     ("POST", "/admin/invites"): lambda c: {},
     ("POST", "/admin/import"): lambda c: {},
     ("POST", "/api/reviews"): lambda c: {"json": {"card_id": "kernel", "rating": 3}},

@@ -2,16 +2,18 @@
 
 from typing import Annotated
 
-from fastapi import APIRouter, Form, Request
+from fastapi import APIRouter, File, Form, Request, UploadFile
 from fastapi.responses import RedirectResponse
 from starlette.responses import Response
 
 from app import accounts
+from app.backup import BackupError, restore_learner
 from app.content.errors import ContentErrors
 from app.content.sync import import_content
 from app.study import StudyError
 from app.team import team_progress
 from app.web.deps import AdminDep, NowDep, SessionDep, SettingsDep
+from app.web.routes.data import backup_download, log_download, read_backup
 from app.web.templating import render
 
 router = APIRouter(prefix="/admin", include_in_schema=False)
@@ -79,6 +81,33 @@ def reset_password(
     except StudyError as exc:
         return _users_page(request, session, now, error=str(exc))
     return RedirectResponse("/admin/users?done=password", status_code=303)
+
+
+@router.get("/users/{name}/backup.json")
+def user_backup(name: str, session: SessionDep, admin: AdminDep) -> Response:
+    return backup_download(session, accounts.get_user(session, name))
+
+
+@router.get("/users/{name}/log.csv")
+def user_log(name: str, session: SessionDep, admin: AdminDep) -> Response:
+    return log_download(session, accounts.get_user(session, name))
+
+
+@router.post("/users/{name}/restore")
+def user_restore(
+    request: Request,
+    name: str,
+    session: SessionDep,
+    admin: AdminDep,
+    now: NowDep,
+    file: Annotated[UploadFile, File()],
+) -> Response:
+    learner = accounts.get_user(session, name)
+    try:
+        restore_learner(session=session, learner=learner, data=read_backup(file))
+    except BackupError as exc:
+        return _users_page(request, session, now, error=f"{name}: {exc}")
+    return RedirectResponse("/admin/users?done=restored", status_code=303)
 
 
 @router.post("/invites")

@@ -6,10 +6,12 @@ from typing import Annotated
 from urllib.parse import quote
 
 from fastapi import APIRouter, File, Query, Request, UploadFile
+from sqlmodel import Session
 from starlette.responses import Response
 
 from app.backup import BackupError, dump_backup, export_learner, log_csv, restore_learner
 from app.export.anki import export_apkg
+from app.models import Learner
 from app.web.deps import LearnerDep, SessionDep
 from app.web.routes.pages import settings_response
 
@@ -42,19 +44,36 @@ def export_anki(
     return _download(buffer.getvalue(), "application/octet-stream", f"qbank-{deck or 'all'}.apkg")
 
 
-@router.get("/backup.json")
-def backup_json(session: SessionDep, learner: LearnerDep) -> Response:
+def backup_download(session: Session, learner: Learner) -> Response:
+    """A learner's settings, schedule and review log as a JSON download."""
     data = export_learner(session=session, learner=learner)
     name = f"qbank-backup-{learner.name}-{_stamp()}.json"
     return _download(dump_backup(data).encode(), "application/json", name)
 
 
-@router.get("/backup/log.csv")
-def backup_log(session: SessionDep, learner: LearnerDep) -> Response:
+def log_download(session: Session, learner: Learner) -> Response:
+    """A learner's review log as a CSV download."""
     # With a byte-order mark, spreadsheet programs read the Chinese text as UTF-8.
     body = log_csv(session=session, learner=learner).encode("utf-8-sig")
     name = f"qbank-log-{learner.name}-{_stamp()}.csv"
     return _download(body, "text/csv; charset=utf-8", name)
+
+
+def read_backup(file: UploadFile) -> bytes:
+    raw = file.file.read(MAX_BACKUP_BYTES + 1)
+    if len(raw) > MAX_BACKUP_BYTES:
+        raise BackupError(f"the file is larger than {MAX_BACKUP_BYTES // 2**20} MB")
+    return raw
+
+
+@router.get("/backup.json")
+def backup_json(session: SessionDep, learner: LearnerDep) -> Response:
+    return backup_download(session, learner)
+
+
+@router.get("/backup/log.csv")
+def backup_log(session: SessionDep, learner: LearnerDep) -> Response:
+    return log_download(session, learner)
 
 
 @router.post("/backup/restore")
@@ -64,11 +83,8 @@ def restore(
     learner: LearnerDep,
     file: Annotated[UploadFile, File()],
 ) -> Response:
-    raw = file.file.read(MAX_BACKUP_BYTES + 1)
     try:
-        if len(raw) > MAX_BACKUP_BYTES:
-            raise BackupError(f"the file is larger than {MAX_BACKUP_BYTES // 2**20} MB")
-        report = restore_learner(session=session, learner=learner, data=raw)
+        report = restore_learner(session=session, learner=learner, data=read_backup(file))
     except BackupError as exc:
         return settings_response(request, session, learner, status_code=400, restore_error=str(exc))
     return settings_response(request, session, learner, restored=report)
