@@ -291,11 +291,15 @@ def revoke_api_token(session: Session, *, learner: Learner, token_id: int, now: 
 
 
 def token_learner(session: Session, token: str, now: datetime) -> Learner | None:
-    row = session.exec(select(ApiToken).where(ApiToken.token_hash == _digest(token))).first()
-    if row is None or row.revoked_at is not None:
+    found = session.exec(
+        select(ApiToken, Learner)  # one query: every API call of a script comes through here
+        .join(Learner, col(Learner.id) == ApiToken.learner_id)
+        .where(ApiToken.token_hash == _digest(token))
+    ).first()
+    if found is None:
         return None
-    learner = session.get(Learner, row.learner_id)
-    if learner is None or learner.disabled:
+    row, learner = found
+    if row.revoked_at is not None or learner.disabled:
         return None
     # Only touch the row once a minute or so: tokens are used in hot loops by scripts.
     if row.last_used_at is None or now - as_utc(row.last_used_at) > timedelta(minutes=1):

@@ -6,6 +6,8 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine, make_url
 from sqlmodel import create_engine
 
+SQLITE_MMAP_BYTES = 1 << 30
+
 
 def make_engine(url: str) -> Engine:
     """Create an engine tuned for the backend behind `url`."""
@@ -18,7 +20,12 @@ def make_engine(url: str) -> Engine:
     engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
 
     # SQLite-specific: WAL lets readers proceed during an import, foreign keys are off by
-    # default, and busy_timeout makes concurrent writers wait instead of failing.
+    # default, and busy_timeout makes concurrent writers wait instead of failing. Memory-mapped
+    # reads: the study queue's new-card queries visit every card row, and card rows (rendered
+    # HTML) are large, so reading their pages through a mapping of the file instead of with one
+    # system call each is about three times faster. The mapped pages are the OS page cache,
+    # shared by every connection and process (they count in RSS once read, but are not private
+    # memory); writes still go through the WAL.
     @event.listens_for(engine, "connect")
     def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
         cursor = dbapi_connection.cursor()
@@ -26,6 +33,7 @@ def make_engine(url: str) -> Engine:
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA busy_timeout=30000")
         cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute(f"PRAGMA mmap_size={SQLITE_MMAP_BYTES}")
         cursor.close()
 
     return engine

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import String, cast, delete, func, update
+from sqlalchemy import String, and_, case, cast, delete, func, or_, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 from sqlmodel.sql.expression import SelectOfScalar
@@ -140,12 +140,15 @@ def _today(learner: Learner, now: datetime) -> list[Any]:
     ]
 
 
-def _done_today(session: Session, learner: Learner, now: datetime, queue: str) -> int:
-    """Distinct cards rated today that were in `queue` (for the daily limits)."""
+def _done_today(session: Session, learner: Learner, now: datetime) -> dict[str, int]:
+    """Distinct cards rated today that were new, and that were reviews (for the daily limits)."""
     distinct_cards = func.count(func.distinct(ReviewLog.card_id))
-    return session.exec(
-        select(distinct_cards).where(*_today(learner, now), ReviewLog.queue == queue)
-    ).one()
+    rows = session.exec(
+        select(ReviewLog.queue, distinct_cards)
+        .where(*_today(learner, now), col(ReviewLog.queue).in_(("new", "review")))
+        .group_by(ReviewLog.queue)
+    ).all()
+    return {"new": 0, "review": 0} | dict(rows)
 
 
 def reviewed_today(session: Session, *, learner: Learner, now: datetime) -> int:
@@ -175,18 +178,19 @@ def _new_cards(learner: Learner) -> SelectOfScalar:  # type: ignore[type-arg]
 def counts(session: Session, *, learner: Learner, now: datetime, filters: Filters) -> Counts:
     """What is left to study today: new (within the daily limit), learning due, reviews due."""
     _, day_end = study_day(learner, now)
-    learning = session.exec(
-        filters.apply(_states(learner).with_only_columns(func.count())).where(
-            col(CardState.state) != 2, col(CardState.due) <= now + LEARN_AHEAD
-        )
-    ).one()
-    review = session.exec(
-        filters.apply(_states(learner).with_only_columns(func.count())).where(
-            CardState.state == 2, col(CardState.due) < day_end
-        )
-    ).one()
-    review_left = max(learner.max_reviews_per_day - _done_today(session, learner, now, "review"), 0)
-    new_left = max(learner.new_per_day - _done_today(session, learner, now, "new"), 0)
+    is_learning = and_(col(CardState.state) != 2, col(CardState.due) <= now + LEARN_AHEAD)
+    is_review = and_(CardState.state == 2, col(CardState.due) < day_end)
+    both = (  # one query for the two counts
+        select(func.count(case((is_learning, 1))), func.count(case((is_review, 1))))
+        .select_from(CardState)
+        .join(Card, col(Card.id) == CardState.card_id)
+        .join(Deck, col(Deck.id) == Card.deck_id)
+        .where(CardState.learner_id == learner.id, or_(is_learning, is_review))
+    )
+    learning, review = session.exec(filters.apply(both)).one()  # type: ignore[arg-type]
+    done = _done_today(session, learner, now)
+    review_left = max(learner.max_reviews_per_day - done["review"], 0)
+    new_left = max(learner.new_per_day - done["new"], 0)
     new = 0
     if new_left:
         available = filters.apply(_new_cards(learner).with_only_columns(Card.id).order_by(None))
@@ -256,7 +260,8 @@ def _pick(
         return _with_card(session, learning)
 
     _, day_end = study_day(learner, now)
-    if _done_today(session, learner, now, "review") < learner.max_reviews_per_day:
+    done = _done_today(session, learner, now)
+    if done["review"] < learner.max_reviews_per_day:
         due = session.exec(
             filters.apply(_states(learner))
             .where(CardState.state == 2, col(CardState.due) < day_end)
@@ -266,10 +271,12 @@ def _pick(
         if due is not None:
             return _with_card(session, due)
 
-    if _done_today(session, learner, now, "new") < learner.new_per_day:
-        new = session.exec(filters.apply(_new_cards(learner)).limit(1)).first()
-        if new is not None:
-            return new, None
+    if done["new"] < learner.new_per_day:
+        # Only ids in the ordered scan, so that an index can cover it; then the one card.
+        ordered = filters.apply(_new_cards(learner).with_only_columns(Card.id))
+        new_id = session.exec(ordered.limit(1)).first()
+        if new_id is not None:
+            return session.get_one(Card, new_id), None
 
     # Nothing else to do: learning steps coming up shortly are shown early rather than waiting.
     ahead = session.exec(
