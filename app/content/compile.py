@@ -60,6 +60,9 @@ Parsed = ParsedDeck | ParsedTopic
 
 # Below this much changed text (~500 cards) starting worker processes costs more than it saves.
 PARALLEL_MIN_CHARS = 300_000
+# Each worker is a Python process with its own KaTeX engine and formula cache (~100 MB on a
+# 10,000-card bank); past a few of them memory grows faster than the import gets quicker.
+MAX_WORKERS = 4
 
 
 def compile_sources(sources: list[SourceText], renderer: Renderer) -> Compiled:
@@ -99,7 +102,7 @@ def worker_count(sources: list[SourceText]) -> int:
         cpus = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         cpus = os.cpu_count() or 1
-    return min(cpus, len(sources))
+    return min(cpus, len(sources), MAX_WORKERS)
 
 
 def compile_items(
@@ -110,15 +113,22 @@ def compile_items(
     With workers > 1, items are rendered in that many worker processes, each with its own
     formula cache; `renderer` then only counts the distinct formulas they rendered. At most a
     few items are in flight at once, so memory stays bounded however large the bank is.
+    Workers are spawned (forking a process that may run threads, like the web server, is
+    unsafe), so a script that imports content must guard its top level with
+    `if __name__ == "__main__":`, as multiprocessing requires.
     """
-    if workers < 2:
+    pool = None
+    if workers > 1:
+        try:
+            pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+        except (OSError, NotImplementedError):  # no working semaphores here (/dev/shm)
+            pool = None
+    if pool is None:
         for item in items:
             errors: list[ContentError] = []
             yield (compile_item(item, renderer, errors) if item else None), errors
         return
 
-    # spawn: forking a process that may run threads (the web server) is unsafe.
-    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
     in_flight: deque[Future[_RemoteResult] | None] = deque()
     try:
         for item in items:

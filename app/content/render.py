@@ -172,7 +172,8 @@ class Renderer:
                 except pykatex.ParseError as exc:
                     message = _KATEX_POSITION.sub("", str(exc))
                     formula = " ".join(token.content.split())
-                    errors.append(ContentError(path, block_line, f"KaTeX: {message} in ${formula}$"))
+                    problem = f"KaTeX: {message} in ${formula}$"
+                    errors.append(ContentError(path, block_line, problem))
                     token.meta["html"] = (
                         f'<code class="math-error" title="{html.escape(message)}">'
                         f"{html.escape(token.content)}</code>"
