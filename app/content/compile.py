@@ -1,10 +1,12 @@
 """Parse and render sources into ready-to-store data, and validate the bank as a whole."""
 
+import logging
 import multiprocessing
 import os
 from collections import defaultdict, deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -57,6 +59,8 @@ class Compiled:
 
 
 Parsed = ParsedDeck | ParsedTopic
+
+_log = logging.getLogger("qbank.content")
 
 # Below this much changed text (~500 cards) starting worker processes costs more than it saves.
 PARALLEL_MIN_CHARS = 300_000
@@ -114,8 +118,9 @@ def compile_items(
     formula cache; `renderer` then only counts the distinct formulas they rendered. At most a
     few items are in flight at once, so memory stays bounded however large the bank is.
     Workers are spawned (forking a process that may run threads, like the web server, is
-    unsafe), so a script that imports content must guard its top level with
-    `if __name__ == "__main__":`, as multiprocessing requires.
+    unsafe), so a script that imports content should guard its top level with
+    `if __name__ == "__main__":`, as multiprocessing requires. Whenever workers cannot be
+    started or die, the items not yet yielded are rendered here instead.
     """
     pool = None
     if workers > 1:
@@ -124,21 +129,37 @@ def compile_items(
         except (OSError, NotImplementedError):  # no working semaphores here (/dev/shm)
             pool = None
     if pool is None:
-        for item in items:
-            errors: list[ContentError] = []
-            yield (compile_item(item, renderer, errors) if item else None), errors
+        yield from _compile_here(items, renderer)
         return
 
+    done = 0
+    broken = False
     in_flight: deque[Future[_RemoteResult] | None] = deque()
     try:
         for item in items:
             in_flight.append(pool.submit(_compile_remote, item) if item else None)
             if len(in_flight) > 2 * workers:
                 yield _collect(in_flight.popleft(), renderer)
+                done += 1
         while in_flight:
             yield _collect(in_flight.popleft(), renderer)
+            done += 1
+    except BrokenProcessPool:
+        # E.g. the main script cannot be imported again in a worker (stdin, no __main__ guard).
+        broken = True
     finally:
         pool.shutdown(cancel_futures=True)
+    if broken:
+        _log.warning("render workers failed; rendering the remaining content in this process")
+        yield from _compile_here(items[done:], renderer)
+
+
+def _compile_here(
+    items: list[Parsed | None], renderer: Renderer
+) -> Iterator[tuple[CompiledDeck | CompiledTopic | None, list[ContentError]]]:
+    for item in items:
+        errors: list[ContentError] = []
+        yield (compile_item(item, renderer, errors) if item else None), errors
 
 
 # ContentError (a frozen dataclass exception) cannot be unpickled, so errors travel as tuples.
