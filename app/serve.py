@@ -1,5 +1,6 @@
 """`qbank serve`: migrate, import when the bank is empty, optionally watch content, run uvicorn."""
 
+import copy
 import logging
 import threading
 from pathlib import Path
@@ -71,7 +72,12 @@ def serve(
     stop = threading.Event()
     if watch:
         threading.Thread(target=watch_content, args=(settings, stop), daemon=True).start()
+    # uvicorn configures logging in every worker process; our loggers must be part of that
+    # configuration, or workers would drop the access log.
+    log_config = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
+    log_config["loggers"]["qbank"] = {"handlers": ["default"], "level": "INFO", "propagate": False}
     common = {
+        "log_config": log_config,
         "host": host,
         "port": port,
         "access_log": False,  # app.web.observe logs every request with its id
