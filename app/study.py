@@ -100,13 +100,17 @@ def personal_parameters(learner: Learner) -> scheduling.Parameters | None:
     return tuple(learner.fsrs_parameters) if learner.fsrs_parameters else None
 
 
+def learner_zone(learner: Learner) -> ZoneInfo:
+    """The learner's time zone (UTC if the stored name is not a known zone)."""
+    try:
+        return ZoneInfo(learner.timezone)
+    except (KeyError, ValueError):
+        return ZoneInfo("UTC")
+
+
 def study_day(learner: Learner, now: datetime) -> tuple[datetime, datetime]:
     """The [start, end) of the learner's current study day, which rolls over at rollover_hour."""
-    try:
-        zone = ZoneInfo(learner.timezone)
-    except (KeyError, ValueError):
-        zone = ZoneInfo("UTC")
-    local = now.astimezone(zone)
+    local = now.astimezone(learner_zone(learner))
     start = local.replace(hour=learner.rollover_hour, minute=0, second=0, microsecond=0)
     if local < start:
         start -= timedelta(days=1)

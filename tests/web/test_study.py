@@ -3,6 +3,7 @@
 import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from fastapi.testclient import TestClient
 
@@ -384,6 +385,18 @@ def test_nothing_due_shows_done_page_with_next_due_time_and_practice(client, ban
     assert due.text == soonest.strftime("%Y-%m-%d %H:%M") + " UTC"
     assert re.search(r'<a class="button primary" href="/practice\??">Practice</a>', page)
     assert client.get("/api/study/next").status_code == 204
+
+
+def test_done_page_gives_the_next_due_time_in_the_learners_time_zone(client, bank, find):
+    for card_id in ("gemm-core", "roofline", "kv-cache", "fusion", "paged"):
+        rate(client, card_id, 4)
+    bank.configure(timezone="Asia/Shanghai")
+    soonest = min(utc(state.due) for state in bank.states())
+
+    due = find(study_page(client), "next-due")
+    local = soonest.astimezone(ZoneInfo("Asia/Shanghai"))
+    assert due.text == local.strftime("%Y-%m-%d %H:%M") + " Asia/Shanghai"
+    assert datetime.fromisoformat(due.attrs["datetime"]) == soonest
 
 
 def test_done_page_before_anything_is_scheduled(client, bank):

@@ -14,6 +14,7 @@ from app.study import (
     Filters,
     NotFound,
     counts,
+    learner_zone,
     next_card,
     next_due,
     record_review,
@@ -54,7 +55,10 @@ def study(
         "study_url": _study_url,
     }
     if current is None:
-        context["next_due"] = next_due(session, learner=learner, filters=filters)
+        due = next_due(session, learner=learner, filters=filters)
+        # Shown in the learner's own time zone, which is also where their day rolls over.
+        context["next_due"] = due.astimezone(learner_zone(learner)) if due else None
+        context["zone"] = learner.timezone
         return render(request, "done.html", context)
     links = catalog.card_links(session, [current.card.id])[current.card.id]
     context |= {
