@@ -42,6 +42,9 @@ class Deck(SQLModel, table=True):
 
 
 class Card(SQLModel, table=True):
+    # Covers the study queue's scans for new cards in content order, so they read no card rows.
+    __table_args__ = (Index("ix_card_active_order", "retired", "deck_id", "position", "id"),)
+
     # Stable across edits, moves and renames: learners' history hangs off this id.
     id: str = Field(primary_key=True)
     deck_id: int = Field(foreign_key="deck.id", index=True)
