@@ -18,13 +18,51 @@ from dataclasses import dataclass
 from pathlib import Path
 
 _TERMS = (
-    "GEMM", "attention", "KV cache", "prefill", "decode", "roofline", "HBM", "SRAM",
-    "shared memory", "warp", "Tensor Core", "occupancy", "kernel fusion", "FlashAttention",
-    "paged attention", "continuous batching", "all-reduce", "NCCL", "pipeline parallel",
-    "tensor parallel", "ZeRO", "FSDP", "LayerNorm", "RMSNorm", "softmax", "RoPE", "MoE",
-    "top-k routing", "quantization", "FP8", "INT4", "speculative decoding", "CUDA graph",
-    "cuBLAS", "CUTLASS", "Triton", "profiling", "Nsight Compute", "arithmetic intensity",
-    "memory bandwidth", "latency", "throughput", "tokenizer", "beam search", "LoRA",
+    "GEMM",
+    "attention",
+    "KV cache",
+    "prefill",
+    "decode",
+    "roofline",
+    "HBM",
+    "SRAM",
+    "shared memory",
+    "warp",
+    "Tensor Core",
+    "occupancy",
+    "kernel fusion",
+    "FlashAttention",
+    "paged attention",
+    "continuous batching",
+    "all-reduce",
+    "NCCL",
+    "pipeline parallel",
+    "tensor parallel",
+    "ZeRO",
+    "FSDP",
+    "LayerNorm",
+    "RMSNorm",
+    "softmax",
+    "RoPE",
+    "MoE",
+    "top-k routing",
+    "quantization",
+    "FP8",
+    "INT4",
+    "speculative decoding",
+    "CUDA graph",
+    "cuBLAS",
+    "CUTLASS",
+    "Triton",
+    "profiling",
+    "Nsight Compute",
+    "arithmetic intensity",
+    "memory bandwidth",
+    "latency",
+    "throughput",
+    "tokenizer",
+    "beam search",
+    "LoRA",
 )
 
 _SENTENCES = (
@@ -61,12 +99,46 @@ _PITFALLS = (
 )
 
 _INLINE_POOL = (
-    r"O(N^2)", r"O(N)", r"d_k", r"\sqrt{d}", r"N\times N", r"QK^\top", r"B", r"m\times k",
-    r"k\times n", r"\alpha", r"\beta", r"\theta", r"\lambda", r"p_\theta", r"x_i", r"W_q",
-    r"W_k", r"W_v", r"h", r"L", r"\epsilon", r"\mathbb{E}[x]", r"\operatorname{Var}[x]",
-    r"2mnk", r"\frac{1}{\sqrt{d_k}}", r"e^{x}", r"\log p", r"\nabla_\theta", r"T_{\text{ms}}",
-    r"\eta", r"\gamma", r"\mu", r"\sigma^2", r"\mathcal{O}(1)", r"n_{\text{heads}}",
-    r"d_{\text{model}}", r"b\cdot s", r"\ell_2", r"\|x\|_2", r"\max_j x_j",
+    r"O(N^2)",
+    r"O(N)",
+    r"d_k",
+    r"\sqrt{d}",
+    r"N\times N",
+    r"QK^\top",
+    r"B",
+    r"m\times k",
+    r"k\times n",
+    r"\alpha",
+    r"\beta",
+    r"\theta",
+    r"\lambda",
+    r"p_\theta",
+    r"x_i",
+    r"W_q",
+    r"W_k",
+    r"W_v",
+    r"h",
+    r"L",
+    r"\epsilon",
+    r"\mathbb{E}[x]",
+    r"\operatorname{Var}[x]",
+    r"2mnk",
+    r"\frac{1}{\sqrt{d_k}}",
+    r"e^{x}",
+    r"\log p",
+    r"\nabla_\theta",
+    r"T_{\text{ms}}",
+    r"\eta",
+    r"\gamma",
+    r"\mu",
+    r"\sigma^2",
+    r"\mathcal{O}(1)",
+    r"n_{\text{heads}}",
+    r"d_{\text{model}}",
+    r"b\cdot s",
+    r"\ell_2",
+    r"\|x\|_2",
+    r"\max_j x_j",
 )
 
 # Each template is filled with integers; distinct integers give distinct, valid formulas.
@@ -94,8 +166,14 @@ _DISPLAY_TEMPLATES = (
 )
 
 _SECTIONS = (
-    "GPU 与矩阵计算基础", "Attention 与长上下文", "推理服务与调度", "分布式训练",
-    "量化与低精度", "Profiling 与调优", "模型结构", "编译器与 kernel 生成",
+    "GPU 与矩阵计算基础",
+    "Attention 与长上下文",
+    "推理服务与调度",
+    "分布式训练",
+    "量化与低精度",
+    "Profiling 与调优",
+    "模型结构",
+    "编译器与 kernel 生成",
 )
 
 
@@ -197,10 +275,14 @@ def write_bank(
                     tex = rng.choice(pool)
                 else:
                     tex = _display(card_no, card_no, rng.randint(2, 64), rng.randint(1, 9))
-                lines += ["$$", tex, "$$", ""] if "\n" in tex or rng.random() < 0.7 else [
-                    f"$${tex}$$",
-                    "",
-                ]
+                lines += (
+                    ["$$", tex, "$$", ""]
+                    if "\n" in tex or rng.random() < 0.7
+                    else [
+                        f"$${tex}$$",
+                        "",
+                    ]
+                )
             if rng.random() < 0.05:
                 display += 1
                 lines += ["$$", _display(card_no + 1, card_no + 50_000, 2, 3), "$$", ""]
@@ -234,8 +316,16 @@ def write_bank(
             "",
         ]
         if t % 2:
-            body += ["## 推导", "", _prose(rng, _SENTENCES, 2, []), "", "$$",
-                     _display(t + 3, 80_000 + t, 4, 2), "$$", ""]
+            body += [
+                "## 推导",
+                "",
+                _prose(rng, _SENTENCES, 2, []),
+                "",
+                "$$",
+                _display(t + 3, 80_000 + t, 4, 2),
+                "$$",
+                "",
+            ]
         body += [f"相关：[[{_topic_title((t + 1) % topics)}]]", ""]
         (root / "topics" / f"{_topic_slug(t)}.md").write_text("\n".join(body), encoding="utf-8")
 
