@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
+import httpx2 as httpx
 import pytest
 from sqlalchemy import create_engine
 from sqlalchemy.engine import Engine
