@@ -42,14 +42,17 @@ class Deck(SQLModel, table=True):
 
 
 class Card(SQLModel, table=True):
-    # Covers the study queue's scans for new cards in content order, so they read no card rows.
-    __table_args__ = (Index("ix_card_active_order", "retired", "deck_id", "position", "id"),)
+    # The study queue walks new cards in content order along this index, stopping at the first
+    # one the learner has not seen, instead of sorting the whole bank on every request.
+    __table_args__ = (Index("ix_card_content_order", "retired", "ordinal", "deck_id"),)
 
     # Stable across edits, moves and renames: learners' history hangs off this id.
     id: str = Field(primary_key=True)
     deck_id: int = Field(foreign_key="deck.id", index=True)
     section: str = ""
-    position: int = 0
+    position: int = 0  # within its deck
+    # Place in the whole bank's content order (deck path, then position), renumbered by imports.
+    ordinal: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     question: str
     question_html: str = Field(sa_column=Column(Text, nullable=False))
     answer_html: str = Field(sa_column=Column(Text, nullable=False))

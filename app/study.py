@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import String, and_, case, cast, delete, func, or_, update
+from sqlalchemy import String, and_, case, cast, delete, func, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 from sqlmodel.sql.expression import SelectOfScalar
@@ -144,8 +144,11 @@ def _today(learner: Learner, now: datetime) -> list[Any]:
     ]
 
 
-def _done_today(session: Session, learner: Learner, now: datetime) -> dict[str, int]:
-    """Distinct cards rated today that were new, and that were reviews (for the daily limits)."""
+def done_today(session: Session, *, learner: Learner, now: datetime) -> dict[str, int]:
+    """Distinct cards rated today that were new, and that were reviews (for the daily limits).
+
+    next_card and counts each query this unless given it: a request calling both passes it.
+    """
     distinct_cards = func.count(func.distinct(ReviewLog.card_id))
     rows = session.exec(
         select(ReviewLog.queue, distinct_cards)
@@ -170,38 +173,55 @@ def _states(learner: Learner) -> SelectOfScalar:  # type: ignore[type-arg]
 
 
 def _new_cards(learner: Learner) -> SelectOfScalar:  # type: ignore[type-arg]
-    seen = select(CardState.card_id).where(CardState.learner_id == learner.id)
+    """Ids of the cards the learner has never studied, in content order."""
+    seen = select(CardState.card_id).where(
+        CardState.learner_id == learner.id, CardState.card_id == Card.id
+    )
     return (
-        select(Card)
+        select(Card.id)
         .join(Deck, col(Deck.id) == Card.deck_id)
-        .where(col(Card.id).not_in(seen))
-        .order_by(col(Deck.path), col(Card.position))
+        .where(~seen.exists())
+        .order_by(col(Card.ordinal))
     )
 
 
-def counts(session: Session, *, learner: Learner, now: datetime, filters: Filters) -> Counts:
+def counts(
+    session: Session,
+    *,
+    learner: Learner,
+    now: datetime,
+    filters: Filters,
+    done: dict[str, int] | None = None,
+) -> Counts:
     """What is left to study today: new (within the daily limit), learning due, reviews due."""
     _, day_end = study_day(learner, now)
     is_learning = and_(col(CardState.state) != 2, col(CardState.due) <= now + LEARN_AHEAD)
     is_review = and_(CardState.state == 2, col(CardState.due) < day_end)
-    both = (  # one query for the two counts
-        select(func.count(case((is_learning, 1))), func.count(case((is_review, 1))))
+    states = filters.apply(
+        select(  # type: ignore[arg-type]
+            func.count(case((is_learning, 1))),
+            func.count(case((is_review, 1))),
+            func.count(),
+        )
         .select_from(CardState)
         .join(Card, col(Card.id) == CardState.card_id)
         .join(Deck, col(Deck.id) == Card.deck_id)
-        .where(CardState.learner_id == learner.id, or_(is_learning, is_review))
-    )
-    learning, review = session.exec(filters.apply(both)).one()  # type: ignore[arg-type]
-    done = _done_today(session, learner, now)
+        .where(CardState.learner_id == learner.id)
+    ).subquery()
+    in_scope = filters.apply(
+        select(func.count()).select_from(Card).join(Deck, col(Deck.id) == Card.deck_id)  # type: ignore[arg-type]
+    ).scalar_subquery()
+    # One statement; new cards are those in scope minus those with a state, so no anti-join
+    # walks the whole bank however many new cards remain.
+    learning, review, seen, total = session.exec(
+        select(*states.c, in_scope)  # type: ignore[call-overload]
+    ).one()
+    done = done if done is not None else done_today(session, learner=learner, now=now)
     review_left = max(learner.max_reviews_per_day - done["review"], 0)
     new_left = max(learner.new_per_day - done["new"], 0)
-    new = 0
-    if new_left:
-        available = filters.apply(_new_cards(learner).with_only_columns(Card.id).order_by(None))
-        new = session.exec(
-            select(func.count()).select_from(available.limit(new_left).subquery())
-        ).one()
-    return Counts(new=new, learning=learning, review=min(review, review_left))
+    return Counts(
+        new=min(total - seen, new_left), learning=learning, review=min(review, review_left)
+    )
 
 
 def next_card(
@@ -211,11 +231,12 @@ def next_card(
     now: datetime,
     filters: Filters,
     pinned: str | None = None,
+    done: dict[str, int] | None = None,
 ) -> NextCard | None:
     """The card to study now: due learning cards, then due reviews, then new cards in order."""
     row = _pinned(session, learner, now, filters, pinned) if pinned else None
     if row is None:
-        row = _pick(session, learner, now, filters)
+        row = _pick(session, learner, now, filters, done)
     if row is None:
         return None
     card, state = row
@@ -252,7 +273,11 @@ def _pinned(
 
 
 def _pick(
-    session: Session, learner: Learner, now: datetime, filters: Filters
+    session: Session,
+    learner: Learner,
+    now: datetime,
+    filters: Filters,
+    done: dict[str, int] | None,
 ) -> tuple[Card, CardState | None] | None:
     learning = session.exec(
         filters.apply(_states(learner))
@@ -264,7 +289,7 @@ def _pick(
         return _with_card(session, learning)
 
     _, day_end = study_day(learner, now)
-    done = _done_today(session, learner, now)
+    done = done if done is not None else done_today(session, learner=learner, now=now)
     if done["review"] < learner.max_reviews_per_day:
         due = session.exec(
             filters.apply(_states(learner))
@@ -276,9 +301,7 @@ def _pick(
             return _with_card(session, due)
 
     if done["new"] < learner.new_per_day:
-        # Only ids in the ordered scan, so that an index can cover it; then the one card.
-        ordered = filters.apply(_new_cards(learner).with_only_columns(Card.id))
-        new_id = session.exec(ordered.limit(1)).first()
+        new_id = session.exec(filters.apply(_new_cards(learner)).limit(1)).first()
         if new_id is not None:
             return session.get_one(Card, new_id), None
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, SQLModel, select
+from sqlmodel import Session, SQLModel, col, select
 
 from app.content.errors import ContentErrors
 from app.content.parse import derived_card_id
@@ -229,6 +229,38 @@ def test_move_to_another_deck_file_keeps_id_and_history(
     assert row.source_path == "decks/systems.md"
     assert deck_of(engine, HBM).slug == "systems"
     assert history(engine, HBM) == ([learner], [learner])
+
+
+def content_order(engine: Engine) -> list[str]:
+    """Active card ids by their stored place in the bank's content order."""
+    with Session(engine) as session:
+        return list(
+            session.exec(
+                select(Card.id).where(col(Card.retired).is_(False)).order_by(col(Card.ordinal))
+            )
+        )
+
+
+def test_cards_are_numbered_in_content_order_and_renumbered_on_moves(
+    imported: Path, write_content: WriteContent, engine: Engine
+) -> None:
+    gemm = "gemm-core"
+    assert content_order(engine) == [gemm, ROOFLINE, HBM, NVLINK]
+    hbm_card = "### Q：HBM 带宽多大？\n\n**面试回答。** 约 3 TB/s。\n"
+    write_content(
+        {
+            "decks/gpu.md": GPU.replace(hbm_card, "").replace("## 内存\n\n", ""),
+            # A new card first in its file, and the HBM card moved to the end of it.
+            "decks/systems.md": SYSTEMS.replace(
+                "## 1. 什么是 NVLink？",
+                "## 1. 什么是 PCIe？\n\n主机总线。\n\n## 2. 什么是 NVLink？",
+            )
+            + "\n## 3. HBM 带宽多大？\n\n约 3 TB/s。\n",
+        }
+    )
+    import_content(imported, engine)
+    pcie = derived_card_id("什么是 PCIe？")
+    assert content_order(engine) == [gemm, ROOFLINE, pcie, NVLINK, HBM]
 
 
 def test_file_rename_keeps_ids_and_history(

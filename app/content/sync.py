@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import func, insert, update
+from sqlalchemy import bindparam, func, insert, update
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, delete, select
 
@@ -271,6 +271,35 @@ def _write(
         row.kind = source.kind
         row.imported_at = utcnow()
         session.add(row)
+    session.flush()
+    number_cards(session)
+
+
+def number_cards(session: Session) -> None:
+    """Give every card its place in the bank's content order: deck path, then position.
+
+    Sorted here rather than by the database, whose collation could order paths differently.
+    Only cards whose place changed are written.
+    """
+    rows = session.exec(
+        select(Card.id, Card.ordinal, Deck.path, Card.position).join(
+            Deck, col(Deck.id) == Card.deck_id
+        )
+    ).all()
+    ordered = sorted(rows, key=lambda row: (row[2], row[3], row[0]))
+    moved = [
+        {"card_id": card_id, "new_ordinal": n}
+        for n, (card_id, ordinal, _, _) in enumerate(ordered)
+        if ordinal != n
+    ]
+    if moved:
+        table = Card.__table__  # type: ignore[attr-defined]
+        session.connection().execute(
+            table.update()
+            .where(table.c.id == bindparam("card_id"))
+            .values(ordinal=bindparam("new_ordinal")),
+            moved,
+        )
 
 
 def _write_deck(session: Session, compiled: CompiledDeck, report: ImportReport) -> set[str]:

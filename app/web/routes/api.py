@@ -11,7 +11,16 @@ from app import catalog
 from app.models import CardLink
 from app.scheduling import format_interval
 from app.search import search as run_search
-from app.study import NextCard, NotFound, counts, next_card, record_review, state_dict, undo_last
+from app.study import (
+    NextCard,
+    NotFound,
+    counts,
+    done_today,
+    next_card,
+    record_review,
+    state_dict,
+    undo_last,
+)
 from app.web.deps import FiltersDep, LearnerDep, NowDep, SessionDep
 from app.web.i18n import language
 from app.web.observe import REVIEWS
@@ -184,11 +193,14 @@ def study_next(
     request: Request, session: SessionDep, learner: LearnerDep, now: NowDep, filters: FiltersDep
 ) -> Response:
     """The next card to study, or 204 when nothing is due."""
-    current: NextCard | None = next_card(session, learner=learner, now=now, filters=filters)
+    done = done_today(session, learner=learner, now=now)
+    current: NextCard | None = next_card(
+        session, learner=learner, now=now, filters=filters, done=done
+    )
     if current is None:
         return Response(status_code=204)
     lang = language(request)
-    today = counts(session, learner=learner, now=now, filters=filters)
+    today = counts(session, learner=learner, now=now, filters=filters, done=done)
     out = NextOut(
         **_card_out(session, current.card.id),
         queue=current.queue,

@@ -14,6 +14,7 @@ from app.study import (
     Filters,
     NotFound,
     counts,
+    done_today,
     learner_zone,
     next_card,
     next_due,
@@ -44,8 +45,9 @@ def study(
     card: str | None = None,
     msg: str | None = None,
 ) -> Response:
-    today = counts(session, learner=learner, now=now, filters=filters)
-    current = next_card(session, learner=learner, now=now, filters=filters, pinned=card)
+    rated = done_today(session, learner=learner, now=now)
+    today = counts(session, learner=learner, now=now, filters=filters, done=rated)
+    current = next_card(session, learner=learner, now=now, filters=filters, pinned=card, done=rated)
     done = reviewed_today(session, learner=learner, now=now)
     context = {
         "filters": filters,
