@@ -3,10 +3,23 @@
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import String, and_, case, cast, delete, func, update
+from sqlalchemy import (
+    String,
+    and_,
+    bindparam,
+    case,
+    cast,
+    delete,
+    func,
+    literal,
+    text,
+    union_all,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 from sqlmodel.sql.expression import SelectOfScalar
@@ -149,13 +162,32 @@ def done_today(session: Session, *, learner: Learner, now: datetime) -> dict[str
 
     next_card and counts each query this unless given it: a request calling both passes it.
     """
-    distinct_cards = func.count(func.distinct(ReviewLog.card_id))
+    start, end = study_day(learner, now)
     rows = session.exec(
-        select(ReviewLog.queue, distinct_cards)
-        .where(*_today(learner, now), col(ReviewLog.queue).in_(("new", "review")))
-        .group_by(ReviewLog.queue)
+        _done_today_statement(), params={"learner_id": learner.id, "start": start, "end": end}
     ).all()
-    return {"new": 0, "review": 0} | dict(rows)
+    return {"new": 0, "review": 0} | dict(rows)  # type: ignore[arg-type]
+
+
+# The study queue's statements are built once and run with bound parameters: building a
+# SQLAlchemy statement costs more than running these indexed queries. Each builder is cached
+# per set of filters (a frozen dataclass), so the number of variants stays small.
+
+
+@lru_cache(maxsize=1)
+def _done_today_statement() -> Any:
+    return (
+        select(ReviewLog.queue, func.count(func.distinct(ReviewLog.card_id)))
+        .where(
+            ReviewLog.learner_id == bindparam("learner_id"),
+            ReviewLog.mode == "study",
+            col(ReviewLog.undone_at).is_(None),
+            col(ReviewLog.reviewed_at) >= bindparam("start"),
+            col(ReviewLog.reviewed_at) < bindparam("end"),
+            col(ReviewLog.queue).in_(("new", "review")),
+        )
+        .group_by(ReviewLog.queue)
+    )
 
 
 def reviewed_today(session: Session, *, learner: Learner, now: datetime) -> int:
@@ -172,10 +204,10 @@ def _states(learner: Learner) -> SelectOfScalar:  # type: ignore[type-arg]
     )
 
 
-def _new_cards(learner: Learner) -> SelectOfScalar:  # type: ignore[type-arg]
+def _new_cards(learner_id: Any) -> SelectOfScalar:  # type: ignore[type-arg]
     """Ids of the cards the learner has never studied, in content order."""
     seen = select(CardState.card_id).where(
-        CardState.learner_id == learner.id, CardState.card_id == Card.id
+        CardState.learner_id == learner_id, CardState.card_id == Card.id
     )
     return (
         select(Card.id)
@@ -195,8 +227,20 @@ def counts(
 ) -> Counts:
     """What is left to study today: new (within the daily limit), learning due, reviews due."""
     _, day_end = study_day(learner, now)
-    is_learning = and_(col(CardState.state) != 2, col(CardState.due) <= now + LEARN_AHEAD)
-    is_review = and_(CardState.state == 2, col(CardState.due) < day_end)
+    params = {"learner_id": learner.id, "ahead": now + LEARN_AHEAD, "day_end": day_end}
+    learning, review, seen, total = session.exec(_counts_statement(filters), params=params).one()
+    done = done if done is not None else done_today(session, learner=learner, now=now)
+    review_left = max(learner.max_reviews_per_day - done["review"], 0)
+    new_left = max(learner.new_per_day - done["new"], 0)
+    return Counts(
+        new=min(total - seen, new_left), learning=learning, review=min(review, review_left)
+    )
+
+
+@lru_cache(maxsize=64)
+def _counts_statement(filters: Filters) -> Any:
+    is_learning = and_(col(CardState.state) != 2, col(CardState.due) <= bindparam("ahead"))
+    is_review = and_(CardState.state == 2, col(CardState.due) < bindparam("day_end"))
     states = filters.apply(
         select(  # type: ignore[arg-type]
             func.count(case((is_learning, 1))),
@@ -206,22 +250,14 @@ def counts(
         .select_from(CardState)
         .join(Card, col(Card.id) == CardState.card_id)
         .join(Deck, col(Deck.id) == Card.deck_id)
-        .where(CardState.learner_id == learner.id)
+        .where(CardState.learner_id == bindparam("learner_id"))
     ).subquery()
     in_scope = filters.apply(
         select(func.count()).select_from(Card).join(Deck, col(Deck.id) == Card.deck_id)  # type: ignore[arg-type]
     ).scalar_subquery()
     # One statement; new cards are those in scope minus those with a state, so no anti-join
     # walks the whole bank however many new cards remain.
-    learning, review, seen, total = session.exec(
-        select(*states.c, in_scope)  # type: ignore[call-overload]
-    ).one()
-    done = done if done is not None else done_today(session, learner=learner, now=now)
-    review_left = max(learner.max_reviews_per_day - done["review"], 0)
-    new_left = max(learner.new_per_day - done["new"], 0)
-    return Counts(
-        new=min(total - seen, new_left), learning=learning, review=min(review, review_left)
-    )
+    return select(*states.c, in_scope)
 
 
 def next_card(
@@ -279,46 +315,59 @@ def _pick(
     filters: Filters,
     done: dict[str, int] | None,
 ) -> tuple[Card, CardState | None] | None:
-    learning = session.exec(
-        filters.apply(_states(learner))
-        .where(col(CardState.state) != 2, col(CardState.due) <= now)
-        .order_by(col(CardState.due))
-        .limit(1)
-    ).first()
-    if learning is not None:
-        return _with_card(session, learning)
-
     _, day_end = study_day(learner, now)
     done = done if done is not None else done_today(session, learner=learner, now=now)
-    if done["review"] < learner.max_reviews_per_day:
-        due = session.exec(
-            filters.apply(_states(learner))
-            .where(CardState.state == 2, col(CardState.due) < day_end)
-            .order_by(col(CardState.due))
-            .limit(1)
-        ).first()
-        if due is not None:
-            return _with_card(session, due)
+    statement = _pick_statement(
+        filters,
+        reviews=done["review"] < learner.max_reviews_per_day,
+        new=done["new"] < learner.new_per_day,
+    )
+    params = {
+        "learner_id": learner.id,
+        "now": now,
+        "day_end": day_end,
+        "ahead": now + LEARN_AHEAD,
+    }
+    first = session.exec(statement, params=params).first()
+    if first is None:
+        return None
+    priority, card_id = first
+    card = session.get_one(Card, card_id)
+    return card, None if priority == 2 else session.get(CardState, (learner.id, card_id))
 
-    if done["new"] < learner.new_per_day:
-        new_id = session.exec(filters.apply(_new_cards(learner)).limit(1)).first()
-        if new_id is not None:
-            return session.get_one(Card, new_id), None
 
+@lru_cache(maxsize=64)
+def _pick_statement(filters: Filters, *, reviews: bool, new: bool) -> Any:
+    """One round trip: the first card of each queue, in the order the queues are served."""
+    due_learning = and_(col(CardState.state) != 2, col(CardState.due) <= bindparam("now"))
+    candidates = [_first_due(filters, due_learning, priority=0)]
+    if reviews:
+        due_review = and_(CardState.state == 2, col(CardState.due) < bindparam("day_end"))
+        candidates.append(_first_due(filters, due_review, priority=1))
+    if new:
+        unseen = filters.apply(_new_cards(bindparam("learner_id"))).limit(1).subquery()
+        candidates.append(select(literal(2).label("priority"), unseen.c.id))
     # Nothing else to do: learning steps coming up shortly are shown early rather than waiting.
-    ahead = session.exec(
-        filters.apply(_states(learner))
-        .where(col(CardState.state) != 2, col(CardState.due) <= now + LEARN_AHEAD)
+    ahead = and_(col(CardState.state) != 2, col(CardState.due) <= bindparam("ahead"))
+    candidates.append(_first_due(filters, ahead, priority=3))
+    return union_all(*candidates).order_by(text("priority")).limit(1)
+
+
+def _first_due(filters: Filters, condition: Any, *, priority: int) -> Any:
+    """The learner's earliest-due card meeting `condition`, as a (priority, id) select."""
+    due = (
+        filters.apply(
+            select(Card.id)
+            .select_from(CardState)
+            .join(Card, col(Card.id) == CardState.card_id)
+            .join(Deck, col(Deck.id) == Card.deck_id)
+            .where(CardState.learner_id == bindparam("learner_id"), condition)
+        )
         .order_by(col(CardState.due))
         .limit(1)
-    ).first()
-    return _with_card(session, ahead) if ahead is not None else None
-
-
-def _with_card(session: Session, state: CardState) -> tuple[Card, CardState]:
-    card = session.get(Card, state.card_id)
-    assert card is not None
-    return card, state
+        .subquery()
+    )
+    return select(literal(priority).label("priority"), due.c.id)
 
 
 def next_due(session: Session, *, learner: Learner, filters: Filters) -> datetime | None:
@@ -402,10 +451,12 @@ def record_review(
         state_after=after,
     )
     session.add(log)
+    session.flush()
+    log_id = log.id  # read before the commit expires it, which would cost another query
+    assert log_id is not None
     session.commit()
-    assert log.id is not None
     return ReviewResult(
-        card_id, rating, after, datetime.fromisoformat(after["due"]), current_version + 1, log.id
+        card_id, rating, after, datetime.fromisoformat(after["due"]), current_version + 1, log_id
     )
 
 

@@ -1,7 +1,7 @@
 """Request dependencies, as Annotated aliases the routes declare."""
 
 import hmac
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated
@@ -21,16 +21,22 @@ from app.web.i18n import language
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
 
-def get_settings_dep(request: Request) -> Settings:
+# Dependencies that do no I/O are `async def`: FastAPI runs a plain `def` dependency in the
+# thread pool, and a hop there and back costs more than most of these requests' queries.
+
+
+async def get_settings_dep(request: Request) -> Settings:
     return request.app.state.settings
 
 
-def get_session(request: Request) -> Iterator[Session]:
+async def get_session(request: Request) -> AsyncIterator[Session]:
+    # Opening a Session does no I/O (it connects on first use, inside the thread that runs the
+    # route); closing it only hands the connection back to the pool.
     with Session(request.app.state.engine) as session:
         yield session
 
 
-def get_now() -> datetime:
+async def get_now() -> datetime:
     """The current time; tests override this to travel through study days."""
     return datetime.now(UTC)
 
@@ -88,14 +94,14 @@ def _identify(request: Request, session: Session, settings: Settings, now: datet
 IdentityDep = Annotated[Identity, Depends(get_identity)]
 
 
-def get_current_learner(identity: IdentityDep) -> Learner:
+async def get_current_learner(identity: IdentityDep) -> Learner:
     if identity.learner is None:
         raise NotSignedIn("sign in first")
     return identity.learner
 
 
-def get_admin(identity: IdentityDep, settings: SettingsDep) -> Learner:
-    learner = get_current_learner(identity)
+async def get_admin(identity: IdentityDep, settings: SettingsDep) -> Learner:
+    learner = await get_current_learner(identity)
     # The local learner administers their own machine.
     if settings.team and not learner.is_admin:
         raise Forbidden("this page is for administrators")
@@ -125,7 +131,7 @@ async def csrf_protect(request: Request, identity: IdentityDep) -> None:
         raise Forbidden("missing or wrong CSRF token; reload the page and try again")
 
 
-def get_filters(
+async def get_filters(
     deck: Annotated[str | None, Query(max_length=200)] = None,
     section: Annotated[str | None, Query(max_length=500)] = None,
     tag: Annotated[str | None, Query(max_length=200)] = None,
@@ -134,9 +140,15 @@ def get_filters(
 
 
 FiltersDep = Annotated[Filters, Depends(get_filters)]
-LangDep = Annotated[str, Depends(language)]
 
 
-def require_learner(identity: IdentityDep) -> None:
+async def get_language(request: Request) -> str:
+    return language(request)
+
+
+LangDep = Annotated[str, Depends(get_language)]
+
+
+async def require_learner(identity: IdentityDep) -> None:
     """Router guard: in team mode every page and API call needs a signed-in learner."""
-    get_current_learner(identity)
+    await get_current_learner(identity)

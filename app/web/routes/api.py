@@ -34,7 +34,7 @@ class Health(BaseModel):
 
 
 @health.get("/healthz")
-def healthz() -> Health:
+async def healthz() -> Health:
     return Health(status="ok")
 
 
