@@ -1,10 +1,14 @@
 """Engine construction; every SQLite-only setting lives here."""
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
+from weakref import WeakKeyDictionary
 
 from sqlalchemy import event
 from sqlalchemy.engine import Engine, make_url
-from sqlmodel import create_engine
+from sqlmodel import Session, create_engine
 
 SQLITE_MMAP_BYTES = 1 << 30
 
@@ -36,7 +40,27 @@ def make_engine(url: str) -> Engine:
         cursor.execute(f"PRAGMA mmap_size={SQLITE_MMAP_BYTES}")
         cursor.close()
 
+    _WRITERS[engine] = threading.Lock()
     return engine
+
+
+# SQLite: one lock per engine that the hot write paths take for their whole transaction.
+_WRITERS: WeakKeyDictionary[Engine, threading.Lock] = WeakKeyDictionary()
+
+
+@contextmanager
+def serialized_writes(session: Session) -> Iterator[None]:
+    """Hold the engine's writer lock (SQLite only) around a read-check-write transaction.
+
+    SQLite has one writer at a time, and a connection that finds the write lock taken sleeps in
+    its busy handler for 1 to 100 ms before trying again. With many threads rating at once those
+    sleeps, not the writes, made up most of a review's latency; queueing the threads of one
+    process on a lock hands the database over at once. Other processes still meet the busy
+    timeout. PostgreSQL needs nothing of the kind: this is a no-op there.
+    """
+    lock = _WRITERS.get(session.get_bind())  # type: ignore[arg-type]
+    with lock if lock is not None else nullcontext():
+        yield
 
 
 def create_schema(engine: Engine) -> None:

@@ -25,6 +25,7 @@ from sqlmodel import Session, col, select
 from sqlmodel.sql.expression import SelectOfScalar
 
 from app import scheduling
+from app.db import serialized_writes
 from app.models import Card, CardState, Deck, Learner, ReviewLog, as_utc
 
 LEARN_AHEAD = timedelta(minutes=20)
@@ -388,6 +389,9 @@ class ReviewResult:
     log_id: int
 
 
+_RELOAD = "reload to see its current state"
+
+
 def record_review(
     session: Session,
     *,
@@ -403,61 +407,61 @@ def record_review(
         raise StudyError("rating must be 1, 2, 3 or 4")
     if duration_ms is not None and not 0 <= duration_ms <= 24 * 3600 * 1000:
         raise StudyError("duration_ms must be between 0 and 86400000")
-    card = session.get(Card, card_id)
-    if card is None or card.retired:
-        raise NotFound(f"no card '{card_id}' to study")
-    row = session.get(CardState, (learner.id, card_id))
-    current_version = row.version if row else 0
-    if expected_version is not None and expected_version != current_version:
-        raise Conflict("this card was rated or changed meanwhile; reload to see its current state")
-    before = state_dict(row)
-    after = scheduling.review(
-        before,
-        rating,
-        now,
-        desired_retention=learner.desired_retention,
-        parameters=personal_parameters(learner),
-    )
-    values = _state_values(after)
-    try:
-        if row is None:
-            session.add(CardState(learner_id=learner.id, card_id=card_id, version=1, **values))
-            session.flush()
-        else:
-            # Compare-and-set on the version: a concurrent submission of the same rating loses.
-            result = session.exec(
-                update(CardState)
-                .where(
-                    col(CardState.learner_id) == learner.id,
-                    col(CardState.card_id) == card_id,
-                    col(CardState.version) == current_version,
+    with serialized_writes(session):
+        card = session.get(Card, card_id)
+        if card is None or card.retired:
+            raise NotFound(f"no card '{card_id}' to study")
+        row = session.get(CardState, (learner.id, card_id))
+        current_version = row.version if row else 0
+        if expected_version is not None and expected_version != current_version:
+            raise Conflict(f"this card was rated or changed meanwhile; {_RELOAD}")
+        before = state_dict(row)
+        after = scheduling.review(
+            before,
+            rating,
+            now,
+            desired_retention=learner.desired_retention,
+            parameters=personal_parameters(learner),
+        )
+        values = _state_values(after)
+        try:
+            if row is None:
+                session.add(CardState(learner_id=learner.id, card_id=card_id, version=1, **values))
+                session.flush()
+            else:
+                # Compare-and-set on the version: a concurrent submission of the same rating loses.
+                result = session.exec(
+                    update(CardState)
+                    .where(
+                        col(CardState.learner_id) == learner.id,
+                        col(CardState.card_id) == card_id,
+                        col(CardState.version) == current_version,
+                    )
+                    .values(version=current_version + 1, **values)
                 )
-                .values(version=current_version + 1, **values)
-            )
-            if result.rowcount != 1:
-                raise Conflict("this card was rated meanwhile; reload to see its current state")
-    except IntegrityError as exc:
-        session.rollback()
-        raise Conflict("this card was rated meanwhile; reload to see its current state") from exc
-    log = ReviewLog(
-        learner_id=learner.id,
-        card_id=card_id,
-        rating=rating,
-        mode="study",
-        queue=scheduling.queue_of(before),
-        reviewed_at=now,
-        duration_ms=duration_ms,
-        state_before=before,
-        state_after=after,
-    )
-    session.add(log)
-    session.flush()
-    log_id = log.id  # read before the commit expires it, which would cost another query
-    assert log_id is not None
-    session.commit()
-    return ReviewResult(
-        card_id, rating, after, datetime.fromisoformat(after["due"]), current_version + 1, log_id
-    )
+                if result.rowcount != 1:
+                    raise Conflict(f"this card was rated meanwhile; {_RELOAD}")
+        except IntegrityError as exc:
+            session.rollback()
+            raise Conflict(f"this card was rated meanwhile; {_RELOAD}") from exc
+        log = ReviewLog(
+            learner_id=learner.id,
+            card_id=card_id,
+            rating=rating,
+            mode="study",
+            queue=scheduling.queue_of(before),
+            reviewed_at=now,
+            duration_ms=duration_ms,
+            state_before=before,
+            state_after=after,
+        )
+        session.add(log)
+        session.flush()
+        log_id = log.id  # read before the commit expires it, which would cost another query
+        assert log_id is not None
+        session.commit()
+        due = datetime.fromisoformat(after["due"])
+        return ReviewResult(card_id, rating, after, due, current_version + 1, log_id)
 
 
 def _state_values(state: scheduling.StateDict) -> dict[str, object]:
@@ -477,60 +481,63 @@ def _state_values(state: scheduling.StateDict) -> dict[str, object]:
 
 def undo_last(session: Session, *, learner: Learner, now: datetime) -> ReviewLog:
     """Restore the card of the learner's last study rating to exactly its state before it."""
-    log = session.exec(
-        select(ReviewLog)
-        .where(
-            ReviewLog.learner_id == learner.id,
-            ReviewLog.mode == "study",
-            col(ReviewLog.undone_at).is_(None),
-        )
-        .order_by(col(ReviewLog.reviewed_at).desc(), col(ReviewLog.id).desc())
-        .limit(1)
-    ).first()
-    if log is None:
-        raise NotFound("there is no rating to undo")
-    row = session.get(CardState, (learner.id, log.card_id))
-    # Compare-and-set on the version, as in record_review: a rating of this card committed
-    # meanwhile (another tab, another process) makes the undo lose instead of overwriting it.
-    unchanged = (
-        col(CardState.learner_id) == learner.id,
-        col(CardState.card_id) == log.card_id,
-        col(CardState.version) == (row.version if row else 0),
-    )
-    try:
-        if log.state_before is None:
-            done = session.exec(delete(CardState).where(*unchanged)).rowcount if row else 1
-        elif row is None:
-            session.add(
-                CardState(
-                    learner_id=learner.id,
-                    card_id=log.card_id,
-                    version=1,
-                    **_state_values(log.state_before),
-                )
+    with serialized_writes(session):
+        log = session.exec(
+            select(ReviewLog)
+            .where(
+                ReviewLog.learner_id == learner.id,
+                ReviewLog.mode == "study",
+                col(ReviewLog.undone_at).is_(None),
             )
-            session.flush()
-            done = 1
-        else:
-            done = session.exec(
-                update(CardState)
-                .where(*unchanged)
-                .values(version=row.version + 1, **_state_values(log.state_before))
-            ).rowcount
-        if done == 1:
-            # Guarded too, so that two concurrent undos of one rating count once.
-            done = session.exec(
-                update(ReviewLog)
-                .where(col(ReviewLog.id) == log.id, col(ReviewLog.undone_at).is_(None))
-                .values(undone_at=now)
-            ).rowcount
-    except IntegrityError:
-        done = 0
-    if done != 1:
-        session.rollback()
-        raise Conflict("this card was rated or changed meanwhile; reload to see its current state")
-    session.commit()
-    return log
+            .order_by(col(ReviewLog.reviewed_at).desc(), col(ReviewLog.id).desc())
+            .limit(1)
+        ).first()
+        if log is None:
+            raise NotFound("there is no rating to undo")
+        row = session.get(CardState, (learner.id, log.card_id))
+        # Compare-and-set on the version, as in record_review: a rating of this card committed
+        # meanwhile (another tab, another process) makes the undo lose instead of overwriting it.
+        unchanged = (
+            col(CardState.learner_id) == learner.id,
+            col(CardState.card_id) == log.card_id,
+            col(CardState.version) == (row.version if row else 0),
+        )
+        try:
+            if log.state_before is None:
+                done = session.exec(delete(CardState).where(*unchanged)).rowcount if row else 1
+            elif row is None:
+                session.add(
+                    CardState(
+                        learner_id=learner.id,
+                        card_id=log.card_id,
+                        version=1,
+                        **_state_values(log.state_before),
+                    )
+                )
+                session.flush()
+                done = 1
+            else:
+                done = session.exec(
+                    update(CardState)
+                    .where(*unchanged)
+                    .values(version=row.version + 1, **_state_values(log.state_before))
+                ).rowcount
+            if done == 1:
+                # Guarded too, so that two concurrent undos of one rating count once.
+                done = session.exec(
+                    update(ReviewLog)
+                    .where(col(ReviewLog.id) == log.id, col(ReviewLog.undone_at).is_(None))
+                    .values(undone_at=now)
+                ).rowcount
+        except IntegrityError:
+            done = 0
+        if done != 1:
+            session.rollback()
+            raise Conflict(
+                "this card was rated or changed meanwhile; reload to see its current state"
+            )
+        session.commit()
+        return log
 
 
 def card_state(session: Session, *, learner: Learner, card_id: str) -> CardState | None:

@@ -18,6 +18,7 @@ from sqlalchemy import event, func
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
+from app import db
 from app.config import Settings
 from app.content.sync import import_content
 from app.db import make_engine
@@ -149,9 +150,12 @@ def writes_held_until_both_have_read(engine: Engine) -> Iterator[None]:
     """Hold each card-state write until both racers have read the card's version.
 
     Both submissions then pass the version check in Python, so only the database (a unique
-    key on the first review, compare-and-set on the version after it) can refuse one.
+    key on the first review, compare-and-set on the version after it) can refuse one. The
+    racers run as two processes would: without the in-process SQLite writer lock, which would
+    otherwise queue the second behind the first.
     """
     barrier = threading.Barrier(2, timeout=10)
+    writer_lock = db._WRITERS.pop(engine, None)
 
     def hold(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
         if statement.lstrip().upper().startswith(CARD_STATE_WRITES):
@@ -164,6 +168,8 @@ def writes_held_until_both_have_read(engine: Engine) -> Iterator[None]:
         yield
     finally:
         event.remove(engine, "before_cursor_execute", hold)
+        if writer_lock is not None:
+            db._WRITERS[engine] = writer_lock
 
 
 @pytest.mark.parametrize("send_version", [True, False], ids=["with-version", "no-version"])
