@@ -39,6 +39,9 @@ class Deck(SQLModel, table=True):
     tags: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     path: str = ""
     retired: bool = False
+    # Active cards in the deck, kept by imports (app.content.sync.number_cards), so the study
+    # queue need not count thousands of card rows on every request.
+    card_count: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
 
 class Card(SQLModel, table=True):

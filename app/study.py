@@ -253,9 +253,17 @@ def _counts_statement(filters: Filters) -> Any:
         .join(Deck, col(Deck.id) == Card.deck_id)
         .where(CardState.learner_id == bindparam("learner_id"))
     ).subquery()
-    in_scope = filters.apply(
-        select(func.count()).select_from(Card).join(Deck, col(Deck.id) == Card.deck_id)  # type: ignore[arg-type]
-    ).scalar_subquery()
+    if filters.section or filters.tag:
+        in_scope = filters.apply(
+            select(func.count()).select_from(Card).join(Deck, col(Deck.id) == Card.deck_id)  # type: ignore[arg-type]
+        ).scalar_subquery()
+    else:  # whole decks: the counts imports keep, instead of counting every card row
+        decks = select(func.coalesce(func.sum(Deck.card_count), 0)).where(
+            col(Deck.retired).is_(False)
+        )
+        if filters.deck:
+            decks = decks.where(Deck.slug == filters.deck)
+        in_scope = decks.scalar_subquery()
     # One statement; new cards are those in scope minus those with a state, so no anti-join
     # walks the whole bank however many new cards remain.
     return select(*states.c, in_scope)

@@ -241,7 +241,7 @@ def content_order(engine: Engine) -> list[str]:
         )
 
 
-def test_cards_are_numbered_in_content_order_and_renumbered_on_moves(
+def test_cards_are_numbered_in_content_order_and_decks_counted_on_every_import(
     imported: Path, write_content: WriteContent, engine: Engine
 ) -> None:
     gemm = "gemm-core"
@@ -261,6 +261,9 @@ def test_cards_are_numbered_in_content_order_and_renumbered_on_moves(
     import_content(imported, engine)
     pcie = derived_card_id("什么是 PCIe？")
     assert content_order(engine) == [gemm, ROOFLINE, pcie, NVLINK, HBM]
+    with Session(engine) as session:
+        decks = {deck.slug: deck.card_count for deck in session.exec(select(Deck))}
+    assert decks == {"gpu": 2, "systems": 3}
 
 
 def test_file_rename_keeps_ids_and_history(

@@ -276,10 +276,10 @@ def _write(
 
 
 def number_cards(session: Session) -> None:
-    """Give every card its place in the bank's content order: deck path, then position.
+    """Give every card its place in the bank's content order, and every deck its card count.
 
-    Sorted here rather than by the database, whose collation could order paths differently.
-    Only cards whose place changed are written.
+    The order is deck path, then position, sorted here rather than by the database, whose
+    collation could order paths differently. Only what changed is written.
     """
     rows = session.exec(
         select(Card.id, Card.ordinal, Deck.path, Card.position).join(
@@ -300,6 +300,17 @@ def number_cards(session: Session) -> None:
             .values(ordinal=bindparam("new_ordinal")),
             moved,
         )
+    active = dict(
+        session.exec(
+            select(Card.deck_id, func.count())
+            .where(col(Card.retired).is_(False))
+            .group_by(col(Card.deck_id))
+        ).all()
+    )
+    for deck in session.exec(select(Deck)):
+        if deck.card_count != active.get(deck.id, 0):
+            deck.card_count = active.get(deck.id, 0)
+            session.add(deck)
 
 
 def _write_deck(session: Session, compiled: CompiledDeck, report: ImportReport) -> set[str]:

@@ -1,10 +1,11 @@
-"""card content order
+"""card content order, deck card counts
 
 Revision ID: 0005
 Revises: 0004
 Create Date: 2026-11-29 20:40:00.000000
 """
 
+from collections import Counter
 from collections.abc import Sequence
 
 import sqlalchemy as sa
@@ -23,12 +24,18 @@ def upgrade() -> None:
         batch_op.create_index(
             "ix_card_content_order", ["retired", "ordinal", "deck_id"], unique=False
         )
-    # Number the cards as an import does (app.content.sync.number_cards): sorted here, not
-    # by the database, whose collation could order paths differently.
+    with op.batch_alter_table("deck", schema=None) as batch_op:
+        batch_op.add_column(
+            sa.Column("card_count", sa.Integer(), server_default="0", nullable=False)
+        )
+    # Number the cards and count each deck's active ones as an import does
+    # (app.content.sync.number_cards): sorted here, not by the database, whose collation could
+    # order paths differently.
     connection = op.get_bind()
     rows = connection.execute(
         sa.text(
-            "SELECT card.id, deck.path, card.position FROM card JOIN deck ON deck.id = card.deck_id"
+            "SELECT card.id, card.deck_id, card.retired, deck.path, card.position "
+            "FROM card JOIN deck ON deck.id = card.deck_id"
         )
     ).all()
     ordered = sorted(rows, key=lambda row: (row.path, row.position, row.id))
@@ -36,6 +43,12 @@ def upgrade() -> None:
         connection.execute(
             sa.text("UPDATE card SET ordinal = :ordinal WHERE id = :id"),
             [{"ordinal": n, "id": row.id} for n, row in enumerate(ordered)],
+        )
+    active = Counter(row.deck_id for row in rows if not row.retired)
+    if active:
+        connection.execute(
+            sa.text("UPDATE deck SET card_count = :count WHERE id = :id"),
+            [{"count": count, "id": deck_id} for deck_id, count in active.items()],
         )
 
 
@@ -46,3 +59,5 @@ def downgrade() -> None:
             "ix_card_active_order", ["retired", "deck_id", "position", "id"], unique=False
         )
         batch_op.drop_column("ordinal")
+    with op.batch_alter_table("deck", schema=None) as batch_op:
+        batch_op.drop_column("card_count")
