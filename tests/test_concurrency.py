@@ -1,5 +1,6 @@
 """Several tabs, apps and processes over one database: a review takes effect once, or gets 409."""
 
+import asyncio
 import functools
 import threading
 import time
@@ -10,11 +11,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
+import anyio.to_thread
 import httpx2 as httpx
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from sqlalchemy import event, func
+from sqlalchemy import create_engine, event, func
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
@@ -316,3 +318,34 @@ def test_without_a_version_repeated_submissions_each_apply(app: FastAPI) -> None
             response = client.post("/api/reviews", json={"card_id": "q01", "rating": 3})
             assert response.status_code == 200
     assert history(app.state.engine) == {"q01": (2, 2, 2)}
+
+
+def test_a_burst_larger_than_the_pool_and_the_thread_pool_is_served(app: FastAPI) -> None:
+    """Requests must not hold a pooled connection while they wait for a thread.
+
+    With 2 connections, 2 threads and 12 requests at once, a request that kept the connection
+    its identity check took while waiting for a thread for its route would leave both threads
+    waiting for a connection, until the pool's timeout turned every request into a 500.
+    """
+    url = app.state.engine.url
+    sqlite = url.get_backend_name() == "sqlite"
+    small = create_engine(
+        url,
+        pool_size=2,
+        max_overflow=0,
+        pool_timeout=5,
+        connect_args={"check_same_thread": False} if sqlite else {},
+    )
+    app.state.engine = small
+
+    async def burst() -> list[int]:
+        anyio.to_thread.current_default_thread_limiter().total_tokens = 2
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            responses = await asyncio.gather(*(client.get("/api/study/next") for _ in range(12)))
+        return [r.status_code for r in responses]
+
+    try:
+        assert asyncio.run(burst()) == [200] * 12
+    finally:
+        small.dispose()

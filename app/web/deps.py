@@ -9,6 +9,7 @@ from urllib.parse import urlparse
 
 from fastapi import Depends, Query, Request
 from itsdangerous import BadSignature
+from sqlalchemy import inspect
 from sqlmodel import Session
 
 from app import accounts
@@ -66,6 +67,14 @@ def get_identity(
     cached = getattr(request.state, "identity", None)
     if cached is None:
         cached = request.state.identity = _identify(request, session, settings, now)
+        # Hand the connection back to the pool before the route runs in another thread hop:
+        # a request holding a connection while it waits for a thread, in a burst larger than
+        # the pool, could leave every thread waiting for a connection. Closing detaches the
+        # loaded rows without expiring them; the route's first query takes a connection again.
+        for row in (cached.learner, cached.session):
+            if row is not None and inspect(row).expired_attributes:
+                session.refresh(row)  # expired by a commit while identifying (token last used)
+        session.close()
     return cached
 
 
