@@ -16,7 +16,7 @@ from app.bank import open_engine
 from app.config import PROJECT_ROOT, Settings, get_settings
 from app.study import StudyError
 from app.web.auth import NotSignedIn
-from app.web.deps import csrf_protect, require_learner
+from app.web.deps import csrf_protect, members_only
 from app.web.observe import AccessLog, metrics
 from app.web.routes import account, admin, api, data, pages, practice, stats, study
 from app.web.templating import render
@@ -51,16 +51,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.engine = open_engine(settings)
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
-    members = [Depends(require_learner), Depends(csrf_protect)]
+    members = [Depends(members_only)]
+    # Routes are matched in the order they are included: the API, which scripts and the study
+    # page call most, comes first.
+    app.include_router(api.health)
+    app.include_router(api.router, dependencies=members)
     for module in (pages, study, practice, admin):
         app.include_router(module.router, dependencies=members)
-    app.include_router(api.router, dependencies=members)
     app.include_router(data.router, dependencies=members)
     app.include_router(stats.router, dependencies=members)
     app.include_router(stats.api, dependencies=members)
     app.include_router(account.router, dependencies=[Depends(csrf_protect)])
     app.include_router(pages.public)
-    app.include_router(api.health)
     app.add_route("/metrics", metrics, include_in_schema=False)
 
     @app.get("/docs", include_in_schema=False)

@@ -161,3 +161,13 @@ LangDep = Annotated[str, Depends(get_language)]
 async def require_learner(identity: IdentityDep) -> None:
     """Router guard: in team mode every page and API call needs a signed-in learner."""
     await get_current_learner(identity)
+
+
+async def members_only(request: Request, identity: IdentityDep) -> None:
+    """Router guard for members' routes: a signed-in learner, and no forged state change.
+
+    One dependency rather than two: FastAPI's cost per dependency is a fair share of a study
+    request's.
+    """
+    await require_learner(identity)
+    await csrf_protect(request, identity)
