@@ -5,10 +5,12 @@ import re
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import lru_cache
+from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import delete, func, update
+from sqlalchemy import bindparam, delete, func, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
@@ -188,6 +190,16 @@ def end_session(session: Session, token: str) -> None:
     session.commit()
 
 
+@lru_cache(maxsize=1)
+def _token_statement() -> Any:
+    # One query, built once: every API call of a script comes through here.
+    return (
+        select(ApiToken, Learner)
+        .join(Learner, col(Learner.id) == ApiToken.learner_id)
+        .where(ApiToken.token_hash == bindparam("token_hash"))
+    )
+
+
 def session_learner(
     session: Session, token: str, now: datetime
 ) -> tuple[AuthSession, Learner] | None:
@@ -291,11 +303,7 @@ def revoke_api_token(session: Session, *, learner: Learner, token_id: int, now: 
 
 
 def token_learner(session: Session, token: str, now: datetime) -> Learner | None:
-    found = session.exec(
-        select(ApiToken, Learner)  # one query: every API call of a script comes through here
-        .join(Learner, col(Learner.id) == ApiToken.learner_id)
-        .where(ApiToken.token_hash == _digest(token))
-    ).first()
+    found = session.exec(_token_statement(), params={"token_hash": _digest(token)}).first()
     if found is None:
         return None
     row, learner = found

@@ -416,8 +416,9 @@ def record_review(
     if duration_ms is not None and not 0 <= duration_ms <= 24 * 3600 * 1000:
         raise StudyError("duration_ms must be between 0 and 86400000")
     with serialized_writes(session):
-        card = session.get(Card, card_id)
-        if card is None or card.retired:
+        # Only the flag: a card row carries kilobytes of rendered HTML.
+        retired = session.exec(select(Card.retired).where(Card.id == card_id)).first()
+        if retired is None or retired:
             raise NotFound(f"no card '{card_id}' to study")
         row = session.get(CardState, (learner.id, card_id))
         current_version = row.version if row else 0
