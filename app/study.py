@@ -146,16 +146,23 @@ def state_dict(row: CardState | None) -> scheduling.StateDict | None:
     }
 
 
-def _today(learner: Learner, now: datetime) -> list[Any]:
-    """Conditions selecting the learner's live study ratings of the current study day."""
-    start, end = study_day(learner, now)
+def _rated_today() -> list[Any]:
+    """Conditions selecting a learner's live study ratings of one study day.
+
+    Bound parameters: `learner_id`, and the day's `start` and `end` (from `_day_params`).
+    """
     return [
-        ReviewLog.learner_id == learner.id,
+        ReviewLog.learner_id == bindparam("learner_id"),
         ReviewLog.mode == "study",
         col(ReviewLog.undone_at).is_(None),
-        col(ReviewLog.reviewed_at) >= start,
-        col(ReviewLog.reviewed_at) < end,
+        col(ReviewLog.reviewed_at) >= bindparam("start"),
+        col(ReviewLog.reviewed_at) < bindparam("end"),
     ]
+
+
+def _day_params(learner: Learner, now: datetime) -> dict[str, Any]:
+    start, end = study_day(learner, now)
+    return {"learner_id": learner.id, "start": start, "end": end}
 
 
 def done_today(session: Session, *, learner: Learner, now: datetime) -> dict[str, int]:
@@ -163,10 +170,7 @@ def done_today(session: Session, *, learner: Learner, now: datetime) -> dict[str
 
     next_card and counts each query this unless given it: a request calling both passes it.
     """
-    start, end = study_day(learner, now)
-    rows = session.exec(
-        _done_today_statement(), params={"learner_id": learner.id, "start": start, "end": end}
-    ).all()
+    rows = session.exec(_done_today_statement(), params=_day_params(learner, now)).all()
     return {"new": 0, "review": 0} | dict(rows)  # type: ignore[arg-type]
 
 
@@ -179,21 +183,19 @@ def done_today(session: Session, *, learner: Learner, now: datetime) -> dict[str
 def _done_today_statement() -> Any:
     return (
         select(ReviewLog.queue, func.count(func.distinct(ReviewLog.card_id)))
-        .where(
-            ReviewLog.learner_id == bindparam("learner_id"),
-            ReviewLog.mode == "study",
-            col(ReviewLog.undone_at).is_(None),
-            col(ReviewLog.reviewed_at) >= bindparam("start"),
-            col(ReviewLog.reviewed_at) < bindparam("end"),
-            col(ReviewLog.queue).in_(("new", "review")),
-        )
+        .where(*_rated_today(), col(ReviewLog.queue).in_(("new", "review")))
         .group_by(ReviewLog.queue)
     )
 
 
+@lru_cache(maxsize=1)
+def _reviewed_today_statement() -> Any:
+    return select(func.count()).where(*_rated_today())
+
+
 def reviewed_today(session: Session, *, learner: Learner, now: datetime) -> int:
     """Study ratings given so far in the learner's current day (for the progress bar)."""
-    return session.exec(select(func.count()).where(*_today(learner, now))).one()
+    return session.exec(_reviewed_today_statement(), params=_day_params(learner, now)).one()
 
 
 def _states(learner: Learner) -> SelectOfScalar:  # type: ignore[type-arg]
