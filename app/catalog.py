@@ -7,6 +7,7 @@ from datetime import datetime
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
+from app.cardview import link_url as link_url
 from app.content.compile import TopicRef, resolve, topic_index
 from app.models import Card, CardLink, CardState, Deck, Learner, Topic
 from app.study import study_day
@@ -149,12 +150,6 @@ def card_links(session: Session, card_ids: list[str]) -> dict[str, list[CardLink
     ):
         links[link.card_id].append(link)
     return links
-
-
-def link_url(link: CardLink) -> str | None:
-    if link.external:
-        return link.target
-    return f"/topics/{link.topic_slug}" if link.topic_slug else None
 
 
 def get_topic(session: Session, slug: str) -> Topic | None:

@@ -29,6 +29,17 @@ class SourceFile(SQLModel, table=True):
     imported_at: datetime = _tz(default_factory=utcnow)
 
 
+class BankInfo(SQLModel, table=True):
+    """One row: the bank's generation, which every import that changes content moves on.
+
+    Servers cache what they render from the bank (card payloads) per generation, so every
+    process sees an import on its next request without re-reading unchanged cards.
+    """
+
+    id: int = Field(default=1, primary_key=True)
+    generation: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+
+
 class Deck(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     slug: str = Field(unique=True, index=True)

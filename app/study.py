@@ -15,16 +15,19 @@ from sqlalchemy import (
     cast,
     delete,
     func,
+    insert,
     literal,
     text,
     union_all,
     update,
 )
+from sqlalchemy.engine import Result, Row
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 from sqlmodel.sql.expression import SelectOfScalar
 
 from app import scheduling
+from app.cardview import CardView, card_view
 from app.db import serialized_writes
 from app.models import Card, CardState, Deck, Learner, ReviewLog, as_utc
 
@@ -86,8 +89,7 @@ class Counts:
 
 @dataclass(frozen=True)
 class NextCard:
-    card: Card
-    deck: Deck
+    card: CardView
     queue: str  # new | learning | review | relearning
     state: scheduling.StateDict | None
     version: int
@@ -131,7 +133,8 @@ def study_day(learner: Learner, now: datetime) -> tuple[datetime, datetime]:
     return start.astimezone(UTC), (start + timedelta(days=1)).astimezone(UTC)
 
 
-def state_dict(row: CardState | None) -> scheduling.StateDict | None:
+def state_dict(row: CardState | Row[Any] | None) -> scheduling.StateDict | None:
+    """A learner's state of a card (a CardState, or a row of its columns) as FSRS takes it."""
     if row is None:
         return None
     return {
@@ -170,13 +173,19 @@ def done_today(session: Session, *, learner: Learner, now: datetime) -> dict[str
 
     next_card and counts each query this unless given it: a request calling both passes it.
     """
-    rows = session.exec(_done_today_statement(), params=_day_params(learner, now)).all()
+    rows = _run(session, _done_today_statement(), _day_params(learner, now)).all()
     return {"new": 0, "review": 0} | dict(rows)  # type: ignore[arg-type]
 
 
 # The study queue's statements are built once and run with bound parameters: building a
 # SQLAlchemy statement costs more than running these indexed queries. Each builder is cached
-# per set of filters (a frozen dataclass), so the number of variants stays small.
+# per set of filters (a frozen dataclass), so the number of variants stays small. They run on
+# the session's connection as plain rows: the ORM's per-statement work, identity map and
+# flushes cost several times what SQLite spends on these queries.
+
+
+def _run(session: Session, statement: Any, params: dict[str, Any]) -> Result[Any]:
+    return session.connection().execute(statement, params)
 
 
 @lru_cache(maxsize=1)
@@ -195,7 +204,7 @@ def _reviewed_today_statement() -> Any:
 
 def reviewed_today(session: Session, *, learner: Learner, now: datetime) -> int:
     """Study ratings given so far in the learner's current day (for the progress bar)."""
-    return session.exec(_reviewed_today_statement(), params=_day_params(learner, now)).one()
+    return _run(session, _reviewed_today_statement(), _day_params(learner, now)).scalar_one()
 
 
 def _states(learner: Learner) -> SelectOfScalar:  # type: ignore[type-arg]
@@ -231,7 +240,7 @@ def counts(
     """What is left to study today: new (within the daily limit), learning due, reviews due."""
     _, day_end = study_day(learner, now)
     params = {"learner_id": learner.id, "ahead": now + LEARN_AHEAD, "day_end": day_end}
-    learning, review, seen, total = session.exec(_counts_statement(filters), params=params).one()
+    learning, review, seen, total = _run(session, _counts_statement(filters), params).one()
     done = done if done is not None else done_today(session, learner=learner, now=now)
     review_left = max(learner.max_reviews_per_day - done["review"], 0)
     new_left = max(learner.new_per_day - done["new"], 0)
@@ -286,13 +295,12 @@ def next_card(
         row = _pick(session, learner, now, filters, done)
     if row is None:
         return None
-    card, state = row
-    deck = session.get(Deck, card.deck_id)
-    assert deck is not None
+    card_id, state = row
+    card = card_view(session, card_id)
+    assert card is not None
     current = state_dict(state)
     return NextCard(
         card=card,
-        deck=deck,
         queue=scheduling.queue_of(current),
         state=current,
         version=state.version if state else 0,
@@ -307,16 +315,16 @@ def next_card(
 
 def _pinned(
     session: Session, learner: Learner, now: datetime, filters: Filters, card_id: str
-) -> tuple[Card, CardState | None] | None:
+) -> tuple[str, Row[Any] | None] | None:
     """Show `card_id` again (after an undo) if it is studyable right now."""
-    card = session.get(Card, card_id)
-    if card is None or card.retired:
+    found = _card_and_state(session, learner, card_id)
+    if found is None or found.retired:
         return None
-    state = session.get(CardState, (learner.id, card_id))
+    state = found if found.state is not None else None
     _, day_end = study_day(learner, now)
     if state is not None and as_utc(state.due) >= max(day_end, now + LEARN_AHEAD):
         return None
-    return card, state
+    return card_id, state
 
 
 def _pick(
@@ -325,7 +333,7 @@ def _pick(
     now: datetime,
     filters: Filters,
     done: dict[str, int] | None,
-) -> tuple[Card, CardState | None] | None:
+) -> tuple[str, Row[Any] | None] | None:
     _, day_end = study_day(learner, now)
     done = done if done is not None else done_today(session, learner=learner, now=now)
     statement = _pick_statement(
@@ -339,12 +347,58 @@ def _pick(
         "day_end": day_end,
         "ahead": now + LEARN_AHEAD,
     }
-    first = session.exec(statement, params=params).first()
+    first = _run(session, statement, params).first()
     if first is None:
         return None
     priority, card_id = first
-    card = session.get_one(Card, card_id)
-    return card, None if priority == 2 else session.get(CardState, (learner.id, card_id))
+    if priority == 2:  # a new card: no state yet
+        return card_id, None
+    params = {"learner_id": learner.id, "card_id": card_id}
+    return card_id, _run(session, _state_statement(), params).first()
+
+
+_STATE_COLUMNS = (
+    CardState.state,
+    CardState.step,
+    CardState.stability,
+    CardState.difficulty,
+    CardState.due,
+    CardState.last_review,
+    CardState.reps,
+    CardState.lapses,
+    CardState.version,
+)
+
+
+@lru_cache(maxsize=1)
+def _state_statement() -> Any:
+    return select(*_STATE_COLUMNS).where(  # type: ignore[call-overload]
+        CardState.learner_id == bindparam("learner_id"),
+        CardState.card_id == bindparam("card_id"),
+    )
+
+
+@lru_cache(maxsize=1)
+def _card_and_state_statement() -> Any:
+    # The card's flag, not its row: a card row carries kilobytes of rendered HTML.
+    return (
+        select(Card.retired, *_STATE_COLUMNS)  # type: ignore[call-overload]
+        .select_from(Card)
+        .outerjoin(
+            CardState,
+            and_(
+                col(CardState.card_id) == Card.id,
+                col(CardState.learner_id) == bindparam("learner_id"),
+            ),
+        )
+        .where(Card.id == bindparam("card_id"))
+    )
+
+
+def _card_and_state(session: Session, learner: Learner, card_id: str) -> Row[Any] | None:
+    """The card's retired flag with the learner's state of it (None columns if unseen)."""
+    params = {"learner_id": learner.id, "card_id": card_id}
+    return _run(session, _card_and_state_statement(), params).first()
 
 
 @lru_cache(maxsize=64)
@@ -418,11 +472,10 @@ def record_review(
     if duration_ms is not None and not 0 <= duration_ms <= 24 * 3600 * 1000:
         raise StudyError("duration_ms must be between 0 and 86400000")
     with serialized_writes(session):
-        # Only the flag: a card row carries kilobytes of rendered HTML.
-        retired = session.exec(select(Card.retired).where(Card.id == card_id)).first()
-        if retired is None or retired:
+        found = _card_and_state(session, learner, card_id)
+        if found is None or found.retired:
             raise NotFound(f"no card '{card_id}' to study")
-        row = session.get(CardState, (learner.id, card_id))
+        row = found if found.state is not None else None
         current_version = row.version if row else 0
         if expected_version is not None and expected_version != current_version:
             raise Conflict(f"this card was rated or changed meanwhile; {_RELOAD}")
@@ -435,44 +488,69 @@ def record_review(
             parameters=personal_parameters(learner),
         )
         values = _state_values(after)
+        key = {"learner_id": learner.id, "card_id": card_id}
         try:
             if row is None:
-                session.add(CardState(learner_id=learner.id, card_id=card_id, version=1, **values))
-                session.flush()
+                _run(session, _insert_state(), {**key, "version": 1, **values})
             else:
                 # Compare-and-set on the version: a concurrent submission of the same rating loses.
-                result = session.exec(
-                    update(CardState)
-                    .where(
-                        col(CardState.learner_id) == learner.id,
-                        col(CardState.card_id) == card_id,
-                        col(CardState.version) == current_version,
-                    )
-                    .values(version=current_version + 1, **values)
+                where = {"b_learner_id": learner.id, "b_card_id": card_id}
+                where["b_version"] = current_version
+                moved = _run(
+                    session, _update_state(), {**where, "version": current_version + 1, **values}
                 )
-                if result.rowcount != 1:
+                if moved.rowcount != 1:
                     raise Conflict(f"this card was rated meanwhile; {_RELOAD}")
         except IntegrityError as exc:
             session.rollback()
             raise Conflict(f"this card was rated meanwhile; {_RELOAD}") from exc
-        log = ReviewLog(
-            learner_id=learner.id,
-            card_id=card_id,
-            rating=rating,
-            mode="study",
-            queue=scheduling.queue_of(before),
-            reviewed_at=now,
-            duration_ms=duration_ms,
-            state_before=before,
-            state_after=after,
+        logged = _run(
+            session,
+            _insert_log(),
+            {
+                **key,
+                "rating": rating,
+                "mode": "study",
+                "queue": scheduling.queue_of(before),
+                "practice_id": None,
+                "reviewed_at": now,
+                "duration_ms": duration_ms,
+                "state_before": before,
+                "state_after": after,
+                "undone_at": None,
+            },
         )
-        session.add(log)
-        session.flush()
-        log_id = log.id  # read before the commit expires it, which would cost another query
-        assert log_id is not None
+        log_id = logged.inserted_primary_key[0]
         session.commit()
         due = datetime.fromisoformat(after["due"])
         return ReviewResult(card_id, rating, after, due, current_version + 1, log_id)
+
+
+@lru_cache(maxsize=1)
+def _insert_state() -> Any:
+    return insert(CardState)
+
+
+@lru_cache(maxsize=1)
+def _update_state() -> Any:
+    table = CardState.__table__  # type: ignore[attr-defined]
+    return (
+        update(table)
+        .where(
+            table.c.learner_id == bindparam("b_learner_id"),
+            table.c.card_id == bindparam("b_card_id"),
+            table.c.version == bindparam("b_version"),
+        )
+        .values({name: bindparam(name) for name in (*_STATE_FIELDS, "version")})
+    )
+
+
+@lru_cache(maxsize=1)
+def _insert_log() -> Any:
+    return insert(ReviewLog)
+
+
+_STATE_FIELDS = ("state", "step", "stability", "difficulty", "due", "last_review", "reps", "lapses")
 
 
 def _state_values(state: scheduling.StateDict) -> dict[str, object]:

@@ -9,6 +9,7 @@ from sqlalchemy import bindparam, func, insert, update
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, delete, select
 
+from app.cardview import bump_generation
 from app.content.compile import (
     CardRef,
     Compiled,
@@ -273,6 +274,7 @@ def _write(
         session.add(row)
     session.flush()
     number_cards(session)
+    bump_generation(session)
 
 
 def number_cards(session: Session) -> None:

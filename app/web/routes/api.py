@@ -1,5 +1,6 @@
 """The JSON API: the same functions as the pages."""
 
+import json
 from datetime import datetime
 from typing import Annotated, Any
 
@@ -8,7 +9,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from app import catalog
-from app.models import CardLink
+from app.cardview import card_view
 from app.scheduling import format_interval
 from app.search import search as run_search
 from app.study import (
@@ -135,36 +136,11 @@ class HitOut(BaseModel):
     deck: str
 
 
-def _links(links: list[CardLink]) -> list[LinkOut]:
-    return [
-        LinkOut(
-            title=link.title,
-            url=catalog.link_url(link),
-            resolved=link.external or bool(link.topic_slug),
-        )
-        for link in links
-    ]
-
-
 def _card_out(session: Any, card_id: str) -> dict[str, Any]:
-    found = catalog.get_card(session, card_id)
-    if found is None:
+    view = card_view(session, card_id)
+    if view is None:
         raise NotFound(f"no card '{card_id}'")
-    card, deck = found
-    return {
-        "id": card.id,
-        "deck": deck.slug,
-        "deck_title": deck.title,
-        "section": card.section,
-        "question": card.question,
-        "question_html": card.question_html,
-        "answer_html": card.answer_html,
-        "followups_html": card.followups_html,
-        "pitfalls_html": card.pitfalls_html,
-        "tags": card.tags,
-        "links": _links(catalog.card_links(session, [card.id])[card.id]),
-        "retired": card.retired,
-    }
+    return view.as_dict()
 
 
 @router.get("/decks")
@@ -201,17 +177,18 @@ def study_next(
         return Response(status_code=204)
     lang = language(request)
     today = counts(session, learner=learner, now=now, filters=filters, done=done)
-    out = NextOut(
-        **_card_out(session, current.card.id),
-        queue=current.queue,
-        version=current.version,
-        counts=CountsOut(new=today.new, learning=today.learning, review=today.review),
-        intervals=[
-            IntervalOut(rating=r, seconds=int(d.total_seconds()), label=format_interval(d, lang))
+    # The card's part of the JSON is serialised once per card and bank generation.
+    rest = {
+        "queue": current.queue,
+        "version": current.version,
+        "counts": {"new": today.new, "learning": today.learning, "review": today.review},
+        "intervals": [
+            {"rating": r, "seconds": int(d.total_seconds()), "label": format_interval(d, lang)}
             for r, d in current.intervals.items()
         ],
-    )
-    return Response(out.model_dump_json(), media_type="application/json")
+    }
+    body = current.card.json_fields + b"," + json.dumps(rest, separators=(",", ":")).encode()[1:]
+    return Response(body, media_type="application/json")
 
 
 def _state_out(card_id: str, state: dict[str, Any] | None, version: int) -> StateOut:

@@ -9,6 +9,7 @@ from sqlmodel import Session
 from starlette.responses import Response
 
 from app import catalog, learners
+from app.cardview import card_view
 from app.models import Learner
 from app.optimize import optimization_status, optimize_learner, reset_parameters
 from app.search import search as run_search
@@ -44,23 +45,11 @@ def deck(
 
 @router.get("/cards/{card_id}")
 def card(request: Request, card_id: str, session: SessionDep, learner: LearnerDep) -> Response:
-    found = catalog.get_card(session, card_id)
-    if found is None:
+    view = card_view(session, card_id)
+    if view is None:
         raise NotFound(f"no card '{card_id}'")
-    card, deck = found
     state = card_state(session, learner=learner, card_id=card_id)
-    links = catalog.card_links(session, [card_id])[card_id]
-    return render(
-        request,
-        "card.html",
-        {
-            "card": card,
-            "deck": deck,
-            "links": links,
-            "state": state_dict(state),
-            "link_url": catalog.link_url,
-        },
-    )
+    return render(request, "card.html", {"card": view, "state": state_dict(state)})
 
 
 @router.get("/topics")

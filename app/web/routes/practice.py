@@ -8,6 +8,7 @@ from fastapi.responses import RedirectResponse
 from starlette.responses import Response
 
 from app import catalog
+from app.cardview import card_view
 from app.practice import current_card, get_practice, rate_practice, start_practice, summary
 from app.study import Filters
 from app.web.deps import LearnerDep, NowDep, SessionDep
@@ -71,18 +72,12 @@ def practice_card(
     card = current_card(session, run)
     if card is None:
         return RedirectResponse(f"/practice/{run.id}/summary", status_code=303)
-    found = catalog.get_card(session, card.id)
-    assert found is not None
-    links = catalog.card_links(session, [card.id])[card.id]
     return render(
         request,
         "practice.html",
         {
             "run": run,
-            "card": card,
-            "deck": found[1],
-            "links": links,
-            "link_url": catalog.link_url,
+            "card": card_view(session, card.id),
             "reveal": reveal,
             "shown_at": int(time.time() * 1000),
         },

@@ -8,7 +8,6 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse
 from starlette.responses import Response
 
-from app import catalog
 from app.study import (
     Conflict,
     Filters,
@@ -62,11 +61,8 @@ def study(
         context["next_due"] = due.astimezone(learner_zone(learner)) if due else None
         context["zone"] = learner.timezone
         return render(request, "done.html", context)
-    links = catalog.card_links(session, [current.card.id])[current.card.id]
     context |= {
         "current": current,
-        "links": links,
-        "link_url": catalog.link_url,
         "reveal": reveal,
         "shown_at": int(time.time() * 1000),
     }

@@ -1,0 +1,206 @@
+"""A card as the study screens and the API show it, cached per process and bank generation.
+
+A card's rendered HTML, its deck's title and its resolved links change only when content is
+imported, and every changing import moves the bank's generation on (`bump_generation`, in the
+import's transaction). Each process keeps the views it built for one generation: a study request
+reads one small row to learn the generation instead of the card's kilobytes of HTML, its deck
+and its links, and the API's JSON for the card is serialised once.
+"""
+
+import json
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+from weakref import WeakKeyDictionary
+
+from sqlalchemy import select, update
+from sqlalchemy.engine import Connection, Engine
+from sqlmodel import Session
+
+from app.models import BankInfo, Card, CardLink, Deck
+
+# Views kept per engine: a few thousand cards of ~10 KB each.
+CACHE_SIZE = 4096
+
+
+@dataclass(frozen=True)
+class LinkView:
+    title: str
+    url: str | None  # None when it names no known topic
+    external: bool
+
+    @property
+    def resolved(self) -> bool:
+        return self.url is not None
+
+
+@dataclass(frozen=True)
+class CardView:
+    id: str
+    deck_slug: str
+    deck_title: str
+    section: str
+    question: str
+    question_html: str
+    answer_html: str
+    followups_html: str
+    pitfalls_html: str
+    tags: tuple[str, ...]
+    links: tuple[LinkView, ...]
+    retired: bool
+
+    def as_dict(self) -> dict[str, Any]:
+        """The card's fields as the JSON API names them."""
+        return {
+            "id": self.id,
+            "deck": self.deck_slug,
+            "deck_title": self.deck_title,
+            "section": self.section,
+            "question": self.question,
+            "question_html": self.question_html,
+            "answer_html": self.answer_html,
+            "followups_html": self.followups_html,
+            "pitfalls_html": self.pitfalls_html,
+            "tags": list(self.tags),
+            "links": [
+                {"title": link.title, "url": link.url, "resolved": link.resolved}
+                for link in self.links
+            ],
+            "retired": self.retired,
+        }
+
+    @cached_property
+    def json_fields(self) -> bytes:
+        """`as_dict()` as a JSON object without its closing brace, to extend with more fields."""
+        return json.dumps(self.as_dict(), ensure_ascii=False, separators=(",", ":")).encode()[:-1]
+
+
+def link_url(link: CardLink) -> str | None:
+    if link.external:
+        return link.target
+    return f"/topics/{link.topic_slug}" if link.topic_slug else None
+
+
+_GENERATION = select(BankInfo.generation).where(BankInfo.id == 1)  # type: ignore[arg-type]
+
+
+def generation(connection: Connection) -> int:
+    """The bank's generation (0 until the first import that changed something)."""
+    return connection.execute(_GENERATION).scalar() or 0
+
+
+def bump_generation(session: Session) -> None:
+    """Move the generation on; call in the transaction that changes cards, decks or topics."""
+    table = BankInfo.__table__  # type: ignore[attr-defined]
+    moved = session.connection().execute(
+        update(table).where(table.c.id == 1).values(generation=table.c.generation + 1)
+    )
+    if moved.rowcount == 0:  # a schema created from the models has no row yet
+        session.add(BankInfo(id=1, generation=1))
+        session.flush()
+
+
+class _Views:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.generation = -1
+        self.views: OrderedDict[str, CardView] = OrderedDict()
+
+    def get(self, generation: int, card_id: str) -> CardView | None:
+        with self.lock:
+            if generation != self.generation:
+                return None
+            view = self.views.get(card_id)
+            if view is not None:
+                self.views.move_to_end(card_id)
+            return view
+
+    def put(self, generation: int, view: CardView) -> None:
+        with self.lock:
+            if generation > self.generation:
+                self.generation = generation
+                self.views.clear()
+            elif generation < self.generation:
+                return  # built from an older generation by a slower thread
+            self.views[view.id] = view
+            if len(self.views) > CACHE_SIZE:
+                self.views.popitem(last=False)
+
+
+_caches: WeakKeyDictionary[Engine, _Views] = WeakKeyDictionary()
+_caches_lock = threading.Lock()
+
+
+def _cache(engine: Engine) -> _Views:
+    cache = _caches.get(engine)
+    if cache is None:
+        with _caches_lock:
+            cache = _caches.setdefault(engine, _Views())
+    return cache
+
+
+def card_view(session: Session, card_id: str) -> CardView | None:
+    """The card `card_id` (retired ones included), or None if there is no such card."""
+    connection = session.connection()
+    current = generation(connection)
+    cache = _cache(connection.engine)
+    view = cache.get(current, card_id)
+    if view is None:
+        view = _load(session, card_id)
+        if view is not None:
+            cache.put(current, view)
+    return view
+
+
+def _load(session: Session, card_id: str) -> CardView | None:
+    found = (
+        session.connection()
+        .execute(
+            select(
+                Card.id,  # type: ignore[arg-type]
+                Deck.slug,  # type: ignore[arg-type]
+                Deck.title,  # type: ignore[arg-type]
+                Card.section,  # type: ignore[arg-type]
+                Card.question,  # type: ignore[arg-type]
+                Card.question_html,  # type: ignore[arg-type]
+                Card.answer_html,  # type: ignore[arg-type]
+                Card.followups_html,  # type: ignore[arg-type]
+                Card.pitfalls_html,  # type: ignore[arg-type]
+                Card.tags,  # type: ignore[arg-type]
+                Card.retired,  # type: ignore[arg-type]
+            )
+            .join(Deck, Deck.id == Card.deck_id)  # type: ignore[arg-type]
+            .where(Card.id == card_id)  # type: ignore[arg-type]
+        )
+        .first()
+    )
+    if found is None:
+        return None
+    links = session.connection().execute(
+        select(CardLink.title, CardLink.external, CardLink.target, CardLink.topic_slug)  # type: ignore[arg-type]
+        .where(CardLink.card_id == card_id)  # type: ignore[arg-type]
+        .order_by(CardLink.position)  # type: ignore[arg-type]
+    )
+    return CardView(
+        id=found.id,
+        deck_slug=found.slug,
+        deck_title=found.title,
+        section=found.section,
+        question=found.question,
+        question_html=found.question_html,
+        answer_html=found.answer_html,
+        followups_html=found.followups_html,
+        pitfalls_html=found.pitfalls_html,
+        tags=tuple(found.tags),
+        links=tuple(
+            LinkView(
+                title=link.title,
+                url=link_url(link),  # type: ignore[arg-type]
+                external=link.external,
+            )
+            for link in links
+        ),
+        retired=found.retired,
+    )
