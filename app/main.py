@@ -55,6 +55,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Routes are matched in the order they are included: the API, which scripts and the study
     # page call most, comes first.
     app.include_router(api.health)
+    app.include_router(api.study)  # guarded by each route, in its own thread hop
     app.include_router(api.router, dependencies=members)
     for module in (pages, study, practice, admin):
         app.include_router(module.router, dependencies=members)

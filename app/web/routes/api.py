@@ -7,13 +7,15 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
+from sqlmodel import Session
+from starlette.concurrency import run_in_threadpool
 
 from app import catalog
 from app.cardview import card_view
 from app.scheduling import format_interval
 from app.search import search as run_search
 from app.study import (
-    NextCard,
+    Filters,
     NotFound,
     counts,
     done_today,
@@ -22,7 +24,7 @@ from app.study import (
     state_dict,
     undo_last,
 )
-from app.web.deps import FiltersDep, LearnerDep, NowDep, SessionDep
+from app.web.deps import FiltersDep, LearnerDep, NowDep, SessionDep, authorize_member
 from app.web.i18n import language
 from app.web.observe import REVIEWS
 
@@ -162,22 +164,29 @@ def decks(session: SessionDep, learner: LearnerDep, now: NowDep) -> list[DeckOut
     ]
 
 
-@router.get(
+# The study loop's two calls identify the caller in the same thread hop and on the same
+# connection as their queries (app.web.deps.authorize_member), and answer with JSON they
+# serialise themselves: a script or the study page calls them for every card.
+study = APIRouter(prefix="/api", tags=["api"])
+
+
+@study.get(
     "/study/next", responses={200: {"model": NextOut}, 204: {"description": "Nothing is due."}}
 )
-def study_next(
-    request: Request, session: SessionDep, learner: LearnerDep, now: NowDep, filters: FiltersDep
-) -> Response:
+async def study_next(request: Request, now: NowDep, filters: FiltersDep) -> Response:
     """The next card to study, or 204 when nothing is due."""
-    done = done_today(session, learner=learner, now=now)
-    current: NextCard | None = next_card(
-        session, learner=learner, now=now, filters=filters, done=done
-    )
-    if current is None:
-        return Response(status_code=204)
+    return await run_in_threadpool(_study_next, request, now, filters)
+
+
+def _study_next(request: Request, now: datetime, filters: Filters) -> Response:
+    with Session(request.app.state.engine) as session:
+        learner = authorize_member(request, session, now)
+        done = done_today(session, learner=learner, now=now)
+        current = next_card(session, learner=learner, now=now, filters=filters, done=done)
+        if current is None:
+            return Response(status_code=204)
+        today = counts(session, learner=learner, now=now, filters=filters, done=done)
     lang = language(request)
-    today = counts(session, learner=learner, now=now, filters=filters, done=done)
-    # The card's part of the JSON is serialised once per card and bank generation.
     rest = {
         "queue": current.queue,
         "version": current.version,
@@ -187,6 +196,7 @@ def study_next(
             for r, d in current.intervals.items()
         ],
     }
+    # The card's part of the JSON is serialised once per card and bank generation.
     body = current.card.json_fields + b"," + json.dumps(rest, separators=(",", ":")).encode()[1:]
     return Response(body, media_type="application/json")
 
@@ -205,22 +215,31 @@ def _state_out(card_id: str, state: dict[str, Any] | None, version: int) -> Stat
     )
 
 
-@router.post(
-    "/reviews", responses={404: {"description": "No such card"}, 409: {"description": "Stale"}}
+@study.post(
+    "/reviews",
+    response_model=StateOut,
+    responses={404: {"description": "No such card"}, 409: {"description": "Stale"}},
 )
-def review(body: ReviewIn, session: SessionDep, learner: LearnerDep, now: NowDep) -> StateOut:
+async def review(request: Request, body: ReviewIn, now: NowDep) -> Response:
     """Rate a card 1-4 (Again, Hard, Good, Easy); returns its new state and due time."""
-    result = record_review(
-        session,
-        learner=learner,
-        card_id=body.card_id,
-        rating=body.rating,
-        now=now,
-        duration_ms=body.duration_ms,
-        expected_version=body.version,
-    )
+    return await run_in_threadpool(_review, request, body, now)
+
+
+def _review(request: Request, body: ReviewIn, now: datetime) -> Response:
+    with Session(request.app.state.engine) as session:
+        learner = authorize_member(request, session, now)
+        result = record_review(
+            session,
+            learner=learner,
+            card_id=body.card_id,
+            rating=body.rating,
+            now=now,
+            duration_ms=body.duration_ms,
+            expected_version=body.version,
+        )
     REVIEWS.labels(str(body.rating)).inc()
-    return _state_out(result.card_id, result.state, result.version)
+    state = _state_out(result.card_id, result.state, result.version)
+    return Response(state.model_dump_json(), media_type="application/json")
 
 
 @router.post("/reviews/undo", responses={404: {"description": "Nothing to undo"}})
