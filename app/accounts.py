@@ -12,6 +12,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import bindparam, delete, func, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import make_transient_to_detached
 from sqlmodel import Session, col, select
 
 from app.models import ApiToken, AuthSession, Invite, Learner, LoginFailure, as_utc
@@ -192,12 +193,18 @@ def end_session(session: Session, token: str) -> None:
 
 @lru_cache(maxsize=1)
 def _token_statement() -> Any:
-    # One query, built once: every API call of a script comes through here.
+    # One query, built once, returning plain columns: every API call of a script comes through
+    # here, and loading two ORM objects cost more than the query.
+    token = ApiToken.__table__.c  # type: ignore[attr-defined]
     return (
-        select(ApiToken, Learner)
-        .join(Learner, col(Learner.id) == ApiToken.learner_id)
+        select(token.id.label("token_id"), token.revoked_at, token.last_used_at)
+        .add_columns(*Learner.__table__.c)  # type: ignore[attr-defined]
+        .join_from(ApiToken, Learner, col(Learner.id) == ApiToken.learner_id)
         .where(ApiToken.token_hash == bindparam("token_hash"))
     )
+
+
+_LEARNER_FIELDS = tuple(column.key for column in Learner.__table__.c)  # type: ignore[attr-defined]
 
 
 def session_learner(
@@ -303,15 +310,17 @@ def revoke_api_token(session: Session, *, learner: Learner, token_id: int, now: 
 
 
 def token_learner(session: Session, token: str, now: datetime) -> Learner | None:
-    found = session.exec(_token_statement(), params={"token_hash": _digest(token)}).first()
-    if found is None:
-        return None
-    row, learner = found
-    if row.revoked_at is not None or learner.disabled:
+    connection = session.connection()
+    row = connection.execute(_token_statement(), {"token_hash": _digest(token)}).first()
+    if row is None or row.revoked_at is not None or row.disabled:
         return None
     # Only touch the row once a minute or so: tokens are used in hot loops by scripts.
     if row.last_used_at is None or now - as_utc(row.last_used_at) > timedelta(minutes=1):
-        row.last_used_at = now
-        session.add(row)
+        connection.execute(
+            update(ApiToken).where(col(ApiToken.id) == row.token_id).values(last_used_at=now)
+        )
         session.commit()
+    learner = Learner(**{name: getattr(row, name) for name in _LEARNER_FIELDS})
+    # Loaded, not new: adding it to a session (settings changes) updates the row.
+    make_transient_to_detached(learner)
     return learner
