@@ -126,6 +126,10 @@ class Learner(SQLModel, table=True):
     # from these models and one migrated from before accounts have the same schema.
     is_admin: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     disabled: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
+    # Every active card before this place in content order (card.ordinal) has a state: the
+    # study queue looks for the next new card from here instead of walking past every card
+    # the learner has seen. Kept by ratings and undos (app.study), reset by imports.
+    new_cursor: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
 
 class CardState(SQLModel, table=True):

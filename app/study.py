@@ -216,15 +216,15 @@ def _states(learner: Learner) -> SelectOfScalar:  # type: ignore[type-arg]
     )
 
 
-def _new_cards(learner_id: Any) -> SelectOfScalar:  # type: ignore[type-arg]
-    """Ids of the cards the learner has never studied, in content order."""
+def _new_cards(learner_id: Any, cursor: Any) -> SelectOfScalar:  # type: ignore[type-arg]
+    """Ids of the cards the learner has never studied, in content order, from `cursor` on."""
     seen = select(CardState.card_id).where(
         CardState.learner_id == learner_id, CardState.card_id == Card.id
     )
     return (
         select(Card.id)
         .join(Deck, col(Deck.id) == Card.deck_id)
-        .where(~seen.exists())
+        .where(col(Card.ordinal) >= cursor, ~seen.exists())
         .order_by(col(Card.ordinal))
     )
 
@@ -239,7 +239,13 @@ def counts(
 ) -> Counts:
     """What is left to study today: new (within the daily limit), learning due, reviews due."""
     _, day_end = study_day(learner, now)
-    params = {"learner_id": learner.id, "ahead": now + LEARN_AHEAD, "day_end": day_end}
+    ahead = now + LEARN_AHEAD
+    params = {
+        "learner_id": learner.id,
+        "ahead": ahead,
+        "day_end": day_end,
+        "horizon": max(ahead, day_end),
+    }
     learning, review, seen, total = _run(session, _counts_statement(filters), params).one()
     done = done if done is not None else done_today(session, learner=learner, now=now)
     review_left = max(learner.max_reviews_per_day - done["review"], 0)
@@ -251,19 +257,35 @@ def counts(
 
 @lru_cache(maxsize=64)
 def _counts_statement(filters: Filters) -> Any:
+    learner_id = bindparam("learner_id")
     is_learning = and_(col(CardState.state) != 2, col(CardState.due) <= bindparam("ahead"))
     is_review = and_(CardState.state == 2, col(CardState.due) < bindparam("day_end"))
-    states = filters.apply(
-        select(  # type: ignore[arg-type]
-            func.count(case((is_learning, 1))),
-            func.count(case((is_review, 1))),
-            func.count(),
-        )
+    # Only the states due before the horizon (the later of the two bounds), along the
+    # (learner, due) index: a learner's cards due later, however many, are not visited.
+    due = filters.apply(
+        select(func.count(case((is_learning, 1))), func.count(case((is_review, 1))))  # type: ignore[arg-type]
         .select_from(CardState)
         .join(Card, col(Card.id) == CardState.card_id)
         .join(Deck, col(Deck.id) == Card.deck_id)
-        .where(CardState.learner_id == bindparam("learner_id"))
+        .where(CardState.learner_id == learner_id, col(CardState.due) < bindparam("horizon"))
     ).subquery()
+    if filters.deck or filters.section or filters.tag:
+        seen = filters.apply(
+            select(func.count())  # type: ignore[arg-type]
+            .select_from(CardState)
+            .join(Card, col(Card.id) == CardState.card_id)
+            .join(Deck, col(Deck.id) == Card.deck_id)
+            .where(CardState.learner_id == learner_id)
+        ).scalar_subquery()
+    else:
+        # The whole bank: all the learner's states (an index count) less those of retired
+        # cards (few). Imports retire a retired deck's cards with it.
+        every = select(func.count()).where(CardState.learner_id == learner_id)
+        retired = select(func.count()).where(
+            CardState.learner_id == learner_id,
+            col(CardState.card_id).in_(select(Card.id).where(col(Card.retired).is_(True))),
+        )
+        seen = every.scalar_subquery() - retired.scalar_subquery()
     if filters.section or filters.tag:
         in_scope = filters.apply(
             select(func.count()).select_from(Card).join(Deck, col(Deck.id) == Card.deck_id)  # type: ignore[arg-type]
@@ -277,7 +299,7 @@ def _counts_statement(filters: Filters) -> Any:
         in_scope = decks.scalar_subquery()
     # One statement; new cards are those in scope minus those with a state, so no anti-join
     # walks the whole bank however many new cards remain.
-    return select(*states.c, in_scope)
+    return select(*due.c, seen, in_scope)
 
 
 def next_card(
@@ -346,6 +368,7 @@ def _pick(
         "now": now,
         "day_end": day_end,
         "ahead": now + LEARN_AHEAD,
+        "new_cursor": learner.new_cursor,
     }
     first = _run(session, statement, params).first()
     if first is None:
@@ -410,7 +433,8 @@ def _pick_statement(filters: Filters, *, reviews: bool, new: bool) -> Any:
         due_review = and_(CardState.state == 2, col(CardState.due) < bindparam("day_end"))
         candidates.append(_first_due(filters, due_review, priority=1))
     if new:
-        unseen = filters.apply(_new_cards(bindparam("learner_id"))).limit(1).subquery()
+        new_cards = _new_cards(bindparam("learner_id"), bindparam("new_cursor"))
+        unseen = filters.apply(new_cards).limit(1).subquery()
         candidates.append(select(literal(2).label("priority"), unseen.c.id))
     # Nothing else to do: learning steps coming up shortly are shown early rather than waiting.
     ahead = and_(col(CardState.state) != 2, col(CardState.due) <= bindparam("ahead"))
@@ -492,6 +516,8 @@ def record_review(
         try:
             if row is None:
                 _run(session, _insert_state(), {**key, "version": 1, **values})
+                _run(session, _lock_learner(), {"learner_id": learner.id})
+                _run(session, _advance_cursor(), {"learner_id": learner.id})
             else:
                 # Compare-and-set on the version: a concurrent submission of the same rating loses.
                 where = {"b_learner_id": learner.id, "b_card_id": card_id}
@@ -524,6 +550,51 @@ def record_review(
         session.commit()
         due = datetime.fromisoformat(after["due"])
         return ReviewResult(card_id, rating, after, due, current_version + 1, log_id)
+
+
+@lru_cache(maxsize=1)
+def _lock_learner() -> Any:
+    # PostgreSQL: ratings and undos of one learner take turns on the cursor, and the statement
+    # that moves it then sees every state committed before (READ COMMITTED takes a snapshot
+    # per statement). SQLite has one writer at a time anyway and renders no FOR UPDATE.
+    return select(Learner.id).where(col(Learner.id) == bindparam("learner_id")).with_for_update()
+
+
+@lru_cache(maxsize=1)
+def _advance_cursor() -> Any:
+    """Move the learner's new-card cursor to their first unseen active card at or after it."""
+    learner = Learner.__table__  # type: ignore[attr-defined]
+    card = Card.__table__  # type: ignore[attr-defined]
+    seen = select(CardState.card_id).where(
+        CardState.learner_id == learner.c.id, CardState.card_id == card.c.id
+    )
+    first_unseen = (
+        select(card.c.ordinal)
+        .where(card.c.retired.is_(False), card.c.ordinal >= learner.c.new_cursor, ~seen.exists())
+        .order_by(card.c.ordinal)
+        .limit(1)
+        .scalar_subquery()
+    )
+    # No unseen card left: past the last one, where new cards an import adds would go (and
+    # an import resets every cursor anyway).
+    end = select(func.coalesce(func.max(card.c.ordinal), -1) + 1).scalar_subquery()
+    return (
+        update(learner)
+        .where(learner.c.id == bindparam("learner_id"))
+        .values(new_cursor=func.coalesce(first_unseen, end))
+    )
+
+
+@lru_cache(maxsize=1)
+def _rewind_cursor() -> Any:
+    """Move the learner's new-card cursor back to a card that is new again, if it is past it."""
+    learner = Learner.__table__  # type: ignore[attr-defined]
+    ordinal = select(Card.ordinal).where(col(Card.id) == bindparam("card_id")).scalar_subquery()
+    return (
+        update(learner)
+        .where(learner.c.id == bindparam("learner_id"), learner.c.new_cursor > ordinal)
+        .values(new_cursor=ordinal)
+    )
 
 
 @lru_cache(maxsize=1)
@@ -594,6 +665,9 @@ def undo_last(session: Session, *, learner: Learner, now: datetime) -> ReviewLog
         try:
             if log.state_before is None:
                 done = session.exec(delete(CardState).where(*unchanged)).rowcount if row else 1
+                # New again: the search for new cards must not start past it.
+                _run(session, _lock_learner(), {"learner_id": learner.id})
+                _run(session, _rewind_cursor(), {"learner_id": learner.id, "card_id": log.card_id})
             elif row is None:
                 session.add(
                     CardState(

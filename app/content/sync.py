@@ -30,7 +30,7 @@ from app.content.errors import ContentError, ContentErrors
 from app.content.parse import ParsedCard, ParsedDeck, ParsedTopic
 from app.content.render import Renderer
 from app.content.source import SourceText, scan
-from app.models import Card, CardLink, Deck, SourceFile, Topic, utcnow
+from app.models import Card, CardLink, Deck, Learner, SourceFile, Topic, utcnow
 
 
 @dataclass
@@ -275,6 +275,9 @@ def _write(
     session.flush()
     number_cards(session)
     bump_generation(session)
+    # Cards may have moved or come back in content order: every learner's search for new
+    # cards starts from the beginning again (app.study keeps the cursor from there).
+    session.exec(update(Learner).values(new_cursor=0))
 
 
 def number_cards(session: Session) -> None:

@@ -404,3 +404,50 @@ def test_done_page_before_anything_is_scheduled(client, bank):
     page = study_page(client, "/study?deck=notes")
     assert "Nothing is scheduled yet." in page
     assert 'href="/practice?deck=notes"' in page
+
+
+def test_new_cards_skip_those_seen_and_an_imported_card_before_them_comes_next(
+    client, app, bank_dir
+):
+    from app.content.sync import import_content
+
+    assert next_card(client)["id"] == "gemm-core"
+    rate(client, "gemm-core", 4)
+    rate(client, "kv-cache", 4)  # out of order, as from a deck page
+    assert next_card(client)["id"] == "roofline"
+    rate(client, "roofline", 4)
+    assert next_card(client)["id"] == "fusion"  # past kv-cache, already seen
+
+    # A card added before the learner's place in content order is new like any other.
+    deck_file = bank_dir / "decks/a-kernels.md"
+    text = deck_file.read_text(encoding="utf-8")
+    added = "### Q：什么是 warp？ {#warp}\n\n**面试回答。** 32 个线程一组。\n\n"
+    deck_file.write_text(text.replace("### Q：Roofline", added + "### Q：Roofline"), "utf-8")
+    import_content(bank_dir, app.state.engine)
+    card = next_card(client)
+    assert (card["id"], card["queue"]) == ("warp", "new")
+    assert card["answer_html"].startswith("<p>32")
+
+
+def test_undo_of_an_earlier_new_card_brings_it_back_before_later_ones(client, clock):
+    rate(client, "gemm-core", 4)
+    rate(client, "roofline", 4)
+    assert next_card(client)["id"] == "kv-cache"
+    clock.advance(minutes=1)
+    assert client.post("/api/reviews/undo").json()["card_id"] == "roofline"
+    assert client.post("/api/reviews/undo").json()["card_id"] == "gemm-core"
+    assert next_card(client)["id"] == "gemm-core"
+
+
+def test_an_import_that_edits_a_card_shows_the_new_text_at_once(client, app, bank_dir):
+    from app.content.sync import import_content
+
+    before = next_card(client)
+    assert before["id"] == "gemm-core" and "矩阵乘" in before["answer_html"]
+    deck_file = bank_dir / "decks/a-kernels.md"
+    text = deck_file.read_text(encoding="utf-8")
+    deck_file.write_text(text.replace("矩阵乘", "矩阵乘法"), encoding="utf-8")
+    import_content(bank_dir, app.state.engine)
+    assert "矩阵乘法" in next_card(client)["answer_html"]
+    assert "矩阵乘法" in client.get("/api/cards/gemm-core").json()["answer_html"]
+    assert "矩阵乘法" in client.get("/cards/gemm-core").text
