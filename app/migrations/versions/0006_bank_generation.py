@@ -19,7 +19,7 @@ depends_on: str | Sequence[str] | None = None
 def upgrade() -> None:
     table = op.create_table(
         "bankinfo",
-        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("id", sa.Integer(), autoincrement=False, nullable=False),
         sa.Column("generation", sa.Integer(), server_default="0", nullable=False),
         sa.PrimaryKeyConstraint("id"),
     )
