@@ -566,7 +566,7 @@ def _advance_cursor() -> Any:
     learner = Learner.__table__  # type: ignore[attr-defined]
     card = Card.__table__  # type: ignore[attr-defined]
     seen = select(CardState.card_id).where(
-        CardState.learner_id == learner.c.id, CardState.card_id == card.c.id
+        CardState.learner_id == bindparam("learner_id"), CardState.card_id == card.c.id
     )
     first_unseen = (
         select(card.c.ordinal)

@@ -451,3 +451,20 @@ def test_an_import_that_edits_a_card_shows_the_new_text_at_once(client, app, ban
     assert "矩阵乘法" in next_card(client)["answer_html"]
     assert "矩阵乘法" in client.get("/api/cards/gemm-core").json()["answer_html"]
     assert "矩阵乘法" in client.get("/cards/gemm-core").text
+
+
+def test_one_learners_new_cards_do_not_move_anothers_place(bank):
+    from sqlmodel import Session
+
+    from app.study import Filters, get_learner, record_review
+    from app.study import next_card as pick
+
+    now = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)
+    with Session(bank.engine) as session:
+        ann, bob = get_learner(session, "ann"), get_learner(session, "bob")
+        for card_id in ("gemm-core", "roofline"):
+            record_review(session, learner=ann, card_id=card_id, rating=4, now=now)
+        assert ann.new_cursor == 2  # reloaded after the commit
+        assert bob.new_cursor == 0
+        assert pick(session, learner=ann, now=now, filters=Filters()).card.id == "kv-cache"
+        assert pick(session, learner=bob, now=now, filters=Filters()).card.id == "gemm-core"
