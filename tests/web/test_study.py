@@ -468,3 +468,6 @@ def test_one_learners_new_cards_do_not_move_anothers_place(bank):
         assert bob.new_cursor == 0
         assert pick(session, learner=ann, now=now, filters=Filters()).card.id == "kv-cache"
         assert pick(session, learner=bob, now=now, filters=Filters()).card.id == "gemm-core"
+        record_review(session, learner=bob, card_id="gemm-core", rating=4, now=now)
+        assert bob.new_cursor == 1
+        assert pick(session, learner=bob, now=now, filters=Filters()).card.id == "roofline"
