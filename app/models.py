@@ -153,7 +153,12 @@ class CardState(SQLModel, table=True):
 class ReviewLog(SQLModel, table=True):
     """Append-only: every rating ever given, with the state before and after it."""
 
-    __table_args__ = (Index("ix_reviewlog_learner_time", "learner_id", "reviewed_at"),)
+    __table_args__ = (
+        Index("ix_reviewlog_learner_time", "learner_id", "reviewed_at"),
+        # The daily limits count today's study ratings per queue on every study request: all
+        # they read is in this index.
+        Index("ix_reviewlog_study_day", "learner_id", "mode", "queue", "reviewed_at", "undone_at"),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     learner_id: int = Field(foreign_key="learner.id", index=True)
