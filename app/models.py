@@ -135,7 +135,12 @@ class Learner(SQLModel, table=True):
 class CardState(SQLModel, table=True):
     """A learner's FSRS state for one card; absent until the card is first studied."""
 
-    __table_args__ = (Index("ix_cardstate_learner_due", "learner_id", "due"),)
+    __table_args__ = (
+        Index("ix_cardstate_learner_due", "learner_id", "due"),
+        # The study queue counts and picks a learner's due cards per state: with the card id,
+        # everything it reads is in this index, however many cards are due.
+        Index("ix_cardstate_learner_state_due", "learner_id", "state", "due", "card_id"),
+    )
 
     learner_id: int = Field(foreign_key="learner.id", primary_key=True)
     card_id: str = Field(foreign_key="card.id", primary_key=True)

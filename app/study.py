@@ -11,7 +11,6 @@ from sqlalchemy import (
     String,
     and_,
     bindparam,
-    case,
     cast,
     delete,
     func,
@@ -244,13 +243,7 @@ def counts(
 ) -> Counts:
     """What is left to study today: new (within the daily limit), learning due, reviews due."""
     _, day_end = study_day(learner, now)
-    ahead = now + LEARN_AHEAD
-    params = {
-        "learner_id": learner.id,
-        "ahead": ahead,
-        "day_end": day_end,
-        "horizon": max(ahead, day_end),
-    }
+    params = {"learner_id": learner.id, "ahead": now + LEARN_AHEAD, "day_end": day_end}
     learning, review, seen, total = _run(session, _counts_statement(filters), params).one()
     done = done if done is not None else done_today(session, learner=learner, now=now)
     review_left = max(learner.max_reviews_per_day - done["review"], 0)
@@ -263,34 +256,37 @@ def counts(
 @lru_cache(maxsize=64)
 def _counts_statement(filters: Filters) -> Any:
     learner_id = bindparam("learner_id")
-    is_learning = and_(col(CardState.state) != 2, col(CardState.due) <= bindparam("ahead"))
-    is_review = and_(CardState.state == 2, col(CardState.due) < bindparam("day_end"))
-    # Only the states due before the horizon (the later of the two bounds), along the
-    # (learner, due) index: a learner's cards due later, however many, are not visited.
-    due = filters.apply(
-        select(func.count(case((is_learning, 1))), func.count(case((is_review, 1))))  # type: ignore[arg-type]
-        .select_from(CardState)
-        .join(Card, col(Card.id) == CardState.card_id)
-        .join(Deck, col(Deck.id) == Card.deck_id)
-        .where(CardState.learner_id == learner_id, col(CardState.due) < bindparam("horizon"))
-    ).subquery()
+    # State 1 is learning, 3 relearning: two ranges of ix_cardstate_learner_state_due.
+    is_learning = (col(CardState.state).in_((1, 3)), col(CardState.due) <= bindparam("ahead"))
+    is_review = (CardState.state == 2, col(CardState.due) < bindparam("day_end"))
     if filters.deck or filters.section or filters.tag:
-        seen = filters.apply(
-            select(func.count())  # type: ignore[arg-type]
-            .select_from(CardState)
-            .join(Card, col(Card.id) == CardState.card_id)
-            .join(Deck, col(Deck.id) == Card.deck_id)
-            .where(CardState.learner_id == learner_id)
-        ).scalar_subquery()
+
+        def states(*conditions: Any) -> Any:
+            return filters.apply(
+                select(func.count())  # type: ignore[arg-type]
+                .select_from(CardState)
+                .join(Card, col(Card.id) == CardState.card_id)
+                .join(Deck, col(Deck.id) == Card.deck_id)
+                .where(CardState.learner_id == learner_id, *conditions)
+            ).scalar_subquery()
+
+        learning, review, seen = states(*is_learning), states(*is_review), states()
     else:
-        # The whole bank: all the learner's states (an index count) less those of retired
-        # cards (few). Imports retire a retired deck's cards with it.
-        every = select(func.count()).where(CardState.learner_id == learner_id)
-        retired = select(func.count()).where(
-            CardState.learner_id == learner_id,
-            col(CardState.card_id).in_(select(Card.id).where(col(Card.retired).is_(True))),
-        )
-        seen = every.scalar_subquery() - retired.scalar_subquery()
+        # The whole bank: counted in the learner's indexes alone, leaving out the states of
+        # retired cards (few) by id instead of reading each card. Imports retire a retired
+        # deck's cards with it.
+        retired = select(Card.id).where(col(Card.retired).is_(True))
+
+        def states(*conditions: Any) -> Any:
+            return (
+                select(func.count())
+                .where(CardState.learner_id == learner_id, *conditions)
+                .scalar_subquery()
+            )
+
+        learning = states(*is_learning, col(CardState.card_id).not_in(retired))
+        review = states(*is_review, col(CardState.card_id).not_in(retired))
+        seen = states() - states(col(CardState.card_id).in_(retired))
     if filters.section or filters.tag:
         in_scope = filters.apply(
             select(func.count()).select_from(Card).join(Deck, col(Deck.id) == Card.deck_id)  # type: ignore[arg-type]
@@ -304,7 +300,7 @@ def _counts_statement(filters: Filters) -> Any:
         in_scope = decks.scalar_subquery()
     # One statement; new cards are those in scope minus those with a state, so no anti-join
     # walks the whole bank however many new cards remain.
-    return select(*due.c, seen, in_scope)
+    return select(learning, review, seen, in_scope)
 
 
 def next_card(

@@ -1,4 +1,4 @@
-"""review log index for the daily limits
+"""indexes for the study queue: due cards by state, ratings of the day
 
 Revision ID: 0008
 Revises: 0007
@@ -17,6 +17,12 @@ depends_on: str | Sequence[str] | None = None
 
 def upgrade() -> None:
     op.create_index(
+        "ix_cardstate_learner_state_due",
+        "cardstate",
+        ["learner_id", "state", "due", "card_id"],
+        unique=False,
+    )
+    op.create_index(
         "ix_reviewlog_study_day",
         "reviewlog",
         ["learner_id", "mode", "queue", "reviewed_at", "undone_at"],
@@ -26,3 +32,4 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_index("ix_reviewlog_study_day", table_name="reviewlog")
+    op.drop_index("ix_cardstate_learner_state_due", table_name="cardstate")
