@@ -11,13 +11,13 @@ import json
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, update
 from sqlalchemy.engine import Connection, Engine
-from sqlmodel import Session
+from sqlmodel import Session, col, select
 
 from app.models import BankInfo, Card, CardLink, Deck
 
@@ -83,7 +83,7 @@ def link_url(link: CardLink) -> str | None:
     return f"/topics/{link.topic_slug}" if link.topic_slug else None
 
 
-_GENERATION = select(BankInfo.generation).where(BankInfo.id == 1)  # type: ignore[arg-type]
+_GENERATION = select(BankInfo.generation).where(BankInfo.id == 1)
 
 
 def generation(connection: Connection) -> int:
@@ -154,35 +154,43 @@ def card_view(session: Session, card_id: str) -> CardView | None:
     return view
 
 
-def _load(session: Session, card_id: str) -> CardView | None:
-    found = (
-        session.connection()
-        .execute(
-            select(
-                Card.id,  # type: ignore[arg-type]
-                Deck.slug,  # type: ignore[arg-type]
-                Deck.title,  # type: ignore[arg-type]
-                Card.section,  # type: ignore[arg-type]
-                Card.question,  # type: ignore[arg-type]
-                Card.question_html,  # type: ignore[arg-type]
-                Card.answer_html,  # type: ignore[arg-type]
-                Card.followups_html,  # type: ignore[arg-type]
-                Card.pitfalls_html,  # type: ignore[arg-type]
-                Card.tags,  # type: ignore[arg-type]
-                Card.retired,  # type: ignore[arg-type]
-            )
-            .join(Deck, Deck.id == Card.deck_id)  # type: ignore[arg-type]
-            .where(Card.id == card_id)  # type: ignore[arg-type]
+@lru_cache(maxsize=1)
+def _card_statement() -> Any:
+    return (
+        select(
+            col(Card.id),
+            col(Deck.slug),
+            col(Deck.title),
+            col(Card.section),
+            col(Card.question),
+            col(Card.question_html),
+            col(Card.answer_html),
+            col(Card.followups_html),
+            col(Card.pitfalls_html),
+            col(Card.tags),
+            col(Card.retired),
         )
-        .first()
+        .join(Deck, col(Deck.id) == Card.deck_id)
+        .where(col(Card.id) == bindparam("card_id"))
     )
+
+
+@lru_cache(maxsize=1)
+def _links_statement() -> Any:
+    return (
+        select(CardLink.title, CardLink.external, CardLink.target, CardLink.topic_slug)
+        .where(col(CardLink.card_id) == bindparam("card_id"))
+        .order_by(col(CardLink.position))
+    )
+
+
+def _load(session: Session, card_id: str) -> CardView | None:
+    # Statements built once: building them cost several times running them.
+    connection = session.connection()
+    found = connection.execute(_card_statement(), {"card_id": card_id}).first()
     if found is None:
         return None
-    links = session.connection().execute(
-        select(CardLink.title, CardLink.external, CardLink.target, CardLink.topic_slug)  # type: ignore[arg-type]
-        .where(CardLink.card_id == card_id)  # type: ignore[arg-type]
-        .order_by(CardLink.position)  # type: ignore[arg-type]
-    )
+    links = connection.execute(_links_statement(), {"card_id": card_id})
     return CardView(
         id=found.id,
         deck_slug=found.slug,
