@@ -1,5 +1,6 @@
 """Engine construction; every SQLite-only setting lives here."""
 
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -13,19 +14,37 @@ from sqlalchemy.exc import DisconnectionError
 from sqlmodel import Session, create_engine
 
 SQLITE_MMAP_BYTES = 1 << 30
+POOL_SIZE = 10
+
+
+def study_threads(engine: Engine) -> int:
+    """How many study requests of one process should run their database work at once.
+
+    SQLite runs in the server's own threads: beyond one per CPU they only queue for the GIL
+    and for the write lock, and hand each other the interpreter every few milliseconds (the
+    switch interval), which stretches every request's latency. PostgreSQL requests mostly
+    wait on the network: as many as the pool keeps connections for.
+    """
+    if engine.dialect.name == "sqlite":
+        return max(os.cpu_count() or 1, 2)
+    return POOL_SIZE
 
 
 def make_engine(url: str) -> Engine:
     """Create an engine tuned for the backend behind `url`."""
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
-        engine = create_engine(url, pool_size=10, max_overflow=20)
+        engine = create_engine(url, pool_size=POOL_SIZE, max_overflow=20)
         _test_after_idle(engine)
         return engine
 
+    pool: dict[str, int] = {}
     if parsed.database and parsed.database != ":memory:":
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+        # Enough pooled connections for the thread pool's usual load: one beyond the pool is
+        # closed on return, and the next opened again, pragmas and all.
+        pool = {"pool_size": POOL_SIZE, "max_overflow": 30}
+    engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30}, **pool)
 
     # SQLite-specific: WAL lets readers proceed during an import, foreign keys are off by
     # default, and busy_timeout makes concurrent writers wait instead of failing. Memory-mapped

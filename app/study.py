@@ -453,7 +453,7 @@ def _first_due(filters: Filters, condition: Any, *, priority: int) -> Any:
             .join(Deck, col(Deck.id) == Card.deck_id)
             .where(CardState.learner_id == bindparam("learner_id"), condition)
         )
-        .order_by(col(CardState.due))
+        .order_by(col(CardState.due), col(Card.ordinal))  # equally due: in content order
         .limit(1)
         .subquery()
     )

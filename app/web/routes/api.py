@@ -8,7 +8,6 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 from sqlmodel import Session
-from starlette.concurrency import run_in_threadpool
 
 from app import catalog
 from app.cardview import card_view
@@ -27,6 +26,7 @@ from app.study import (
 from app.web.deps import FiltersDep, LearnerDep, NowDep, SessionDep, authorize_member
 from app.web.i18n import language
 from app.web.observe import REVIEWS
+from app.web.threads import run_in_study_thread
 
 router = APIRouter(prefix="/api", tags=["api"])
 health = APIRouter(tags=["health"])
@@ -175,7 +175,7 @@ study = APIRouter(prefix="/api", tags=["api"])
 )
 async def study_next(request: Request, now: NowDep, filters: FiltersDep) -> Response:
     """The next card to study, or 204 when nothing is due."""
-    return await run_in_threadpool(_study_next, request, now, filters)
+    return await run_in_study_thread(request, _study_next, request, now, filters)
 
 
 def _study_next(request: Request, now: datetime, filters: Filters) -> Response:
@@ -222,7 +222,7 @@ def _state_out(card_id: str, state: dict[str, Any] | None, version: int) -> Stat
 )
 async def review(request: Request, body: ReviewIn, now: NowDep) -> Response:
     """Rate a card 1-4 (Again, Hard, Good, Easy); returns its new state and due time."""
-    return await run_in_threadpool(_review, request, body, now)
+    return await run_in_study_thread(request, _review, request, body, now)
 
 
 def _review(request: Request, body: ReviewIn, now: datetime) -> Response:

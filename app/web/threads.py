@@ -1,0 +1,27 @@
+"""The thread hop of routes that do their own database work (the study loop's API calls)."""
+
+import asyncio
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import anyio
+from fastapi import Request
+
+from app.db import study_threads
+
+T = TypeVar("T")
+
+
+async def run_in_study_thread(request: Request, fn: Callable[..., T], *args: Any) -> T:
+    """Run `fn(*args)` in a worker thread, at most `study_threads` of them at once.
+
+    Other routes share anyio's default pool of 40 threads; these get a limiter of their own,
+    sized for the database (app.db.study_threads), created in the running event loop.
+    """
+    state = request.app.state
+    loop = asyncio.get_running_loop()
+    limiter = getattr(state, "study_limiter", None)
+    if limiter is None or state.study_limiter_loop is not loop:
+        limiter = anyio.CapacityLimiter(study_threads(state.engine))
+        state.study_limiter, state.study_limiter_loop = limiter, loop
+    return await anyio.to_thread.run_sync(fn, *args, limiter=limiter)
