@@ -309,13 +309,18 @@ def revoke_api_token(session: Session, *, learner: Learner, token_id: int, now: 
     session.commit()
 
 
-def token_learner(session: Session, token: str, now: datetime) -> Learner | None:
+def token_learner(
+    session: Session, token: str, now: datetime, *, touch: bool = True
+) -> Learner | None:
+    """The (enabled) learner of a live API token; `touch` records its use (a write)."""
     connection = session.connection()
     row = connection.execute(_token_statement(), {"token_hash": _digest(token)}).first()
     if row is None or row.revoked_at is not None or row.disabled:
         return None
     # Only touch the row once a minute or so: tokens are used in hot loops by scripts.
-    if row.last_used_at is None or now - as_utc(row.last_used_at) > timedelta(minutes=1):
+    if touch and (
+        row.last_used_at is None or now - as_utc(row.last_used_at) > timedelta(minutes=1)
+    ):
         connection.execute(
             update(ApiToken).where(col(ApiToken.id) == row.token_id).values(last_used_at=now)
         )

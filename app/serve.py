@@ -14,6 +14,7 @@ from app.content.errors import ContentErrors
 from app.content.sync import import_content
 from app.main import create_app
 from app.models import Card
+from app.study import get_learner
 
 log = logging.getLogger("qbank")
 
@@ -69,6 +70,11 @@ def serve(
     logging.basicConfig(level=logging.INFO, format="%(levelname)s: %(message)s")
     check_address(settings, host)
     ensure_imported(settings)  # also brings the schema up to date, once, before any worker
+    if not settings.team:
+        # Created now rather than by a study request, which on SQLite must only read
+        # (app.web.threads.run_read).
+        with Session(open_engine(settings)) as session:
+            get_learner(session, settings.learner_name, settings.timezone)
     stop = threading.Event()
     if watch:
         threading.Thread(target=watch_content, args=(settings, stop), daemon=True).start()

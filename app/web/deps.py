@@ -79,13 +79,15 @@ def get_identity(
     return cached
 
 
-def _identify(request: Request, session: Session, settings: Settings, now: datetime) -> Identity:
+def _identify(
+    request: Request, session: Session, settings: Settings, now: datetime, *, touch: bool = True
+) -> Identity:
     if not settings.team:
         # Local mode: all study state belongs to the one local learner.
         return Identity(get_learner(session, settings.learner_name, settings.timezone), "local")
     header = request.headers.get("authorization", "")
     if header[:7].lower() == "bearer ":
-        learner = accounts.token_learner(session, header[7:].strip(), now)
+        learner = accounts.token_learner(session, header[7:].strip(), now, touch=touch)
         if learner is None:
             raise NotSignedIn("invalid or revoked API token")
         return Identity(learner, "token")
@@ -182,15 +184,19 @@ async def members_only(request: Request, identity: IdentityDep) -> None:
     await csrf_protect(request, identity)
 
 
-def authorize_member(request: Request, session: Session, now: datetime) -> Learner:
+def authorize_member(
+    request: Request, session: Session, now: datetime, *, read_only: bool = False
+) -> Learner:
     """`members_only` for a route that runs in one thread hop with its own session.
 
     The caller is identified on the connection the route's own queries then use, instead of
     in a dependency's hop of its own: a study request's share of FastAPI's dependency solving
     and thread hops was larger than its queries'. For JSON routes only: the CSRF token of a
-    cookie session comes in its header, never in a form.
+    cookie session comes in its header, never in a form. `read_only`: do not record the API
+    token's use, so that the request writes nothing (see app.web.threads.run_read).
     """
-    identity = _identify(request, session, request.app.state.settings, now)
+    settings = request.app.state.settings
+    identity = _identify(request, session, settings, now, touch=not read_only)
     request.state.identity = identity
     if identity.learner is None:
         raise NotSignedIn("sign in first")

@@ -1,4 +1,4 @@
-"""The thread hop of routes that do their own database work (the study loop's API calls)."""
+"""Where routes that do their own database work run it: the study loop's API calls."""
 
 import asyncio
 from collections.abc import Callable
@@ -25,3 +25,17 @@ async def run_in_study_thread(request: Request, fn: Callable[..., T], *args: Any
         limiter = anyio.CapacityLimiter(study_threads(state.engine))
         state.study_limiter, state.study_limiter_loop = limiter, loop
     return await anyio.to_thread.run_sync(fn, *args, limiter=limiter)
+
+
+async def run_read(request: Request, fn: Callable[..., T], *args: Any) -> T:
+    """Run the read-only `fn(*args)`: on SQLite in the event loop itself, else in a thread.
+
+    A thread hop costs ~0.2 ms of CPU, more than a study request's queries on SQLite, which
+    run in this process and hold the GIL for most of their time anyway. In WAL mode a reader
+    never waits for a writer, so the loop is not held up by an import or a rating; `fn` must
+    write nothing (a write could wait for another process's write lock, stalling every
+    request of this worker). PostgreSQL queries wait on the network: they take the thread.
+    """
+    if request.app.state.engine.dialect.name == "sqlite":
+        return fn(*args)
+    return await run_in_study_thread(request, fn, *args)

@@ -26,7 +26,7 @@ from app.study import (
 from app.web.deps import FiltersDep, LearnerDep, NowDep, SessionDep, authorize_member
 from app.web.i18n import language
 from app.web.observe import REVIEWS
-from app.web.threads import run_in_study_thread
+from app.web.threads import run_in_study_thread, run_read
 
 router = APIRouter(prefix="/api", tags=["api"])
 health = APIRouter(tags=["health"])
@@ -175,12 +175,12 @@ study = APIRouter(prefix="/api", tags=["api"])
 )
 async def study_next(request: Request, now: NowDep, filters: FiltersDep) -> Response:
     """The next card to study, or 204 when nothing is due."""
-    return await run_in_study_thread(request, _study_next, request, now, filters)
+    return await run_read(request, _study_next, request, now, filters)
 
 
 def _study_next(request: Request, now: datetime, filters: Filters) -> Response:
     with Session(request.app.state.engine) as session:
-        learner = authorize_member(request, session, now)
+        learner = authorize_member(request, session, now, read_only=True)
         done = done_today(session, learner=learner, now=now)
         current = next_card(session, learner=learner, now=now, filters=filters, done=done)
         if current is None:
