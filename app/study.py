@@ -15,9 +15,7 @@ from sqlalchemy import (
     delete,
     func,
     insert,
-    literal,
-    text,
-    union_all,
+    literal_column,
     update,
 )
 from sqlalchemy.engine import Result, Row
@@ -371,10 +369,10 @@ def _pick(
         "ahead": now + LEARN_AHEAD,
         "new_cursor": learner.new_cursor,
     }
-    first = _run(session, statement, params).first()
-    if first is None:
+    tagged = _run(session, statement, params).scalar()
+    if tagged is None:
         return None
-    priority, card_id = first
+    priority, card_id = int(tagged[0]), tagged[1:]
     if priority == 2:  # a new card: no state yet
         return card_id, None
     params = {"learner_id": learner.id, "card_id": card_id}
@@ -427,7 +425,13 @@ def _card_and_state(session: Session, learner: Learner, card_id: str) -> Row[Any
 
 @lru_cache(maxsize=64)
 def _pick_statement(filters: Filters, *, reviews: bool, new: bool) -> Any:
-    """One round trip: the first card of each queue, in the order the queues are served."""
+    """One round trip: the first card of the first queue that has one, tagged with its queue.
+
+    COALESCE evaluates its arguments in order and stops at the first that is not NULL, on
+    SQLite as on PostgreSQL: the later queues are not looked at once an earlier one has a card
+    (a UNION of the four, ordered, evaluated them all). Each value is the queue's priority
+    digit followed by the card id.
+    """
     due_learning = and_(col(CardState.state) != 2, col(CardState.due) <= bindparam("now"))
     candidates = [_first_due(filters, due_learning, priority=0)]
     if reviews:
@@ -435,29 +439,29 @@ def _pick_statement(filters: Filters, *, reviews: bool, new: bool) -> Any:
         candidates.append(_first_due(filters, due_review, priority=1))
     if new:
         new_cards = _new_cards(bindparam("learner_id"), bindparam("new_cursor"))
-        unseen = filters.apply(new_cards).limit(1).subquery()
-        candidates.append(select(literal(2).label("priority"), unseen.c.id))
+        candidates.append(_tagged(filters.apply(new_cards), priority=2))
     # Nothing else to do: learning steps coming up shortly are shown early rather than waiting.
     ahead = and_(col(CardState.state) != 2, col(CardState.due) <= bindparam("ahead"))
     candidates.append(_first_due(filters, ahead, priority=3))
-    return union_all(*candidates).order_by(text("priority")).limit(1)
+    return select(func.coalesce(*candidates))
+
+
+def _tagged(query: Any, *, priority: int) -> Any:
+    """The first card id of `query`, prefixed with the priority digit, as a scalar subquery."""
+    tag = literal_column(f"'{priority}'", String)
+    return query.with_only_columns(tag.concat(Card.id)).limit(1).scalar_subquery()
 
 
 def _first_due(filters: Filters, condition: Any, *, priority: int) -> Any:
-    """The learner's earliest-due card meeting `condition`, as a (priority, id) select."""
-    due = (
-        filters.apply(
-            select(Card.id)
-            .select_from(CardState)
-            .join(Card, col(Card.id) == CardState.card_id)
-            .join(Deck, col(Deck.id) == Card.deck_id)
-            .where(CardState.learner_id == bindparam("learner_id"), condition)
-        )
-        .order_by(col(CardState.due), col(Card.ordinal))  # equally due: in content order
-        .limit(1)
-        .subquery()
-    )
-    return select(literal(priority).label("priority"), due.c.id)
+    """The learner's earliest-due card meeting `condition` (see `_tagged`)."""
+    due = filters.apply(
+        select(Card.id)
+        .select_from(CardState)
+        .join(Card, col(Card.id) == CardState.card_id)
+        .join(Deck, col(Deck.id) == Card.deck_id)
+        .where(CardState.learner_id == bindparam("learner_id"), condition)
+    ).order_by(col(CardState.due))
+    return _tagged(due, priority=priority)
 
 
 def next_due(session: Session, *, learner: Learner, filters: Filters) -> datetime | None:

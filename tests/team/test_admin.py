@@ -89,6 +89,7 @@ def test_the_team_page_shows_each_members_progress(make_app, browser, clock, db)
     # Day 0: member learns all of gpu, other one gpu card and both notes cards.
     for card_id in ("kernel", "fusion", "gemm"):
         assert rate(member, card_id, 4) == "review"
+        clock.advance(seconds=1)  # due in this order
     rate(other, "kernel", 3)
     rate(other, "paged", 1)
     rate(other, "kv", 1)
@@ -108,7 +109,7 @@ def test_the_team_page_shows_each_members_progress(make_app, browser, clock, db)
 
     m = team["member"]
     assert "Reviews this week: 2" in m["summary"]
-    assert "2025-04-19 12:00 UTC" in m["summary"]  # the last rating: day 40, noon
+    assert "2025-04-19 12:00 UTC" in m["summary"]  # the last rating: day 40, noon (+3 s)
     # deck: seen, mature, retention (30 days), reviews this week
     assert m["rows"]["GPU Basics"] == ["3", str(mature(db, "member", "gpu")), "50%", "2"]
     assert m["rows"]["Interview Notes"] == ["0", "0", "—", "0"]
