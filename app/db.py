@@ -36,6 +36,7 @@ def make_engine(url: str) -> Engine:
     if parsed.get_backend_name() != "sqlite":
         engine = create_engine(url, pool_size=POOL_SIZE, max_overflow=20)
         _test_after_idle(engine)
+        _generic_plans(engine)
         return engine
 
     pool: dict[str, int] = {}
@@ -65,6 +66,23 @@ def make_engine(url: str) -> Engine:
 
     _WRITERS[engine] = threading.Lock()
     return engine
+
+
+def _generic_plans(engine: Engine) -> None:
+    """Plan each prepared statement once per connection, not on every execution.
+
+    psycopg prepares a statement once a connection has run it five times; PostgreSQL then
+    still plans it anew for each set of parameters while it judges a generic plan no cheaper.
+    The study queue's statement took ~1.7 ms to plan and ~0.3 ms to run. Only statements run
+    again and again get prepared, and all of those look rows up by learner along an index, so
+    a plan that ignores the parameters' values is as good as a custom one.
+    """
+
+    @event.listens_for(engine, "connect")
+    def _set_plan_cache_mode(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+        with dbapi_connection.cursor() as cursor:
+            cursor.execute("SET plan_cache_mode = force_generic_plan")
+        dbapi_connection.commit()
 
 
 # A pooled connection idle for longer than this is tested before use.

@@ -183,9 +183,12 @@ def _study_next(request: Request, now: datetime, filters: Filters) -> Response:
         learner = authorize_member(request, session, now, read_only=True)
         done = done_today(session, learner=learner, now=now)
         current = next_card(session, learner=learner, now=now, filters=filters, done=done)
-        if current is None:
-            return Response(status_code=204)
-        today = counts(session, learner=learner, now=now, filters=filters, done=done)
+        today = current and counts(session, learner=learner, now=now, filters=filters, done=done)
+        # Ended with COMMIT rather than the ROLLBACK of closing: on a rollback psycopg forgets
+        # the statements it prepared, and PostgreSQL would plan them all again.
+        session.commit()
+    if current is None or today is None:
+        return Response(status_code=204)
     lang = language(request)
     rest = {
         "queue": current.queue,
