@@ -521,7 +521,7 @@ def record_review(
         try:
             if row is None:
                 _run(session, _insert_state(), {**key, "version": 1, **values})
-                _run(session, _lock_learner(), {"learner_id": learner.id})
+                _lock_learner(session, learner)
                 _run(session, _advance_cursor(), {"learner_id": learner.id})
             else:
                 # Compare-and-set on the version: a concurrent submission of the same rating loses.
@@ -557,11 +557,18 @@ def record_review(
         return ReviewResult(card_id, rating, after, due, current_version + 1, log_id)
 
 
+def _lock_learner(session: Session, learner: Learner) -> None:
+    """PostgreSQL: ratings and undos of one learner take turns on its new-card cursor.
+
+    The statement that then moves the cursor sees every state committed before it (READ
+    COMMITTED takes a snapshot per statement). SQLite has one writer at a time: nothing to do.
+    """
+    if session.get_bind().dialect.name != "sqlite":
+        _run(session, _lock_learner_statement(), {"learner_id": learner.id})
+
+
 @lru_cache(maxsize=1)
-def _lock_learner() -> Any:
-    # PostgreSQL: ratings and undos of one learner take turns on the cursor, and the statement
-    # that moves it then sees every state committed before (READ COMMITTED takes a snapshot
-    # per statement). SQLite has one writer at a time anyway and renders no FOR UPDATE.
+def _lock_learner_statement() -> Any:
     return select(Learner.id).where(col(Learner.id) == bindparam("learner_id")).with_for_update()
 
 
@@ -671,7 +678,7 @@ def undo_last(session: Session, *, learner: Learner, now: datetime) -> ReviewLog
             if log.state_before is None:
                 done = session.exec(delete(CardState).where(*unchanged)).rowcount if row else 1
                 # New again: the search for new cards must not start past it.
-                _run(session, _lock_learner(), {"learner_id": learner.id})
+                _lock_learner(session, learner)
                 _run(session, _rewind_cursor(), {"learner_id": learner.id, "card_id": log.card_id})
             elif row is None:
                 session.add(
