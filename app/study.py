@@ -561,7 +561,10 @@ def _lock_learner(session: Session, learner: Learner) -> None:
     """PostgreSQL: ratings and undos of one learner take turns on its new-card cursor.
 
     The statement that then moves the cursor sees every state committed before it (READ
-    COMMITTED takes a snapshot per statement). SQLite has one writer at a time: nothing to do.
+    COMMITTED takes a snapshot per statement). NO KEY UPDATE, the lock the cursor's UPDATE
+    takes: a plain FOR UPDATE also waits for the key-share lock that inserting a row referring
+    to the learner takes, and two first ratings at once deadlocked. SQLite has one writer at a
+    time: nothing to do.
     """
     if session.get_bind().dialect.name != "sqlite":
         _run(session, _lock_learner_statement(), {"learner_id": learner.id})
@@ -569,7 +572,9 @@ def _lock_learner(session: Session, learner: Learner) -> None:
 
 @lru_cache(maxsize=1)
 def _lock_learner_statement() -> Any:
-    return select(Learner.id).where(col(Learner.id) == bindparam("learner_id")).with_for_update()
+    learner = col(Learner.id)
+    # key_share: FOR NO KEY UPDATE.
+    return select(learner).where(learner == bindparam("learner_id")).with_for_update(key_share=True)
 
 
 @lru_cache(maxsize=1)

@@ -351,3 +351,54 @@ def test_a_burst_larger_than_the_pool_and_the_thread_pool_is_served(app: FastAPI
             assert thread.submit(lambda: asyncio.run(burst())).result(timeout=60) == [200] * 12
     finally:
         small.dispose()
+
+
+def test_concurrent_first_ratings_and_an_undo_keep_every_card_before_the_cursor_seen(
+    app: FastAPI,
+) -> None:
+    """The new-card cursor only ever passes cards the learner has a state for."""
+    from app.models import Card
+    from app.study import Filters, next_card
+
+    engine = app.state.engine
+    now = datetime.now(UTC)
+    with Session(engine) as session:
+        learner_id = get_learner(session, "local").id
+        for card_id in CARD_IDS[:3]:
+            record_review(
+                session,
+                learner=session.get_one(Learner, learner_id),
+                card_id=card_id,
+                rating=3,
+                now=now,
+            )
+
+    def rate(card_id: str) -> Callable[[], object]:
+        def call() -> object:
+            with Session(engine) as session:
+                learner = session.get_one(Learner, learner_id)
+                return record_review(session, learner=learner, card_id=card_id, rating=3, now=now)
+
+        return call
+
+    def undo() -> object:
+        with Session(engine) as session:
+            try:
+                return undo_last(session, learner=session.get_one(Learner, learner_id), now=now)
+            except Conflict as exc:
+                return exc
+
+    race(*(rate(card_id) for card_id in CARD_IDS[3:11:2]), undo, undo)
+
+    with Session(engine) as session:
+        learner = session.get_one(Learner, learner_id)
+        seen = set(
+            session.exec(select(CardState.card_id).where(CardState.learner_id == learner_id))
+        )
+        before_cursor = session.exec(
+            select(Card.id).where(col(Card.retired).is_(False), Card.ordinal < learner.new_cursor)
+        ).all()
+        assert set(before_cursor) <= seen
+        first_unseen = next(card_id for card_id in CARD_IDS if card_id not in seen)
+        found = next_card(session, learner=learner, now=now, filters=Filters())
+        assert found is not None and found.card.id == first_unseen
