@@ -10,10 +10,11 @@ from weakref import WeakKeyDictionary
 
 from sqlalchemy import event
 from sqlalchemy.engine import Engine, make_url
-from sqlalchemy.exc import DisconnectionError
+from sqlalchemy.exc import DisconnectionError, OperationalError
 from sqlmodel import Session, create_engine
 
 SQLITE_MMAP_BYTES = 1 << 30
+BUSY_TIMEOUT_MS = 30_000
 POOL_SIZE = 10
 
 
@@ -59,12 +60,12 @@ def make_engine(url: str) -> Engine:
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute(f"PRAGMA mmap_size={SQLITE_MMAP_BYTES}")
         cursor.close()
 
-    _WRITERS[engine] = threading.Lock()
+    _WRITERS[engine] = threading.RLock()
     return engine
 
 
@@ -118,7 +119,7 @@ def _test_after_idle(engine: Engine) -> None:
 
 
 # SQLite: one lock per engine that the hot write paths take for their whole transaction.
-_WRITERS: WeakKeyDictionary[Engine, threading.Lock] = WeakKeyDictionary()
+_WRITERS: WeakKeyDictionary[Engine, threading.RLock] = WeakKeyDictionary()
 
 
 @contextmanager
@@ -134,6 +135,40 @@ def serialized_writes(session: Session) -> Iterator[None]:
     lock = _WRITERS.get(session.get_bind())  # type: ignore[arg-type]
     with lock if lock is not None else nullcontext():
         yield
+
+
+class WouldWait(Exception):
+    """A write that would have had to wait for another writer (see `writes_without_waiting`)."""
+
+
+@contextmanager
+def writes_without_waiting(session: Session) -> Iterator[None]:
+    """SQLite: write now or raise WouldWait, instead of waiting for the write lock.
+
+    For work run in the event loop itself (app.web.threads), where waiting would stall every
+    request of the process: the engine's writer lock is taken only if free, and the session's
+    connection gives up at once (busy_timeout 0) when another connection or process, an import
+    say, holds the database's write lock. The transaction is then rolled back: nothing of it
+    was written, since every later statement of a transaction that got the lock gets it too.
+    """
+    lock = _WRITERS.get(session.get_bind())  # type: ignore[arg-type]
+    if lock is None:
+        raise WouldWait("no writer lock: not SQLite")
+    if not lock.acquire(blocking=False):
+        raise WouldWait("another thread of this process is writing")
+    raw = session.connection().connection.dbapi_connection
+    assert raw is not None
+    raw.execute("PRAGMA busy_timeout=0")
+    try:
+        yield
+    except OperationalError as exc:
+        if "locked" not in str(exc.orig):
+            raise
+        session.rollback()
+        raise WouldWait("the database is being written") from exc
+    finally:
+        raw.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        lock.release()
 
 
 def create_schema(engine: Engine) -> None:

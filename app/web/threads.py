@@ -1,13 +1,14 @@
 """Where routes that do their own database work run it: the study loop's API calls."""
 
 import asyncio
+import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import anyio
 from fastapi import Request
 
-from app.db import study_threads
+from app.db import WouldWait, study_threads
 
 T = TypeVar("T")
 
@@ -39,3 +40,20 @@ async def run_read(request: Request, fn: Callable[..., T], *args: Any) -> T:
     if request.app.state.engine.dialect.name == "sqlite":
         return fn(*args)
     return await run_in_study_thread(request, fn, *args)
+
+
+async def run_write(request: Request, fn: Callable[..., T], *args: Any) -> T:
+    """Run `fn(*args, wait=…)`, which writes: on SQLite in the event loop if it need not wait.
+
+    On SQLite `fn` first runs here with `wait=False`, and must then raise
+    app.db.WouldWait rather than wait for a lock (app.db.writes_without_waiting); if it does, it
+    runs again in a thread with `wait=True`. Most ratings find the database free and save the
+    hop; one arriving while an import or another process writes waits in its thread, and the
+    event loop goes on serving.
+    """
+    if request.app.state.engine.dialect.name == "sqlite":
+        try:
+            return fn(*args, wait=False)
+        except WouldWait:
+            pass
+    return await run_in_study_thread(request, functools.partial(fn, *args, wait=True))

@@ -1,6 +1,7 @@
 """The JSON API: the same functions as the pages."""
 
 import json
+from contextlib import nullcontext
 from datetime import datetime
 from typing import Annotated, Any
 
@@ -11,6 +12,7 @@ from sqlmodel import Session
 
 from app import catalog
 from app.cardview import card_view
+from app.db import writes_without_waiting
 from app.scheduling import format_interval
 from app.search import search as run_search
 from app.study import (
@@ -26,7 +28,7 @@ from app.study import (
 from app.web.deps import FiltersDep, LearnerDep, NowDep, SessionDep, authorize_member
 from app.web.i18n import language
 from app.web.observe import REVIEWS
-from app.web.threads import run_in_study_thread, run_read
+from app.web.threads import run_read, run_write
 
 router = APIRouter(prefix="/api", tags=["api"])
 health = APIRouter(tags=["health"])
@@ -225,11 +227,14 @@ def _state_out(card_id: str, state: dict[str, Any] | None, version: int) -> Stat
 )
 async def review(request: Request, body: ReviewIn, now: NowDep) -> Response:
     """Rate a card 1-4 (Again, Hard, Good, Easy); returns its new state and due time."""
-    return await run_in_study_thread(request, _review, request, body, now)
+    return await run_write(request, _review, request, body, now)
 
 
-def _review(request: Request, body: ReviewIn, now: datetime) -> Response:
-    with Session(request.app.state.engine) as session:
+def _review(request: Request, body: ReviewIn, now: datetime, *, wait: bool) -> Response:
+    with (
+        Session(request.app.state.engine) as session,
+        nullcontext() if wait else writes_without_waiting(session),
+    ):
         learner = authorize_member(request, session, now)
         result = record_review(
             session,
