@@ -12,6 +12,9 @@ from app.db import WouldWait, study_threads
 
 T = TypeVar("T")
 
+# How long a write keeps retrying in the event loop before it waits in a thread instead.
+WRITE_RETRY_SECONDS = 0.1
+
 
 async def run_in_study_thread(request: Request, fn: Callable[..., T], *args: Any) -> T:
     """Run `fn(*args)` in a worker thread, at most `study_threads` of them at once.
@@ -45,15 +48,24 @@ async def run_read(request: Request, fn: Callable[..., T], *args: Any) -> T:
 async def run_write(request: Request, fn: Callable[..., T], *args: Any) -> T:
     """Run `fn(*args, wait=…)`, which writes: on SQLite in the event loop if it need not wait.
 
-    On SQLite `fn` first runs here with `wait=False`, and must then raise
-    app.db.WouldWait rather than wait for a lock (app.db.writes_without_waiting); if it does, it
-    runs again in a thread with `wait=True`. Most ratings find the database free and save the
-    hop; one arriving while an import or another process writes waits in its thread, and the
-    event loop goes on serving.
+    On SQLite `fn` runs here with `wait=False`, and must then raise app.db.WouldWait rather
+    than wait for a lock (app.db.writes_without_waiting). It is tried again after short sleeps
+    that let the loop serve other requests — another worker process's rating holds the lock
+    for a fraction of a millisecond — and after WRITE_RETRY_SECONDS it runs in a thread with
+    `wait=True`, which waits as long as it takes (an import holds the lock for seconds).
+    Waiting in threads from the start made every rating of the process queue behind one that
+    held the process's writer lock while SQLite's busy handler slept.
     """
     if request.app.state.engine.dialect.name == "sqlite":
-        try:
-            return fn(*args, wait=False)
-        except WouldWait:
-            pass
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + WRITE_RETRY_SECONDS
+        delay = 0.0005
+        while True:
+            try:
+                return fn(*args, wait=False)
+            except WouldWait:
+                if loop.time() + delay > give_up:
+                    break
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 0.008)
     return await run_in_study_thread(request, functools.partial(fn, *args, wait=True))
