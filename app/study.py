@@ -525,11 +525,13 @@ def record_review(
                 _run(session, _advance_cursor(), {"learner_id": learner.id})
             else:
                 # Compare-and-set on the version: a concurrent submission of the same rating loses.
-                where = {"b_learner_id": learner.id, "b_card_id": card_id}
-                where["b_version"] = current_version
-                moved = _run(
-                    session, _update_state(), {**where, "version": current_version + 1, **values}
-                )
+                where = {
+                    "b_learner_id": learner.id,
+                    "b_card_id": card_id,
+                    "b_version": current_version,
+                }
+                changes = {**values, "version": current_version + 1}
+                moved = _run(session, _update_state(), where | changes)
                 if moved.rowcount != 1:
                     raise Conflict(f"this card was rated meanwhile; {_RELOAD}")
         except IntegrityError as exc:
@@ -621,6 +623,7 @@ def _insert_state() -> Any:
 
 @lru_cache(maxsize=1)
 def _update_state() -> Any:
+    # The WHERE parameters are prefixed: the columns' own names are the SET clause's.
     table = CardState.__table__  # type: ignore[attr-defined]
     return (
         update(table)
