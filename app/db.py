@@ -19,11 +19,10 @@ POOL_SIZE = 10
 
 
 def study_threads(engine: Engine) -> int:
-    """How many study requests of one process should run their database work at once.
+    """How many study requests of one process may run their database work in threads at once.
 
-    SQLite runs in the server's own threads: beyond one per CPU they only queue for the GIL
-    and for the write lock, and hand each other the interpreter every few milliseconds (the
-    switch interval), which stretches every request's latency. PostgreSQL requests mostly
+    SQLite: only ratings that found the write lock taken do (app.web.threads.run_write); more
+    threads than CPUs would only queue for the GIL and the lock. PostgreSQL requests mostly
     wait on the network: as many as the pool keeps connections for.
     """
     if engine.dialect.name == "sqlite":

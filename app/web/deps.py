@@ -187,7 +187,7 @@ async def members_only(request: Request, identity: IdentityDep) -> None:
 def authorize_member(
     request: Request, session: Session, now: datetime, *, read_only: bool = False
 ) -> Learner:
-    """`members_only` for a route that runs in one thread hop with its own session.
+    """`members_only` for a route that does its own database work (app.web.threads).
 
     The caller is identified on the connection the route's own queries then use, instead of
     in a dependency's hop of its own: a study request's share of FastAPI's dependency solving
