@@ -404,29 +404,47 @@ def test_concurrent_first_ratings_and_an_undo_keep_every_card_before_the_cursor_
         assert found is not None and found.card.id == first_unseen
 
 
-def test_a_rating_that_must_wait_for_the_write_lock_waits_in_a_thread(
-    app: FastAPI, database_url: str
-) -> None:
-    """SQLite ratings run in the event loop only if they need not wait for the write lock."""
+@contextmanager
+def write_lock_held_elsewhere(database_url: str) -> Iterator[Callable[[], None]]:
+    """SQLite: another connection takes the database's write lock, as an import does.
+
+    Yields a function that releases it early; it is released on leaving in any case.
+    """
     if not database_url.startswith("sqlite"):
-        pytest.skip("SQLite only: PostgreSQL ratings always run in a thread")
+        pytest.skip("SQLite only: PostgreSQL writes take row locks, and ratings run in threads")
     import sqlite3
 
     from sqlalchemy.engine import make_url
 
     holder = sqlite3.connect(make_url(database_url).database, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+
+    def release() -> None:
+        if holder.in_transaction:
+            holder.execute("ROLLBACK")
+
+    try:
+        yield release
+    finally:
+        release()
+        holder.close()
+
+
+def test_a_rating_that_must_wait_for_the_write_lock_waits_in_a_thread(
+    app: FastAPI, database_url: str
+) -> None:
+    """SQLite ratings run in the event loop only if they need not wait for the write lock."""
     with TestClient(app) as client, ThreadPoolExecutor(2) as pool:
         card = client.get("/api/study/next").json()
-        holder.execute("BEGIN IMMEDIATE")  # another process writing, as an import does
         review = {"card_id": card["id"], "rating": 3, "version": card["version"]}
-        pending = pool.submit(client.post, "/api/reviews", json=review)
-        # Meanwhile the event loop serves other requests (a hang here would be a stalled loop).
-        assert pool.submit(client.get, "/healthz").result(timeout=20).status_code == 200
-        assert pool.submit(client.get, "/api/decks").result(timeout=20).status_code == 200
-        assert not pending.done()
-        holder.execute("ROLLBACK")
-        response = pending.result(timeout=30)
-    holder.close()
+        with write_lock_held_elsewhere(database_url) as release:
+            pending = pool.submit(client.post, "/api/reviews", json=review)
+            # Meanwhile the loop serves other requests (a hang here would be a stalled loop).
+            assert pool.submit(client.get, "/healthz").result(timeout=20).status_code == 200
+            assert pool.submit(client.get, "/api/decks").result(timeout=20).status_code == 200
+            assert not pending.done()
+            release()
+            response = pending.result(timeout=30)
     assert response.status_code == 200, response.text
     assert response.json()["card_id"] == card["id"]
     assert history(app.state.engine) == {card["id"]: (1, 1, 1)}
@@ -435,23 +453,12 @@ def test_a_rating_that_must_wait_for_the_write_lock_waits_in_a_thread(
 def test_writing_without_waiting_gives_up_at_once_and_restores_the_busy_timeout(
     app: FastAPI, database_url: str
 ) -> None:
-    if not database_url.startswith("sqlite"):
-        pytest.skip("SQLite only")
-    import sqlite3
-
-    from sqlalchemy.engine import make_url
-
-    holder = sqlite3.connect(make_url(database_url).database, isolation_level=None)
-    holder.execute("BEGIN IMMEDIATE")
-    try:
-        with Session(app.state.engine) as session:
-            raw = session.connection().connection.dbapi_connection
-            with pytest.raises(db.WouldWait), db.writes_without_waiting(session):
-                session.connection().exec_driver_sql("UPDATE bankinfo SET generation = generation")
-            assert raw.execute("PRAGMA busy_timeout").fetchone()[0] == db.BUSY_TIMEOUT_MS
-    finally:
-        holder.execute("ROLLBACK")
-        holder.close()
+    touch = "UPDATE bankinfo SET generation = generation"
+    with write_lock_held_elsewhere(database_url), Session(app.state.engine) as session:
+        raw = session.connection().connection.dbapi_connection
+        with pytest.raises(db.WouldWait), db.writes_without_waiting(session):
+            session.connection().exec_driver_sql(touch)
+        assert raw.execute("PRAGMA busy_timeout").fetchone()[0] == db.BUSY_TIMEOUT_MS
     with Session(app.state.engine) as session, db.writes_without_waiting(session):
-        session.connection().exec_driver_sql("UPDATE bankinfo SET generation = generation")
+        session.connection().exec_driver_sql(touch)
         session.commit()
