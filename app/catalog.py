@@ -134,15 +134,6 @@ def deck_page(session: Session, *, deck: Deck, learner: Learner, now: datetime) 
     return DeckPage(summary, list(sections.items()), states)
 
 
-def get_card(session: Session, card_id: str) -> tuple[Card, Deck] | None:
-    card = session.get(Card, card_id)
-    if card is None:
-        return None
-    deck = session.get(Deck, card.deck_id)
-    assert deck is not None
-    return card, deck
-
-
 def card_links(session: Session, card_ids: list[str]) -> dict[str, list[CardLink]]:
     links: dict[str, list[CardLink]] = defaultdict(list)
     for link in session.exec(

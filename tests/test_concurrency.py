@@ -134,6 +134,15 @@ _racer = threading.local()
 CARD_STATE_WRITES = ("INSERT INTO CARDSTATE", "UPDATE CARDSTATE", "DELETE FROM CARDSTATE")
 
 
+def undo_or_conflict(engine: Engine, learner_id: int, now: datetime) -> object:
+    """Undo the learner's last rating in a session of its own; the Conflict if it loses a race."""
+    with Session(engine) as session:
+        try:
+            return undo_last(session, learner=session.get_one(Learner, learner_id), now=now)
+        except Conflict as exc:
+            return exc
+
+
 def writing_last(call: Callable[[], T]) -> Callable[[], T]:
     """`call`, made to write its card state a moment after the other racer."""
 
@@ -254,13 +263,7 @@ def test_an_undo_racing_a_review_of_the_same_card_never_overwrites_it(
             except Conflict as exc:
                 return exc
 
-    def undo() -> object:
-        with Session(engine) as session:
-            try:
-                return undo_last(session, learner=session.get_one(Learner, learner_id), now=now)
-            except Conflict as exc:
-                return exc
-
+    undo = functools.partial(undo_or_conflict, engine, learner_id, now)
     racers = (review, writing_last(undo)) if first == "review" else (writing_last(review), undo)
     with writes_held_until_both_have_read(engine):
         outcomes = race(*racers)
@@ -381,13 +384,7 @@ def test_concurrent_first_ratings_and_an_undo_keep_every_card_before_the_cursor_
 
         return call
 
-    def undo() -> object:
-        with Session(engine) as session:
-            try:
-                return undo_last(session, learner=session.get_one(Learner, learner_id), now=now)
-            except Conflict as exc:
-                return exc
-
+    undo = functools.partial(undo_or_conflict, engine, learner_id, now)
     race(*(rate(card_id) for card_id in CARD_IDS[3:11:2]), undo, undo)
 
     with Session(engine) as session:
