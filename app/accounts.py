@@ -10,9 +10,10 @@ from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import bindparam, delete, func, update
+from sqlalchemy import bindparam, delete, func, inspect, update
+from sqlalchemy.engine import Row
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import make_transient_to_detached
+from sqlalchemy.orm import configure_mappers, make_transient_to_detached
 from sqlmodel import Session, col, select
 
 from app.models import ApiToken, AuthSession, Invite, Learner, LoginFailure, as_utc
@@ -205,6 +206,7 @@ def _token_statement() -> Any:
 
 
 _LEARNER_FIELDS = tuple(column.key for column in Learner.__table__.c)  # type: ignore[attr-defined]
+_LEARNER_MANAGER = inspect(Learner).class_manager
 
 
 def session_learner(
@@ -325,7 +327,17 @@ def token_learner(
             update(ApiToken).where(col(ApiToken.id) == row.token_id).values(last_used_at=now)
         )
         session.commit()
-    learner = Learner(**{name: getattr(row, name) for name in _LEARNER_FIELDS})
-    # Loaded, not new: adding it to a session (settings changes) updates the row.
+    return _loaded_learner(row)
+
+
+def _loaded_learner(row: Row[Any]) -> Learner:
+    """A detached Learner made from a row of its columns, as the ORM itself builds one.
+
+    Learner(**…) validates every field, which cost more than the query it came from. Detached
+    with its identity, not new: adding it to a session (settings changes) updates the row.
+    """
+    configure_mappers()  # done once, on first use; as the ORM's own loading does
+    learner = _LEARNER_MANAGER.new_instance()
+    learner.__dict__.update({name: row._mapping[name] for name in _LEARNER_FIELDS})
     make_transient_to_detached(learner)
     return learner

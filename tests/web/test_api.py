@@ -252,3 +252,23 @@ def test_openapi_documents_the_api_but_not_the_pages(client):
     assert paths.isdisjoint(
         {"/", "/study", "/study/review", "/practice", "/search", "/lang/{code}"}
     )
+
+
+def test_openapi_documents_the_study_filters_and_the_review_body(client):
+    paths = client.get("/openapi.json").json()["paths"]
+    parameters = {p["name"]: p for p in paths["/api/study/next"]["get"]["parameters"]}
+    assert set(parameters) == {"deck", "section", "tag"}
+    assert parameters["section"]["schema"]["maxLength"] == 500
+    body = paths["/api/reviews"]["post"]["requestBody"]
+    schema = body["content"]["application/json"]["schema"]
+    assert body["required"] is True
+    assert set(schema["required"]) == {"card_id", "rating"}
+    assert schema["properties"]["rating"]["maximum"] == 4
+
+
+@pytest.mark.parametrize(("name", "limit"), [("deck", 200), ("section", 500), ("tag", 200)])
+def test_too_long_study_filter_is_422_naming_it(client, name, limit):
+    assert client.get("/api/study/next", params={name: "x" * limit}).status_code == 204
+    response = client.get("/api/study/next", params={name: "x" * (limit + 1)})
+    assert response.status_code == 422
+    assert response.json()["detail"][0]["loc"] == ["query", name]

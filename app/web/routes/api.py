@@ -25,7 +25,16 @@ from app.study import (
     state_dict,
     undo_last,
 )
-from app.web.deps import FiltersDep, LearnerDep, NowDep, SessionDep, authorize_member
+from app.web.deps import (
+    FILTER_PARAMETERS,
+    FiltersDep,
+    LearnerDep,
+    NowDep,
+    SessionDep,
+    authorize_member,
+    body_schema,
+    json_body,
+)
 from app.web.i18n import language
 from app.web.observe import REVIEWS
 from app.web.threads import run_read, run_write
@@ -173,7 +182,9 @@ study = APIRouter(prefix="/api", tags=["api"])
 
 
 @study.get(
-    "/study/next", responses={200: {"model": NextOut}, 204: {"description": "Nothing is due."}}
+    "/study/next",
+    responses={200: {"model": NextOut}, 204: {"description": "Nothing is due."}},
+    openapi_extra={"parameters": FILTER_PARAMETERS},
 )
 async def study_next(request: Request, now: NowDep, filters: FiltersDep) -> Response:
     """The next card to study, or 204 when nothing is due."""
@@ -224,9 +235,11 @@ def _state_out(card_id: str, state: dict[str, Any] | None, version: int) -> Stat
     "/reviews",
     response_model=StateOut,
     responses={404: {"description": "No such card"}, 409: {"description": "Stale"}},
+    openapi_extra=body_schema(ReviewIn),
 )
-async def review(request: Request, body: ReviewIn, now: NowDep) -> Response:
+async def review(request: Request, now: NowDep) -> Response:
     """Rate a card 1-4 (Again, Hard, Good, Easy); returns its new state and due time."""
+    body = await json_body(request, ReviewIn)
     return await run_write(request, _review, request, body, now)
 
 
