@@ -1,9 +1,11 @@
 """Engine construction; every SQLite-only setting lives here."""
 
+import logging
 import os
+import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from weakref import WeakKeyDictionary
@@ -12,6 +14,8 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import DisconnectionError, OperationalError
 from sqlmodel import Session, create_engine
+
+log = logging.getLogger("qbank")
 
 SQLITE_MMAP_BYTES = 1 << 30
 BUSY_TIMEOUT_MS = 30_000
@@ -62,6 +66,8 @@ def make_engine(url: str) -> Engine:
         cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute(f"PRAGMA mmap_size={SQLITE_MMAP_BYTES}")
+        if engine in _CHECKPOINTED:
+            cursor.execute("PRAGMA wal_autocheckpoint=0")  # see checkpoint_in_background
         cursor.close()
 
     _WRITERS[engine] = threading.RLock()
@@ -168,6 +174,64 @@ def writes_without_waiting(session: Session) -> Iterator[None]:
     finally:
         raw.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         lock.release()
+
+
+# SQLite: how often the server checkpoints the write-ahead log, and how long a checkpoint may
+# wait for readers of the log to move on before trying again next time.
+CHECKPOINT_SECONDS = 0.25
+CHECKPOINT_WAIT_MS = 50
+
+_CHECKPOINTED: WeakKeyDictionary[Engine, bool] = WeakKeyDictionary()
+
+
+def checkpoint_in_background(engine: Engine) -> Callable[[], None]:
+    """SQLite: checkpoint the WAL in a thread of its own instead of in committing requests.
+
+    By default the commit that takes the log past 1,000 pages copies it into the database file
+    and syncs it: tens of milliseconds, every hundred ratings or so, in whichever request made
+    that commit, and the study API commits in the event loop (app.web.threads), which served
+    nothing else meanwhile. Here the engine's connections never checkpoint; a thread does, every
+    CHECKPOINT_SECONDS: first PASSIVE (copies what it can without blocking anyone), then RESTART
+    (copies the few pages written meanwhile and lets the next writer start the log afresh, so
+    that it stops growing; writers wait for that short step). The thread releases the GIL
+    while SQLite works. Returns the function that stops it (with a last checkpoint) and gives
+    the engine's connections back their own checkpoints. PostgreSQL, or an in-memory
+    database: nothing to do.
+    """
+    path = engine.url.database
+    if engine.dialect.name != "sqlite" or not path or path == ":memory:":
+        return lambda: None
+    _CHECKPOINTED[engine] = True
+    engine.dispose()  # pooled connections reconnect without checkpoints of their own
+    stop = threading.Event()
+
+    def checkpoint(connection: sqlite3.Connection) -> None:
+        try:
+            for mode in ("PASSIVE", "RESTART"):
+                connection.execute(f"PRAGMA wal_checkpoint({mode})").fetchall()
+        except sqlite3.Error as exc:  # e.g. another process's checkpoint: next time
+            log.debug("WAL checkpoint skipped: %s", exc)
+
+    def run() -> None:
+        connection = sqlite3.connect(path, check_same_thread=False)
+        connection.execute(f"PRAGMA busy_timeout={CHECKPOINT_WAIT_MS}")
+        try:
+            while not stop.wait(CHECKPOINT_SECONDS):
+                checkpoint(connection)
+            checkpoint(connection)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run, name="qbank-wal-checkpoint", daemon=True)
+    thread.start()
+
+    def finish() -> None:
+        stop.set()
+        thread.join()
+        _CHECKPOINTED.pop(engine, None)
+        engine.dispose()
+
+    return finish
 
 
 def create_schema(engine: Engine) -> None:

@@ -1,6 +1,8 @@
 """Build the FastAPI application."""
 
 import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from urllib.parse import quote
 
 from fastapi import Depends, FastAPI, Request
@@ -14,6 +16,7 @@ from starlette.responses import Response
 
 from app.bank import open_engine
 from app.config import PROJECT_ROOT, Settings, get_settings
+from app.db import checkpoint_in_background
 from app.study import StudyError
 from app.web.auth import NotSignedIn
 from app.web.deps import csrf_protect, members_only
@@ -37,6 +40,15 @@ def _error(request: Request, status: int, detail: object) -> Response:
     return render(request, "error.html", {"status": status, "detail": message}, status_code=status)
 
 
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    stop_checkpoints = checkpoint_in_background(app.state.engine)
+    try:
+        yield
+    finally:
+        stop_checkpoints()
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The web app over the bank in `settings.database_url`."""
     settings = settings or get_settings()
@@ -47,6 +59,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # The default pages load their scripts from a CDN; /docs is served from static/ below.
         docs_url=None,
         redoc_url=None,
+        lifespan=_lifespan,
     )
     app.state.settings = settings
     app.state.engine = open_engine(settings)

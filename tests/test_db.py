@@ -1,5 +1,7 @@
 """Engines: a pooled PostgreSQL connection that the server dropped is replaced before use."""
 
+import threading
+
 import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import Engine
@@ -26,3 +28,61 @@ def test_a_dropped_idle_connection_is_replaced(
     monkeypatch.setattr(db, "IDLE_PING_SECONDS", 0.0)
     # Without the test on checkout, this would fail with "terminating connection".
     assert backend_pid(engine) != first
+
+
+def _autocheckpoint(engine: Engine) -> int:
+    with engine.connect() as connection:
+        return connection.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar_one()
+
+
+def _wal_frames(engine: Engine) -> int:
+    """Frames in the write-ahead log not yet copied to the database file (checkpoints nothing)."""
+    with engine.connect() as connection:
+        return connection.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)").one()[1]
+
+
+def test_the_wal_is_checkpointed_in_the_background_not_by_commits(tmp_path, monkeypatch):
+    monkeypatch.setattr(db, "CHECKPOINT_SECONDS", 3600.0)  # only the last one, on stopping
+    engine = db.make_engine(f"sqlite:///{tmp_path / 'wal.db'}")
+    with engine.begin() as connection:
+        connection.exec_driver_sql("CREATE TABLE t (x TEXT)")
+    assert _autocheckpoint(engine) == 1000  # SQLite's own default until the thread runs
+    stop = db.checkpoint_in_background(engine)
+    try:
+        assert _autocheckpoint(engine) == 0
+        for _ in range(30):  # well past 1,000 pages: a commit would have checkpointed
+            with engine.begin() as connection:
+                connection.exec_driver_sql(
+                    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 50)"
+                    " INSERT INTO t SELECT hex(randomblob(2000)) FROM n"
+                )
+        wal = tmp_path / "wal.db-wal"
+        assert wal.stat().st_size > 1000 * 4096
+    finally:
+        stop()
+    # The last checkpoint copied everything, and RESTART lets the next writer reuse the log.
+    assert _autocheckpoint(engine) == 1000
+    with engine.begin() as connection:
+        connection.exec_driver_sql("INSERT INTO t VALUES ('after')")
+        assert connection.exec_driver_sql("SELECT count(*) FROM t").scalar_one() == 1501
+    assert _wal_frames(engine) <= 2
+    engine.dispose()
+
+
+def test_the_server_checkpoints_in_the_background_while_it_runs(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from app.bank import close_engine
+    from app.config import Settings
+    from app.main import create_app
+
+    url = f"sqlite:///{tmp_path / 'served.db'}"
+    app = create_app(Settings(_env_file=None, database_url=url))  # type: ignore[call-arg]
+    try:
+        with TestClient(app):
+            assert _autocheckpoint(app.state.engine) == 0
+            assert "qbank-wal-checkpoint" in {t.name for t in threading.enumerate()}
+        assert "qbank-wal-checkpoint" not in {t.name for t in threading.enumerate()}
+        assert _autocheckpoint(app.state.engine) == 1000
+    finally:
+        close_engine(url)
