@@ -1,6 +1,6 @@
 """FSRS scheduling as pure functions over plain card-state dicts; no I/O."""
 
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
@@ -87,6 +87,29 @@ def preview(
     parameters: Parameters | None = None,
 ) -> dict[int, timedelta]:
     """The interval each rating would give."""
+    if state is None:
+        return dict(_new_card_intervals(desired_retention, parameters))
+    return _intervals(state, now, desired_retention, parameters)
+
+
+_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
+
+
+@lru_cache(maxsize=64)
+def _new_card_intervals(
+    desired_retention: float, parameters: Parameters | None
+) -> dict[int, timedelta]:
+    # A new card's intervals do not depend on when it is shown (fuzzing is off); the study
+    # queue shows mostly new cards, and four FSRS reviews cost more than its queries.
+    return _intervals(None, _EPOCH, desired_retention, parameters)
+
+
+def _intervals(
+    state: StateDict | None,
+    now: datetime,
+    desired_retention: float,
+    parameters: Parameters | None,
+) -> dict[int, timedelta]:
     return {
         rating: datetime.fromisoformat(
             review(state, rating, now, desired_retention=desired_retention, parameters=parameters)[
