@@ -15,7 +15,7 @@ from functools import cached_property, lru_cache
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from sqlalchemy import bindparam, update
+from sqlalchemy import bindparam, func, update
 from sqlalchemy.engine import Connection, Engine
 from sqlmodel import Session, col, select
 
@@ -83,12 +83,16 @@ def link_url(link: CardLink) -> str | None:
     return f"/topics/{link.topic_slug}" if link.topic_slug else None
 
 
-_GENERATION = select(BankInfo.generation).where(BankInfo.id == 1)
+# The bank's generation, as a scalar subquery for statements that want it along.
+GENERATION = select(
+    func.coalesce(select(BankInfo.generation).where(BankInfo.id == 1).scalar_subquery(), 0)
+).scalar_subquery()
+_GENERATION = select(GENERATION)
 
 
-def generation(connection: Connection) -> int:
+def _generation(connection: Connection) -> int:
     """The bank's generation (0 until the first import that changed something)."""
-    return connection.execute(_GENERATION).scalar() or 0
+    return connection.execute(_GENERATION).scalar_one()
 
 
 def bump_generation(session: Session) -> None:
@@ -141,10 +145,13 @@ def _cache(engine: Engine) -> _Views:
     return cache
 
 
-def card_view(session: Session, card_id: str) -> CardView | None:
-    """The card `card_id` (retired ones included), or None if there is no such card."""
+def card_view(session: Session, card_id: str, generation: int | None = None) -> CardView | None:
+    """The card `card_id` (retired ones included), or None if there is no such card.
+
+    `generation`: the bank's, if the caller read it in this transaction (see GENERATION).
+    """
     connection = session.connection()
-    current = generation(connection)
+    current = generation if generation is not None else _generation(connection)
     cache = _cache(connection.engine)
     view = cache.get(current, card_id)
     if view is None:

@@ -18,9 +18,7 @@ from app.search import search as run_search
 from app.study import (
     Filters,
     NotFound,
-    counts,
-    done_today,
-    next_card,
+    next_with_counts,
     record_review,
     state_dict,
     undo_last,
@@ -194,14 +192,13 @@ async def study_next(request: Request, now: NowDep, filters: FiltersDep) -> Resp
 def _study_next(request: Request, now: datetime, filters: Filters) -> Response:
     with Session(request.app.state.engine) as session:
         learner = authorize_member(request, session, now, read_only=True)
-        done = done_today(session, learner=learner, now=now)
-        current = next_card(session, learner=learner, now=now, filters=filters, done=done)
-        today = current and counts(session, learner=learner, now=now, filters=filters, done=done)
+        found = next_with_counts(session, learner=learner, now=now, filters=filters)
         # Ended with COMMIT rather than the ROLLBACK of closing: on a rollback psycopg forgets
         # the statements it prepared, and PostgreSQL would plan them all again.
         session.commit()
-    if current is None or today is None:
+    if found is None:
         return Response(status_code=204)
+    current, today = found
     lang = language(request)
     rest = {
         "queue": current.queue,
