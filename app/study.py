@@ -186,6 +186,12 @@ def done_today(session: Session, *, learner: Learner, now: datetime) -> dict[str
 # flushes cost several times what SQLite spends on these queries.
 
 
+def _inline(*sql: str) -> list[Any]:
+    """Constants for `in_`, written into the statement: a list of values would be an expanding
+    parameter, which SQLAlchemy renders into the SQL anew on every execution."""
+    return [literal_column(value) for value in sql]
+
+
 def _run(session: Session, statement: Any, params: dict[str, Any]) -> Result[Any]:
     return session.connection().execute(statement, params)
 
@@ -194,7 +200,7 @@ def _run(session: Session, statement: Any, params: dict[str, Any]) -> Result[Any
 def _done_today_statement() -> Any:
     return (
         select(ReviewLog.queue, func.count())
-        .where(*_rated_today(), col(ReviewLog.queue).in_(("new", "review")))
+        .where(*_rated_today(), col(ReviewLog.queue).in_(_inline("'new'", "'review'")))
         .group_by(ReviewLog.queue)
     )
 
@@ -267,7 +273,10 @@ def _count_columns(filters: Filters) -> list[Any]:
     """learning, review, seen and in_scope as scalar subqueries (parameters: see `counts`)."""
     learner_id = bindparam("learner_id")
     # State 1 is learning, 3 relearning: two ranges of ix_cardstate_learner_state_due.
-    is_learning = (col(CardState.state).in_((1, 3)), col(CardState.due) <= bindparam("ahead"))
+    is_learning = (
+        col(CardState.state).in_(_inline("1", "3")),
+        col(CardState.due) <= bindparam("ahead"),
+    )
     is_review = (CardState.state == 2, col(CardState.due) < bindparam("day_end"))
     if filters.deck or filters.section or filters.tag:
 
