@@ -180,6 +180,10 @@ def writes_without_waiting(session: Session) -> Iterator[None]:
 # wait for readers of the log to move on before trying again next time.
 CHECKPOINT_SECONDS = 0.25
 CHECKPOINT_WAIT_MS = 50
+# Pages in the log past which a checkpoint also restarts it (16 MB at SQLite's default page
+# size): under a steady stream of commits a PASSIVE checkpoint never catches up with the end of
+# the log, so the log would grow for ever; restarting makes writers wait a little.
+CHECKPOINT_RESTART_FRAMES = 4096
 
 _CHECKPOINTED: WeakKeyDictionary[Engine, bool] = WeakKeyDictionary()
 
@@ -191,10 +195,10 @@ def checkpoint_in_background(engine: Engine) -> Callable[[], None]:
     and syncs it: tens of milliseconds, every hundred ratings or so, in whichever request made
     that commit, and the study API commits in the event loop (app.web.threads), which served
     nothing else meanwhile. Here the engine's connections never checkpoint; a thread does, every
-    CHECKPOINT_SECONDS: first PASSIVE (copies what it can without blocking anyone), then RESTART
-    (copies the few pages written meanwhile and lets the next writer start the log afresh, so
-    that it stops growing; writers wait for that short step). The thread releases the GIL
-    while SQLite works. Returns the function that stops it (with a last checkpoint) and gives
+    CHECKPOINT_SECONDS: PASSIVE (copies what it can without blocking anyone), and once the log
+    is long, RESTART (copies the few pages written meanwhile and lets the next writer start the
+    log afresh; writers wait for that short step). The thread releases the GIL while SQLite
+    works. Returns the function that stops it (with a last checkpoint) and gives
     the engine's connections back their own checkpoints. PostgreSQL, or an in-memory
     database: nothing to do.
     """
@@ -207,8 +211,9 @@ def checkpoint_in_background(engine: Engine) -> Callable[[], None]:
 
     def checkpoint(connection: sqlite3.Connection) -> None:
         try:
-            for mode in ("PASSIVE", "RESTART"):
-                connection.execute(f"PRAGMA wal_checkpoint({mode})").fetchall()
+            _, frames, _ = connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+            if frames >= CHECKPOINT_RESTART_FRAMES:
+                connection.execute("PRAGMA wal_checkpoint(RESTART)").fetchall()
         except sqlite3.Error as exc:  # e.g. another process's checkpoint: next time
             log.debug("WAL checkpoint skipped: %s", exc)
 
