@@ -177,9 +177,11 @@ def writes_without_waiting(session: Session) -> Iterator[None]:
 
 
 # SQLite: how often the server checkpoints the write-ahead log, and how long a checkpoint may
-# wait for readers of the log to move on before trying again next time.
+# wait for a writer, or for readers of the log to move on, before trying again next time. Not
+# at all: a RESTART checkpoint waiting for readers holds the write lock, and every rating
+# waits with it.
 CHECKPOINT_SECONDS = 0.25
-CHECKPOINT_WAIT_MS = 50
+CHECKPOINT_WAIT_MS = 0
 # Pages in the log past which a checkpoint also restarts it (16 MB at SQLite's default page
 # size): under a steady stream of commits a PASSIVE checkpoint never catches up with the end of
 # the log, so the log would grow for ever; restarting makes writers wait a little.
