@@ -11,11 +11,11 @@ from typing import Any
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import bindparam, delete, func, inspect, update
-from sqlalchemy.engine import Row
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import configure_mappers, make_transient_to_detached
 from sqlmodel import Session, col, select
 
+from app.db import Prepared
 from app.models import ApiToken, AuthSession, Invite, Learner, LoginFailure, as_utc
 from app.study import Conflict, NotFound, StudyError
 
@@ -193,11 +193,11 @@ def end_session(session: Session, token: str) -> None:
 
 
 @lru_cache(maxsize=1)
-def _token_statement() -> Any:
+def _token_statement() -> Prepared:
     # One query, built once, returning plain columns: every API call of a script comes through
     # here, and loading two ORM objects cost more than the query.
     token = ApiToken.__table__.c  # type: ignore[attr-defined]
-    return (
+    return Prepared(
         select(token.id.label("token_id"), token.revoked_at, token.last_used_at)
         .add_columns(*Learner.__table__.c)  # type: ignore[attr-defined]
         .join_from(ApiToken, Learner, col(Learner.id) == ApiToken.learner_id)
@@ -316,7 +316,7 @@ def token_learner(
 ) -> Learner | None:
     """The (enabled) learner of a live API token; `touch` records its use (a write)."""
     connection = session.connection()
-    row = connection.execute(_token_statement(), {"token_hash": _digest(token)}).first()
+    row = _token_statement().first(connection, {"token_hash": _digest(token)})
     if row is None or row.revoked_at is not None or row.disabled:
         return None
     # Only touch the row once a minute or so: tokens are used in hot loops by scripts.
@@ -330,7 +330,7 @@ def token_learner(
     return _loaded_learner(row)
 
 
-def _loaded_learner(row: Row[Any]) -> Learner:
+def _loaded_learner(row: Any) -> Learner:
     """A detached Learner made from a row of its columns, as the ORM itself builds one.
 
     Learner(**…) validates every field, which cost more than the query it came from. Detached
@@ -338,6 +338,6 @@ def _loaded_learner(row: Row[Any]) -> Learner:
     """
     configure_mappers()  # done once, on first use; as the ORM's own loading does
     learner = _LEARNER_MANAGER.new_instance()
-    learner.__dict__.update({name: row._mapping[name] for name in _LEARNER_FIELDS})
+    learner.__dict__.update({name: getattr(row, name) for name in _LEARNER_FIELDS})
     make_transient_to_detached(learner)
     return learner

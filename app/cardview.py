@@ -19,6 +19,7 @@ from sqlalchemy import bindparam, func, update
 from sqlalchemy.engine import Connection, Engine
 from sqlmodel import Session, col, select
 
+from app.db import Prepared
 from app.models import BankInfo, Card, CardLink, Deck
 
 # Views kept per engine: a few thousand cards of ~10 KB each.
@@ -162,8 +163,8 @@ def card_view(session: Session, card_id: str, generation: int | None = None) -> 
 
 
 @lru_cache(maxsize=1)
-def _card_statement() -> Any:
-    return (
+def _card_statement() -> Prepared:
+    return Prepared(
         select(
             col(Card.id),
             col(Deck.slug),
@@ -183,8 +184,8 @@ def _card_statement() -> Any:
 
 
 @lru_cache(maxsize=1)
-def _links_statement() -> Any:
-    return (
+def _links_statement() -> Prepared:
+    return Prepared(
         select(CardLink.title, CardLink.external, CardLink.target, CardLink.topic_slug)
         .where(col(CardLink.card_id) == bindparam("card_id"))
         .order_by(col(CardLink.position))
@@ -194,10 +195,10 @@ def _links_statement() -> Any:
 def _load(session: Session, card_id: str) -> CardView | None:
     # Statements built once: building them cost several times running them.
     connection = session.connection()
-    found = connection.execute(_card_statement(), {"card_id": card_id}).first()
+    found = _card_statement().first(connection, {"card_id": card_id})
     if found is None:
         return None
-    links = connection.execute(_links_statement(), {"card_id": card_id})
+    links = _links_statement().rows(connection, {"card_id": card_id})
     return CardView(
         id=found.id,
         deck_slug=found.slug,

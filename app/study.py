@@ -25,7 +25,7 @@ from sqlmodel.sql.expression import SelectOfScalar
 
 from app import scheduling
 from app.cardview import GENERATION, CardView, card_view
-from app.db import serialized_writes
+from app.db import Prepared, serialized_writes
 from app.models import Card, CardState, Deck, Learner, ReviewLog, as_utc
 
 LEARN_AHEAD = timedelta(minutes=20)
@@ -175,15 +175,16 @@ def done_today(session: Session, *, learner: Learner, now: datetime) -> dict[str
 
     next_card and counts each query this unless given it: a request calling both passes it.
     """
-    rows = _run(session, _done_today_statement(), _day_params(learner, now)).all()
-    return {"new": 0, "review": 0} | dict(rows)  # type: ignore[arg-type]
+    rows = _done_today_statement().rows(session.connection(), _day_params(learner, now))
+    return {"new": 0, "review": 0} | dict(rows)
 
 
 # The study queue's statements are built once and run with bound parameters: building a
 # SQLAlchemy statement costs more than running these indexed queries. Each builder is cached
 # per set of filters (a frozen dataclass), so the number of variants stays small. They run on
 # the session's connection as plain rows: the ORM's per-statement work, identity map and
-# flushes cost several times what SQLite spends on these queries.
+# flushes cost several times what SQLite spends on these queries. The reads of every study
+# request are compiled once too (app.db.Prepared).
 
 
 def _inline(*sql: str) -> list[Any]:
@@ -197,8 +198,8 @@ def _run(session: Session, statement: Any, params: dict[str, Any]) -> Result[Any
 
 
 @lru_cache(maxsize=1)
-def _done_today_statement() -> Any:
-    return (
+def _done_today_statement() -> Prepared:
+    return Prepared(
         select(ReviewLog.queue, func.count())
         .where(*_rated_today(), col(ReviewLog.queue).in_(_inline("'new'", "'review'")))
         .group_by(ReviewLog.queue)
@@ -430,14 +431,14 @@ def _pick(
         "ahead": now + LEARN_AHEAD,
         "new_cursor": learner.new_cursor,
     }
-    row = _run(session, statement, params).one()
+    row = statement.one(session.connection(), params)
     if row.tagged is None:
         return None
     priority, card_id = int(row.tagged[0]), row.tagged[1:]
     if priority == 2:  # a new card: no state yet
         return card_id, None, row
     params = {"learner_id": learner.id, "card_id": card_id}
-    return card_id, _run(session, _state_statement(), params).first(), row
+    return card_id, _state_statement().first(session.connection(), params), row
 
 
 _STATE_COLUMNS = (
@@ -454,17 +455,19 @@ _STATE_COLUMNS = (
 
 
 @lru_cache(maxsize=1)
-def _state_statement() -> Any:
-    return select(*_STATE_COLUMNS).where(  # type: ignore[call-overload]
-        CardState.learner_id == bindparam("learner_id"),
-        CardState.card_id == bindparam("card_id"),
+def _state_statement() -> Prepared:
+    return Prepared(
+        select(*_STATE_COLUMNS).where(  # type: ignore[call-overload]
+            CardState.learner_id == bindparam("learner_id"),
+            CardState.card_id == bindparam("card_id"),
+        )
     )
 
 
 @lru_cache(maxsize=1)
-def _card_and_state_statement() -> Any:
+def _card_and_state_statement() -> Prepared:
     # The card's flag, not its row: a card row carries kilobytes of rendered HTML.
-    return (
+    return Prepared(
         select(Card.retired, *_STATE_COLUMNS)  # type: ignore[call-overload]
         .select_from(Card)
         .outerjoin(
@@ -481,11 +484,11 @@ def _card_and_state_statement() -> Any:
 def _card_and_state(session: Session, learner: Learner, card_id: str) -> Row[Any] | None:
     """The card's retired flag with the learner's state of it (None columns if unseen)."""
     params = {"learner_id": learner.id, "card_id": card_id}
-    return _run(session, _card_and_state_statement(), params).first()
+    return _card_and_state_statement().first(session.connection(), params)
 
 
 @lru_cache(maxsize=64)
-def _pick_statement(filters: Filters, *, reviews: bool, new: bool, counted: bool) -> Any:
+def _pick_statement(filters: Filters, *, reviews: bool, new: bool, counted: bool) -> Prepared:
     """One round trip: the first card of the first queue that has one, tagged with its queue.
 
     COALESCE evaluates its arguments in order and stops at the first that is not NULL, on
@@ -506,8 +509,8 @@ def _pick_statement(filters: Filters, *, reviews: bool, new: bool, counted: bool
     candidates.append(_first_due(filters, ahead, priority=3))
     tagged = func.coalesce(*candidates).label("tagged")
     if counted:
-        return select(tagged, *_count_columns(filters), GENERATION.label("generation"))
-    return select(tagged)
+        return Prepared(select(tagged, *_count_columns(filters), GENERATION.label("generation")))
+    return Prepared(select(tagged))
 
 
 def _tagged(query: Any, *, priority: int) -> Any:

@@ -111,3 +111,42 @@ def test_the_wal_stops_growing_under_a_steady_stream_of_commits(tmp_path, monkey
     engine.dispose()
     written = commits * 4096  # at least one page per commit
     assert wal < written / 4
+
+
+def test_a_prepared_select_reads_what_sqlalchemy_reads(engine: Engine) -> None:
+    from datetime import UTC, datetime
+
+    from sqlalchemy import bindparam
+    from sqlmodel import Session, col, select
+
+    from app.models import Learner
+
+    created = datetime(2026, 11, 30, 8, 30, 15, 250000, tzinfo=UTC)
+    with Session(engine) as session:
+        for name, admin in (("ada", True), ("bob", False)):
+            session.add(
+                Learner(
+                    name=name,
+                    is_admin=admin,
+                    created_at=created,
+                    fsrs_parameters=[0.25, 1.5] if admin else None,
+                    timezone="Asia/Shanghai",
+                )
+            )
+        session.commit()
+    statement = (
+        select(Learner.name, Learner.is_admin, Learner.created_at, Learner.fsrs_parameters)
+        .where(col(Learner.created_at) <= bindparam("until"), Learner.timezone == "Asia/Shanghai")
+        .order_by(col(Learner.name))
+    )
+    prepared = db.Prepared(statement)
+    with engine.connect() as connection:
+        expected = connection.execute(statement, {"until": created}).all()
+        for _ in range(2):  # compiled on first use, then reused
+            rows = prepared.rows(connection, {"until": created})
+            assert [tuple(row) for row in rows] == [tuple(row) for row in expected]
+        assert rows[0].is_admin is True and rows[1].fsrs_parameters is None
+        assert prepared.first(connection, {"until": created}).name == "ada"
+        assert prepared.rows(connection, {"until": datetime(2026, 1, 1, tzinfo=UTC)}) == []
+        with pytest.raises(LookupError):
+            prepared.one(connection, {"until": created})
