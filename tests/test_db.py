@@ -150,3 +150,18 @@ def test_a_prepared_select_reads_what_sqlalchemy_reads(engine: Engine) -> None:
         assert prepared.rows(connection, {"until": datetime(2026, 1, 1, tzinfo=UTC)}) == []
         with pytest.raises(LookupError):
             prepared.one(connection, {"until": created})
+
+
+def test_a_prepared_selects_errors_are_sqlalchemys(engine: Engine) -> None:
+    from sqlalchemy import column, select, table
+    from sqlalchemy.exc import OperationalError, ProgrammingError
+
+    with engine.begin() as connection:
+        connection.exec_driver_sql("CREATE TABLE gone (x INTEGER)")
+    prepared = db.Prepared(select(column("x")).select_from(table("gone")))
+    with engine.connect() as connection:
+        assert prepared.rows(connection, {}) == []
+    with engine.begin() as connection:
+        connection.exec_driver_sql("DROP TABLE gone")
+    with engine.connect() as connection, pytest.raises((OperationalError, ProgrammingError)):
+        prepared.rows(connection, {})
