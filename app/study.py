@@ -247,31 +247,51 @@ def counts(
     done: dict[str, int] | None = None,
 ) -> Counts:
     """What is left to study today: new (within the daily limit), learning due, reviews due."""
-    _, day_end = study_day(learner, now)
-    params = {"learner_id": learner.id, "ahead": now + LEARN_AHEAD, "day_end": day_end}
-    row = _run(session, _counts_statement(filters), params).one()
     done = done if done is not None else done_today(session, learner=learner, now=now)
-    return _counts(row, learner, done)
+    _, day_end = study_day(learner, now)
+    params = {
+        "learner_id": learner.id,
+        "ahead": now + LEARN_AHEAD,
+        "day_end": day_end,
+        "new_cursor": learner.new_cursor,
+        "new_left": _new_left(learner, done),
+    }
+    statement = _counts_statement(filters, walk=params["new_left"] <= WALK_NEW_CARDS)
+    return _counts(_run(session, statement, params).one(), learner, done)
+
+
+# Up to this many new cards left for the day, they are counted by walking the unseen cards from
+# the learner's cursor; beyond, as the cards in scope minus the learner's card states.
+WALK_NEW_CARDS = 200
+
+
+def _new_left(learner: Learner, done: dict[str, int]) -> int:
+    return max(learner.new_per_day - done["new"], 0)
 
 
 def _counts(row: Row[Any], learner: Learner, done: dict[str, int]) -> Counts:
     """Counts from a row with the columns of `_count_columns`, within the daily limits."""
     review_left = max(learner.max_reviews_per_day - done["review"], 0)
-    new_left = max(learner.new_per_day - done["new"], 0)
     return Counts(
-        new=min(row.in_scope - row.seen, new_left),
+        new=min(row.new, _new_left(learner, done)),
         learning=row.learning,
         review=min(row.review, review_left),
     )
 
 
 @lru_cache(maxsize=64)
-def _counts_statement(filters: Filters) -> Any:
-    return select(*_count_columns(filters))
+def _counts_statement(filters: Filters, *, walk: bool) -> Any:
+    return select(*_count_columns(filters, walk=walk))
 
 
-def _count_columns(filters: Filters) -> list[Any]:
-    """learning, review, seen and in_scope as scalar subqueries (parameters: see `counts`)."""
+def _count_columns(filters: Filters, *, walk: bool) -> list[Any]:
+    """learning, review and new as scalar subqueries (parameters: see `counts`).
+
+    `walk`: new cards counted by walking the unseen ones from the learner's cursor, at most
+    `new_left` of them, which costs little when few are wanted (20 a day by default) however
+    long the learner's history; otherwise as the cards in scope minus those with a state,
+    which counts every state of the learner but never walks the bank.
+    """
     learner_id = bindparam("learner_id")
     # State 1 is learning, 3 relearning: two ranges of ix_cardstate_learner_state_due.
     is_learning = (
@@ -290,7 +310,8 @@ def _count_columns(filters: Filters) -> list[Any]:
                 .where(CardState.learner_id == learner_id, *conditions)
             ).scalar_subquery()
 
-        learning, review, seen = states(*is_learning), states(*is_review), states()
+        learning, review = states(*is_learning), states(*is_review)
+        seen = states()
     else:
         # The whole bank: counted in the learner's indexes alone, leaving out the states of
         # retired cards (few) by id instead of reading each card. Imports retire a retired
@@ -307,6 +328,14 @@ def _count_columns(filters: Filters) -> list[Any]:
         learning = states(*is_learning, col(CardState.card_id).not_in(retired))
         review = states(*is_review, col(CardState.card_id).not_in(retired))
         seen = states() - states(col(CardState.card_id).in_(retired))
+    if walk:
+        unseen = filters.apply(_new_cards(learner_id, bindparam("new_cursor")))
+        new = (
+            select(func.count())
+            .select_from(unseen.limit(bindparam("new_left")).subquery())
+            .scalar_subquery()
+        )
+        return [learning.label("learning"), review.label("review"), new.label("new")]
     if filters.section or filters.tag:
         in_scope = filters.apply(
             select(func.count()).select_from(Card).join(Deck, col(Deck.id) == Card.deck_id)  # type: ignore[arg-type]
@@ -320,12 +349,7 @@ def _count_columns(filters: Filters) -> list[Any]:
         in_scope = decks.scalar_subquery()
     # New cards are those in scope minus those with a state, so no anti-join walks the whole
     # bank however many new cards remain.
-    return [
-        learning.label("learning"),
-        review.label("review"),
-        seen.label("seen"),
-        in_scope.label("in_scope"),
-    ]
+    return [learning.label("learning"), review.label("review"), (in_scope - seen).label("new")]
 
 
 def next_card(
@@ -418,11 +442,13 @@ def _pick(
     """
     _, day_end = study_day(learner, now)
     done = done if done is not None else done_today(session, learner=learner, now=now)
+    new_left = _new_left(learner, done)
     statement = _pick_statement(
         filters,
         reviews=done["review"] < learner.max_reviews_per_day,
-        new=done["new"] < learner.new_per_day,
+        new=new_left > 0,
         counted=counted,
+        walk=counted and new_left <= WALK_NEW_CARDS,
     )
     params = {
         "learner_id": learner.id,
@@ -430,6 +456,7 @@ def _pick(
         "day_end": day_end,
         "ahead": now + LEARN_AHEAD,
         "new_cursor": learner.new_cursor,
+        "new_left": new_left,
     }
     row = statement.one(session.connection(), params)
     if row.tagged is None:
@@ -488,7 +515,9 @@ def _card_and_state(session: Session, learner: Learner, card_id: str) -> Row[Any
 
 
 @lru_cache(maxsize=64)
-def _pick_statement(filters: Filters, *, reviews: bool, new: bool, counted: bool) -> Prepared:
+def _pick_statement(
+    filters: Filters, *, reviews: bool, new: bool, counted: bool, walk: bool = False
+) -> Prepared:
     """One round trip: the first card of the first queue that has one, tagged with its queue.
 
     COALESCE evaluates its arguments in order and stops at the first that is not NULL, on
@@ -509,7 +538,8 @@ def _pick_statement(filters: Filters, *, reviews: bool, new: bool, counted: bool
     candidates.append(_first_due(filters, ahead, priority=3))
     tagged = func.coalesce(*candidates).label("tagged")
     if counted:
-        return Prepared(select(tagged, *_count_columns(filters), GENERATION.label("generation")))
+        counts = _count_columns(filters, walk=walk)
+        return Prepared(select(tagged, *counts, GENERATION.label("generation")))
     return Prepared(select(tagged))
 
 
