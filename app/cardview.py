@@ -84,10 +84,8 @@ def link_url(link: CardLink) -> str | None:
     return f"/topics/{link.topic_slug}" if link.topic_slug else None
 
 
-# The bank's generation, as a scalar subquery for statements that want it along.
-GENERATION = select(
-    func.coalesce(select(BankInfo.generation).where(BankInfo.id == 1).scalar_subquery(), 0)
-).scalar_subquery()
+# The bank's generation, as a column for statements that want it along.
+GENERATION = func.coalesce(select(BankInfo.generation).where(BankInfo.id == 1).scalar_subquery(), 0)
 _GENERATION = select(GENERATION)
 
 

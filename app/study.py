@@ -311,7 +311,10 @@ def _count_columns(filters: Filters, *, walk: bool) -> list[Any]:
             ).scalar_subquery()
 
         learning, review = states(*is_learning), states(*is_review)
-        seen = states()
+
+        def seen() -> Any:
+            return states()
+
     else:
         # The whole bank: counted in the learner's indexes alone, leaving out the states of
         # retired cards (few) by id instead of reading each card. Imports retire a retired
@@ -327,7 +330,10 @@ def _count_columns(filters: Filters, *, walk: bool) -> list[Any]:
 
         learning = states(*is_learning, col(CardState.card_id).not_in(retired))
         review = states(*is_review, col(CardState.card_id).not_in(retired))
-        seen = states() - states(col(CardState.card_id).in_(retired))
+
+        def seen() -> Any:
+            return states() - states(col(CardState.card_id).in_(retired))
+
     if walk:
         unseen = filters.apply(_new_cards(learner_id, bindparam("new_cursor")))
         new = (
@@ -349,7 +355,7 @@ def _count_columns(filters: Filters, *, walk: bool) -> list[Any]:
         in_scope = decks.scalar_subquery()
     # New cards are those in scope minus those with a state, so no anti-join walks the whole
     # bank however many new cards remain.
-    return [learning.label("learning"), review.label("review"), (in_scope - seen).label("new")]
+    return [learning.label("learning"), review.label("review"), (in_scope - seen()).label("new")]
 
 
 def next_card(
