@@ -1,5 +1,6 @@
 """Build the FastAPI application."""
 
+import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -43,9 +44,16 @@ def _error(request: Request, status: int, detail: object) -> Response:
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     stop_checkpoints = checkpoint_in_background(app.state.engine)
+    # A full garbage collection walks every tracked object. In a started server that was ~150,000
+    # objects — modules, models, routes, templates, most of them there for good — and it stalled
+    # the event loop, and every request in flight, for ~50 ms every few seconds of study
+    # traffic (p99 of a study cycle 116 -> 100 ms). Start-up's objects are left out of later
+    # collections; refcounting still frees them, and a stopped app hands them back.
+    gc.freeze()
     try:
         yield
     finally:
+        gc.unfreeze()
         stop_checkpoints()
 
 

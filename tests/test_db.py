@@ -1,5 +1,6 @@
 """Engines: a pooled PostgreSQL connection that the server dropped is replaced before use."""
 
+import gc
 import threading
 import time
 
@@ -85,6 +86,24 @@ def test_the_server_checkpoints_in_the_background_while_it_runs(tmp_path):
             assert "qbank-wal-checkpoint" in {t.name for t in threading.enumerate()}
         assert "qbank-wal-checkpoint" not in {t.name for t in threading.enumerate()}
         assert _autocheckpoint(app.state.engine) == 1000
+    finally:
+        close_engine(url)
+
+
+def test_a_running_server_leaves_its_start_up_objects_out_of_garbage_collections(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from app.bank import close_engine
+    from app.config import Settings
+    from app.main import create_app
+
+    url = f"sqlite:///{tmp_path / 'served.db'}"
+    app = create_app(Settings(_env_file=None, database_url=url))  # type: ignore[call-arg]
+    try:
+        with TestClient(app) as client:
+            assert gc.get_freeze_count() > 10_000
+            assert client.get("/healthz").status_code == 200
+        assert gc.get_freeze_count() == 0  # collectable again once the app stops
     finally:
         close_engine(url)
 
