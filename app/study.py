@@ -1,6 +1,7 @@
 """The study queue, ratings and undo: queries plus scheduling, one transaction each."""
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
@@ -621,11 +622,12 @@ def record_review(
         )
         values = _state_values(after)
         key = {"learner_id": learner.id, "card_id": card_id}
+        connection = session.connection()
         try:
             if row is None:
-                _run(session, _insert_state(), {**key, "version": 1, **values})
+                _insert_state().write(connection, {**key, "version": 1, **values})
                 _lock_learner(session, learner)
-                _run(session, _advance_cursor(), {"learner_id": learner.id})
+                _advance_cursor().write(connection, {"learner_id": learner.id})
             else:
                 # Compare-and-set on the version: a concurrent submission of the same rating loses.
                 where = {
@@ -634,15 +636,14 @@ def record_review(
                     "b_version": current_version,
                 }
                 changes = {**values, "version": current_version + 1}
-                moved = _run(session, _update_state(), where | changes)
+                moved = _update_state().write(connection, where | changes)
                 if moved.rowcount != 1:
                     raise Conflict(f"this card was rated meanwhile; {_RELOAD}")
         except IntegrityError as exc:
             session.rollback()
             raise Conflict(f"this card was rated meanwhile; {_RELOAD}") from exc
-        logged = _run(
-            session,
-            _insert_log(),
+        logged = _insert_log().write(
+            connection,
             {
                 **key,
                 "rating": rating,
@@ -656,7 +657,7 @@ def record_review(
                 "undone_at": None,
             },
         )
-        log_id = logged.inserted_primary_key[0]
+        log_id = logged.key
         session.commit()
         due = datetime.fromisoformat(after["due"])
         return ReviewResult(card_id, rating, after, due, current_version + 1, log_id)
@@ -683,7 +684,7 @@ def _lock_learner_statement() -> Any:
 
 
 @lru_cache(maxsize=1)
-def _advance_cursor() -> Any:
+def _advance_cursor() -> Prepared:
     """Move the learner's new-card cursor to their first unseen active card at or after it."""
     learner = Learner.__table__  # type: ignore[attr-defined]
     card = Card.__table__  # type: ignore[attr-defined]
@@ -700,7 +701,7 @@ def _advance_cursor() -> Any:
     # No unseen card left: past the last one, where new cards an import adds would go (and
     # an import resets every cursor anyway).
     end = select(func.coalesce(func.max(card.c.ordinal), -1) + 1).scalar_subquery()
-    return (
+    return Prepared(
         update(learner)
         .where(learner.c.id == bindparam("learner_id"))
         .values(new_cursor=func.coalesce(first_unseen, end))
@@ -719,29 +720,39 @@ def _rewind_cursor() -> Any:
     )
 
 
+def _binds(table: Any, names: Iterable[str]) -> dict[str, Any]:
+    """A bound parameter of each named column's own name and type (for app.db.Prepared)."""
+    return {name: bindparam(name, type_=table.c[name].type) for name in names}
+
+
+# A rating's writes run back to back, their parameters converted just before each: on SQLite
+# they hold the database's write lock from the first to the commit, and a shorter hold makes
+# the other server processes' ratings wait less (app.db.Prepared, app.web.threads.run_write).
 @lru_cache(maxsize=1)
-def _insert_state() -> Any:
-    return insert(CardState)
+def _insert_state() -> Prepared:
+    table = CardState.__table__  # type: ignore[attr-defined]
+    return Prepared(insert(table).values(_binds(table, [c.key for c in table.c])))
 
 
 @lru_cache(maxsize=1)
-def _update_state() -> Any:
+def _update_state() -> Prepared:
     # The WHERE parameters are prefixed: the columns' own names are the SET clause's.
     table = CardState.__table__  # type: ignore[attr-defined]
-    return (
+    return Prepared(
         update(table)
         .where(
             table.c.learner_id == bindparam("b_learner_id"),
             table.c.card_id == bindparam("b_card_id"),
             table.c.version == bindparam("b_version"),
         )
-        .values({name: bindparam(name) for name in (*_STATE_FIELDS, "version")})
+        .values(_binds(table, (*_STATE_FIELDS, "version")))
     )
 
 
 @lru_cache(maxsize=1)
-def _insert_log() -> Any:
-    return insert(ReviewLog)
+def _insert_log() -> Prepared:
+    table = ReviewLog.__table__  # type: ignore[attr-defined]
+    return Prepared(insert(table).values(_binds(table, [c.key for c in table.c if c.key != "id"])))
 
 
 _STATE_FIELDS = ("state", "step", "stability", "difficulty", "due", "last_review", "reps", "lapses")

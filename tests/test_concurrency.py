@@ -447,13 +447,15 @@ def test_a_rating_that_must_wait_for_the_write_lock_waits_in_a_thread(
     assert history(app.state.engine) == {card["id"]: (1, 1, 1)}
 
 
-def test_writing_without_waiting_gives_up_at_once_and_restores_the_busy_timeout(
+def test_writing_without_waiting_gives_up_soon_and_restores_the_busy_timeout(
     app: FastAPI, database_url: str
 ) -> None:
     touch = "UPDATE bankinfo SET generation = generation"
     with write_lock_held_elsewhere(database_url), Session(app.state.engine) as session:
         raw = session.connection().connection.dbapi_connection
         with pytest.raises(db.WouldWait), db.writes_without_waiting(session):
+            # Long enough for another process's rating, never an import's seconds.
+            assert raw.execute("PRAGMA busy_timeout").fetchone()[0] == db.WRITE_WAIT_MS
             session.connection().exec_driver_sql(touch)
         assert raw.execute("PRAGMA busy_timeout").fetchone()[0] == db.BUSY_TIMEOUT_MS
     with Session(app.state.engine) as session, db.writes_without_waiting(session):

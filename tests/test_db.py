@@ -3,6 +3,7 @@
 import gc
 import threading
 import time
+from typing import Any
 
 import pytest
 from sqlalchemy import create_engine, text
@@ -169,6 +170,70 @@ def test_a_prepared_select_reads_what_sqlalchemy_reads(engine: Engine) -> None:
         assert prepared.rows(connection, {"until": datetime(2026, 1, 1, tzinfo=UTC)}) == []
         with pytest.raises(LookupError):
             prepared.one(connection, {"until": created})
+
+
+def test_a_prepared_write_stores_what_sqlalchemy_stores(engine: Engine) -> None:
+    from datetime import UTC, datetime
+
+    from sqlalchemy import bindparam, insert, select, update
+
+    from app.models import Learner
+
+    table = Learner.__table__  # type: ignore[attr-defined]
+    created = datetime(2026, 11, 30, 8, 30, 15, 250000, tzinfo=UTC)
+    names = [c.key for c in table.c if c.key != "id"]
+    values = {
+        "timezone": "Asia/Shanghai",
+        "desired_retention": 0.85,
+        "new_per_day": 20,
+        "max_reviews_per_day": 200,
+        "rollover_hour": 4,
+        "created_at": created,
+        "fsrs_parameters": [0.25, 1.5],
+        "fsrs_optimized_at": None,
+        "password_hash": None,
+        "is_admin": True,
+        "disabled": False,
+        "new_cursor": 7,
+    }
+    insert_learner = insert(table).values({n: bindparam(n, type_=table.c[n].type) for n in names})
+    prepared = db.Prepared(insert_learner)
+    rename = db.Prepared(
+        update(table).where(table.c.id == bindparam("b_id")).values(name=bindparam("name"))
+    )
+    with engine.begin() as connection:
+        connection.execute(insert_learner, {**values, "name": "by-sqlalchemy"})
+        written = prepared.write(connection, {**values, "name": "prepared"})
+        assert written.rowcount == 1 and isinstance(written.key, int)
+        assert rename.write(connection, {"b_id": written.key, "name": "renamed"}).rowcount == 1
+        assert rename.write(connection, {"b_id": -1, "name": "nobody"}) == (0, None)
+    with engine.connect() as connection:
+        rows = {
+            row.name: row._asdict()
+            for row in connection.execute(select(*[table.c[n] for n in names]))
+        }
+    assert set(rows) == {"by-sqlalchemy", "renamed"}
+    assert rows["renamed"] == {**rows["by-sqlalchemy"], "name": "renamed"}
+    assert rows["renamed"]["fsrs_parameters"] == [0.25, 1.5]
+    assert rows["renamed"]["created_at"].replace(tzinfo=UTC) == created
+
+
+def test_engine_events_see_prepared_statements(engine: Engine) -> None:
+    from sqlalchemy import event, literal, select
+
+    seen: list[str] = []
+
+    def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        seen.append(statement)
+
+    prepared = db.Prepared(select(literal(1).label("one")))
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        with engine.connect() as connection:
+            assert prepared.first(connection, {}).one == 1
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+    assert len(seen) == 1 and seen[0].startswith("SELECT")
 
 
 def test_a_prepared_selects_errors_are_sqlalchemys(engine: Engine) -> None:

@@ -49,9 +49,9 @@ async def run_write(request: Request, fn: Callable[..., T], *args: Any) -> T:
     """Run `fn(*args, wait=…)`, which writes: on SQLite in the event loop if it need not wait.
 
     On SQLite `fn` runs here with `wait=False`, and must then raise app.db.WouldWait rather
-    than wait for a lock (app.db.writes_without_waiting). It is tried again after short sleeps
-    that let the loop serve other requests — another worker process's rating holds the lock
-    for a fraction of a millisecond — and after WRITE_RETRY_SECONDS it runs in a thread with
+    than wait more than a moment for a lock (app.db.writes_without_waiting). It is tried again
+    after short sleeps that let the loop serve other requests, and after WRITE_RETRY_SECONDS it
+    runs in a thread with
     `wait=True`, which waits as long as it takes (an import holds the lock for seconds).
     Waiting in threads from the start made every rating of the process queue behind one that
     held the process's writer lock while SQLite's busy handler slept.
