@@ -86,3 +86,17 @@ def test_a_token_cannot_change_the_password(browser, bearer):
     assert response.status_code == 303
     assert response.headers["location"].startswith("/login")
     browser().sign_in("member")  # the password is unchanged
+
+
+def test_a_token_outlives_a_password_change_until_revoked(browser, bearer):
+    # Tokens are credentials of their own (docs/deploy.md): a script keeps working when its
+    # owner changes the password, and stops when the token is revoked.
+    member = browser("member")
+    script = bearer(create_token(member))
+    changed = member.submit(
+        "/account/password", {"old_password": PASSWORDS["member"], "new_password": NEW_PASSWORD}
+    )
+    assert changed.status_code == 303
+    assert script.get("/api/study/next").status_code == 200
+    member.submit(f"/account/tokens/{token_ids(member.get('/account').text)[0]}/revoke")
+    assert script.get("/api/study/next").status_code == 401
