@@ -26,6 +26,7 @@ What it does:
    --duration seconds, with no think time. A cycle is one GET plus one POST; its latency runs
    from sending the GET to reading the POST's answer. Then, on the same server, N connections
    loop GET /healthz for as long: the ceiling. Only completions inside the measured window count.
+   The server's own time per request kind (its access log, warm-up included) is printed too.
 
 The load generator is a minimal HTTP/1.1 client over asyncio streams (uvloop when present),
 ~50 µs of CPU per request. httpx.AsyncClient needs 1–2.6 ms per request here, more than the
@@ -43,6 +44,7 @@ import json
 import os
 import platform
 import random
+import re
 import secrets
 import signal
 import socket
@@ -508,6 +510,33 @@ def _start_server(
         time.sleep(0.1)
 
 
+# One access-log line of app.web.observe: … "GET /api/study/next?…" 200 1.2ms
+_ACCESS = re.compile(rb'"([A-Z]+) ([^ ?"]+)[^"]*" \d{3} ([\d.]+)ms')
+
+
+def _server_times(log: Path, start: int) -> dict[str, tuple[int, float, float, float]]:
+    """Per request kind, from the access log past byte `start`: count, p50, p95, p99 (ms).
+
+    The app's own time for each request, from the moment its worker starts on it to the
+    answer's last byte handed over: set beside the load generator's cycle latencies, it tells
+    time spent in a request from time spent waiting for the event loop to get to it.
+    """
+    with log.open("rb") as f:
+        f.seek(start)
+        found: dict[str, list[float]] = {}
+        for match in _ACCESS.finditer(f.read()):
+            method, path, ms = match.groups()
+            found.setdefault(f"{method.decode()} {path.decode()}", []).append(float(ms))
+    times = {}
+    for kind, values in found.items():
+        values.sort()
+        times[kind] = (
+            len(values),
+            *(_percentile(values, q) for q in (50, 95, 99)),
+        )
+    return times
+
+
 def _tail(log: Path, lines: int = 40) -> str:
     return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
 
@@ -615,9 +644,11 @@ def main(argv: list[str] | None = None) -> int:
                     "duration": args.duration,
                     "seed": args.seed * 1000 + offset,
                 }
+                logged = log.stat().st_size
                 cycles = _run_load(
                     {**common, "kind": "cycles", "tokens": tokens[offset : offset + n]}, tmp
                 )
+                cycles["server_ms"] = _server_times(log, logged)
                 health = _run_load({**common, "kind": "healthz"}, tmp)
                 results.append((n, cycles, health, queues[offset : offset + n]))
                 offset += n
@@ -685,6 +716,14 @@ def _report(
             f"{c['p99_ms']:>7.1f} {_cpu(c):>14} {c['loadgen_cpu']:>11.2f} "
             f"{c['machine_busy']:>8.0%}"
         )
+    print("server's own time per request, from its access log (warm-up included), ms:")
+    for n, c, _, _ in results:
+        kinds = " · ".join(
+            f"{kind} {p50:.1f} / {p95:.1f} / {p99:.1f}"
+            for kind, (_, p50, p95, p99) in sorted(c["server_ms"].items())
+            if kind in ("GET /api/study/next", "POST /api/reviews")  # not the readiness probe
+        )
+        print(f"{n:>8}  p50 / p95 / p99: {kinds or 'no access log lines'}")
     print()
     print(
         f"{'conns':>8} {'healthz/s':>12} {'ratio':>9} {'p50 ms':>7} {'p95 ms':>7} "
