@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 from weakref import WeakKeyDictionary
 
-from sqlalchemy import event
+from sqlalchemy import Integer, event
 from sqlalchemy.engine import Connection, Dialect, Engine, make_url
 from sqlalchemy.exc import DBAPIError, DisconnectionError, OperationalError
 from sqlmodel import Session, create_engine
@@ -163,8 +163,8 @@ def writes_without_waiting(session: Session) -> Iterator[None]:
     a millisecond: waiting that long here is cheaper than going to the back of the loop's queue
     (with 2 workers, rating p90 21 -> 2.2 ms, cycle p99 97 -> 79 ms; giving up at once made one
     rating in ten wait for a round of every other request of the process). The transaction is
-    then rolled back: nothing of it
-    was written, since every later statement of a transaction that got the lock gets it too.
+    then rolled back: nothing of it was written, since every later statement of a transaction
+    that got the lock gets it too.
     """
     lock = _WRITERS.get(session.get_bind())  # type: ignore[arg-type]
     if lock is None:
@@ -263,12 +263,18 @@ def _direct(connection: Connection) -> bool:
     """Whether a Prepared statement may skip SQLAlchemy's execution on this connection.
 
     Only on SQLite, and only while no engine event listener and no SQL echo would miss it (tests
-    hold statements back with events; people debug with echo). SQLAlchemy keeps the same
-    checks on private attributes.
+    hold statements back with events; people debug with echo). The attributes are private:
+    SQLAlchemy's own execution checks the same ones.
     """
     return connection.dialect.name == "sqlite" and not (
         connection._has_events or connection.engine._has_events or connection._echo
     )
+
+
+def _integer_key(table: Any) -> bool:
+    """Whether the table's primary key is one integer column (SQLite's rowid, then)."""
+    columns = list(table.primary_key.columns)
+    return len(columns) == 1 and isinstance(columns[0].type, Integer)
 
 
 class Written(NamedTuple):
@@ -312,17 +318,15 @@ class Prepared:
 
     def write(self, connection: Connection, params: Mapping[str, Any]) -> Written:
         """Run the one-row INSERT, or the UPDATE or DELETE: rows changed, an INSERT's new key."""
+        keyed = getattr(self.statement, "is_insert", False) and _integer_key(self.statement.table)
         if not _direct(connection):
             result = connection.execute(self.statement, params)
             if not result.is_insert:
                 return Written(result.rowcount, None)
             # The new key comes back in a RETURNING clause, which leaves no row count.
-            key = result.inserted_primary_key
-            single = key is not None and len(key) == 1 and isinstance(key[0], int)
-            return Written(1, key[0] if single else None)
+            return Written(1, result.inserted_primary_key[0] if keyed else None)
         _, cursor = self._execute(connection, params)
-        is_insert = getattr(self.statement, "is_insert", False)
-        return Written(cursor.rowcount, cursor.lastrowid if is_insert else None)
+        return Written(cursor.rowcount, cursor.lastrowid if keyed else None)
 
     def _execute(
         self, connection: Connection, params: Mapping[str, Any]

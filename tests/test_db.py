@@ -177,7 +177,7 @@ def test_a_prepared_write_stores_what_sqlalchemy_stores(engine: Engine) -> None:
 
     from sqlalchemy import bindparam, insert, select, update
 
-    from app.models import Learner
+    from app.models import Learner, SourceFile
 
     table = Learner.__table__  # type: ignore[attr-defined]
     created = datetime(2026, 11, 30, 8, 30, 15, 250000, tzinfo=UTC)
@@ -207,6 +207,13 @@ def test_a_prepared_write_stores_what_sqlalchemy_stores(engine: Engine) -> None:
         assert written.rowcount == 1 and isinstance(written.key, int)
         assert rename.write(connection, {"b_id": written.key, "name": "renamed"}).rowcount == 1
         assert rename.write(connection, {"b_id": -1, "name": "nobody"}) == (0, None)
+        # A table keyed by text: no integer key to give back (SQLite's rowid is not one).
+        source = SourceFile.__table__  # type: ignore[attr-defined]
+        add_source = db.Prepared(
+            insert(source).values({c.key: bindparam(c.key, type_=c.type) for c in source.c})
+        )
+        row = {"path": "a.md", "kind": "deck", "sha256": "0" * 64, "imported_at": created}
+        assert add_source.write(connection, row) == (1, None)
     with engine.connect() as connection:
         rows = {
             row.name: row._asdict()
