@@ -98,6 +98,35 @@ def deck_summaries(session: Session, *, learner: Learner, now: datetime) -> list
     return summaries
 
 
+@dataclass
+class TagSummary:
+    tag: str
+    progress: Progress
+
+
+def tag_summaries(decks: list[DeckSummary]) -> list[TagSummary]:
+    """The decks' tags, each with the progress of the cards that `?tag=` selects.
+
+    A card carries its deck's tags and its section's name (app.content.sync), so a tag also
+    takes in a section of that name in a deck without the tag.
+    """
+    tags = sorted({tag for s in decks for tag in s.deck.tags}, key=str.casefold)
+    return [
+        TagSummary(
+            tag,
+            _sum(
+                [
+                    p
+                    for s in decks
+                    for section, p in s.sections.items()
+                    if tag in s.deck.tags or section == tag
+                ]
+            ),
+        )
+        for tag in tags
+    ]
+
+
 def get_deck(session: Session, slug: str) -> Deck | None:
     return session.exec(select(Deck).where(Deck.slug == slug, col(Deck.retired).is_(False))).first()
 

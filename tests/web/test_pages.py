@@ -49,6 +49,20 @@ def test_deck_page_lists_sections_and_cards_in_order(client):
     assert 'href="/study?deck=kernels&amp;section=%E6%8E%A8%E7%90%86"' in page
 
 
+def test_home_and_deck_pages_link_each_tag_to_its_cards(client):
+    page = get(client, "/")
+    tags = re.findall(
+        r'class="tag" href="/study\?tag=(\w+)"[^>]*>#\w+</a>\s*<span class="muted">(\d+)', page
+    )
+    assert tags == [("gpu", "3"), ("kernels", "3"), ("notes", "2")]
+    assert 'href="/practice?tag=notes"' in page
+    for tag, total in tags:  # each count is what studying the tag offers
+        offered = client.get("/api/study/next", params={"tag": tag}).json()["counts"]["new"]
+        assert offered == int(total)
+    deck = get(client, "/decks/kernels")
+    assert re.findall(r'class="tag" href="/study\?tag=(\w+)"', deck) == ["gpu", "kernels"]
+
+
 def test_numbered_deck_without_sections(client):
     page = get(client, "/decks/notes")
     assert "<h2>No section</h2>" in page

@@ -38,6 +38,25 @@ def test_practice_form_offers_decks(client):
     assert '<option value="kernels">算子与性能 (3)</option>' in page
 
 
+def test_practice_form_offers_tags_and_practises_the_chosen_one(client, find):
+    page = client.get("/practice").text
+    assert '<option value="gpu">#gpu (3)</option>' in page
+    assert '<option value="notes">#notes (2)</option>' in page
+    assert (
+        '<option value="notes" selected>#notes (2)</option>'
+        in client.get("/practice?tag=notes").text
+    )
+    # A tag reached by a link but carried by no deck (a section's name) stays chosen.
+    assert '<option value="推理" selected>#推理</option>' in client.get("/practice?tag=推理").text
+
+    url = start(client, tag="notes", order="content", seconds="0")
+    seen = []
+    while (card_id := current(client, url, find)) is not None:
+        seen.append(card_id)
+        answer(client, url, card_id, 3)
+    assert seen == ["fusion", "paged"]
+
+
 def test_practice_pages_through_a_deck_in_content_order(client, find):
     url = start(client, deck="kernels", order="content", seconds="0")
     page = client.get(url).text

@@ -29,7 +29,8 @@ def home(
 ) -> Response:
     decks = catalog.deck_summaries(session, learner=learner, now=now)
     today = counts(session, learner=learner, now=now, filters=filters)
-    return render(request, "home.html", {"decks": decks, "today": today})
+    tags = catalog.tag_summaries(decks)
+    return render(request, "home.html", {"decks": decks, "today": today, "tags": tags})
 
 
 @router.get("/decks/{slug}")

@@ -32,7 +32,14 @@ def practice_form(
     return render(
         request,
         "practice_start.html",
-        {"decks": decks, "deck": deck, "section": section, "tag": tag, "card": card},
+        {
+            "decks": decks,
+            "tags": catalog.tag_summaries(decks),
+            "deck": deck,
+            "section": section,
+            "tag": tag,
+            "card": card,
+        },
     )
 
 
