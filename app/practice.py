@@ -42,12 +42,11 @@ def start_practice(
         raise NotFound("no cards match this selection")
     if order == "random":
         random.Random(seed).shuffle(ids)
-    label = " · ".join(v for v in (filters.deck, filters.section, filters.tag) if v)
     run = PracticeSession(
         learner_id=learner.id,
         card_ids=ids,
         seconds_per_card=seconds_per_card,
-        label=label,
+        label=filters.label,
         started_at=now,
     )
     session.add(run)

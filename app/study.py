@@ -66,6 +66,12 @@ class Filters:
             query = query.where(cast(Card.tags, String).like(f"%{needle}%", escape="\\"))
         return query
 
+    @property
+    def label(self) -> str:
+        """The scope as people read it: deck · section · #tag."""
+        tag = f"#{self.tag}" if self.tag else None
+        return " · ".join(v for v in (self.deck, self.section, tag) if v)
+
     def as_params(self) -> dict[str, str]:
         return {
             k: v

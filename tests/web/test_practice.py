@@ -50,6 +50,7 @@ def test_practice_form_offers_tags_and_practises_the_chosen_one(client, find):
     assert '<option value="推理" selected>#推理</option>' in client.get("/practice?tag=推理").text
 
     url = start(client, tag="notes", order="content", seconds="0")
+    assert 'Progress <b id="practice-pos">1</b> / 2 · #notes' in client.get(url).text
     seen = []
     while (card_id := current(client, url, find)) is not None:
         seen.append(card_id)
