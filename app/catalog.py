@@ -110,21 +110,16 @@ def tag_summaries(decks: list[DeckSummary]) -> list[TagSummary]:
     A card carries its deck's tags and its section's name (app.content.sync), so a tag also
     takes in a section of that name in a deck without the tag.
     """
-    tags = sorted({tag for s in decks for tag in s.deck.tags}, key=str.casefold)
-    return [
-        TagSummary(
-            tag,
-            _sum(
-                [
-                    p
-                    for s in decks
-                    for section, p in s.sections.items()
-                    if tag in s.deck.tags or section == tag
-                ]
-            ),
-        )
-        for tag in tags
-    ]
+    summaries = []
+    for tag in sorted({tag for s in decks for tag in s.deck.tags}, key=str.casefold):
+        parts = [
+            p
+            for s in decks
+            for section, p in s.sections.items()
+            if tag in s.deck.tags or section == tag
+        ]
+        summaries.append(TagSummary(tag, _sum(parts)))
+    return summaries
 
 
 def get_deck(session: Session, slug: str) -> Deck | None:
