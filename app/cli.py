@@ -134,12 +134,22 @@ def _bank() -> "Iterator[Session]":
 
 @export_group.command("anki")
 @click.option("--deck", default=None, help="Deck slug (default: every deck).")
-@click.option("--base-url", default=None, help="qbank's address, to link topics from Anki.")
+@click.option(
+    "--base-url",
+    default=None,
+    help="qbank's public address, to link topics and cards from Anki "
+    "(default: QBANK_PUBLIC_URL; without either, links are left out).",
+)
 @click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
 def export_anki_command(deck: str | None, base_url: str | None, out: Path) -> None:
     """Write the active cards as an Anki package (.apkg)."""
+    from app.config import public_url
     from app.export.anki import export_apkg
 
+    try:
+        base_url = public_url(base_url) if base_url else _settings().public_url
+    except ValueError as exc:
+        _fail(str(exc))
     with _bank() as session:
         report = export_apkg(session=session, deck_slug=deck, path=out, base_url=base_url)
     click.echo(f"{report.decks} decks, {report.notes} notes, {report.formulas} formulas: {out}")

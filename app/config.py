@@ -3,6 +3,7 @@
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -32,6 +33,9 @@ class Settings(BaseSettings):
     # In local mode all study state belongs to this learner.
     learner_name: str = "local"
     timezone: str = "UTC"
+    # The address people reach this instance at (https://qbank.example.org), for links that
+    # leave it, such as those in Anki exports; None: such links are left out.
+    public_url: str | None = None
 
     @field_validator("database_url")
     @classmethod
@@ -40,6 +44,11 @@ class Settings(BaseSettings):
             if value.startswith(prefix):
                 return "postgresql+psycopg://" + value[len(prefix) :]
         return value
+
+    @field_validator("public_url")
+    @classmethod
+    def _check_public_url(cls, value: str | None) -> str | None:
+        return public_url(value) if value else None
 
     @model_validator(mode="after")
     def _team_needs_secret(self) -> "Settings":
@@ -57,6 +66,16 @@ class Settings(BaseSettings):
     @property
     def is_sqlite(self) -> bool:
         return self.database_url.startswith("sqlite")
+
+
+def public_url(value: str) -> str:
+    """`value` as an absolute http(s) address without a trailing slash; ValueError otherwise."""
+    parsed = urlsplit(value.strip())
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise ValueError(f"public URL must be an http:// or https:// address, not {value!r}")
+    if parsed.query or parsed.fragment:
+        raise ValueError(f"public URL must not have a query or fragment: {value!r}")
+    return urlunsplit((parsed.scheme, parsed.netloc, parsed.path.rstrip("/"), "", ""))
 
 
 @lru_cache

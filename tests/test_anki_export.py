@@ -21,7 +21,7 @@ from sqlmodel import Session
 
 from app.bank import open_engine
 from app.cli import main
-from app.config import Settings
+from app.config import Settings, get_settings
 from app.content.render import Renderer
 from app.content.sync import import_content
 from app.export.anki import FIELDS, MODEL, export_apkg, stable_id
@@ -287,6 +287,37 @@ def test_cli_exports_a_deck(
     assert set(read_apkg(out, tmp_path).notes) == {"gemm-core", "roofline", "hbm"}
 
 
+def test_cli_links_from_base_url_or_the_configured_public_url(
+    settings: Settings,
+    write_content: WriteContent,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import_content(write_content(CONTENT), open_engine(settings))
+    out = tmp_path / "gpu.apkg"
+
+    def source_field(*options: str) -> str:
+        result = CliRunner().invoke(main, ["export", "anki", "--deck", "gpu", *options, str(out)])
+        assert result.exit_code == 0, result.output
+        return read_apkg(out, tmp_path).notes["gemm-core"].fields["Source"]
+
+    assert "href" not in source_field()
+    given = source_field("--base-url", "https://cards.example.net/")
+    assert 'href="https://cards.example.net/cards/gemm-core"' in given
+
+    monkeypatch.setenv("QBANK_PUBLIC_URL", "https://qbank.example.org")
+    get_settings.cache_clear()
+    assert 'href="https://qbank.example.org/cards/gemm-core"' in source_field()
+    # An explicit --base-url wins over the setting.
+    assert "cards.example.net" in source_field("--base-url", "https://cards.example.net")
+
+    result = CliRunner().invoke(main, ["export", "anki", "--base-url", "ftp://x", str(out)])
+    assert result.exit_code == 1
+    assert (
+        result.stderr == "error: public URL must be an http:// or https:// address, not 'ftp://x'\n"
+    )
+
+
 def test_cli_reports_an_unknown_deck_in_one_line(settings: Settings, tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["export", "anki", "--deck", "nope", str(tmp_path / "x")])
     assert result.exit_code == 1
@@ -295,18 +326,36 @@ def test_cli_reports_an_unknown_deck_in_one_line(settings: Settings, tmp_path: P
 
 
 @pytest.fixture
-def client(database_url: str, write_content: WriteContent) -> Iterator[TestClient]:
+def make_client(
+    database_url: str, write_content: WriteContent
+) -> Iterator[Callable[..., TestClient]]:
+    """Factory: a client of the app on the test bank, with `settings` overridden."""
     root = write_content(CONTENT)
-    settings = Settings(
-        _env_file=None,  # type: ignore[call-arg]
-        database_url=database_url,
-        content_dir=root,
-    )
-    app = create_app(settings)
-    import_content(root, app.state.engine)
-    with TestClient(app, headers={"Accept-Language": "en"}) as client:
-        yield client
-    app.state.engine.dispose()
+    opened: list[tuple[Any, TestClient]] = []
+
+    def make(**settings: Any) -> TestClient:
+        app = create_app(
+            Settings(
+                _env_file=None,  # type: ignore[call-arg]
+                database_url=database_url,
+                content_dir=root,
+                **settings,
+            )
+        )
+        import_content(root, app.state.engine)
+        client = TestClient(app, headers={"Accept-Language": "en"}).__enter__()
+        opened.append((app, client))
+        return client
+
+    yield make
+    for app, client in opened:
+        client.__exit__(None, None, None)
+        app.state.engine.dispose()
+
+
+@pytest.fixture
+def client(make_client: Callable[..., TestClient]) -> TestClient:
+    return make_client()
 
 
 def test_web_download_of_one_deck(client: TestClient, tmp_path: Path) -> None:
@@ -318,8 +367,30 @@ def test_web_download_of_one_deck(client: TestClient, tmp_path: Path) -> None:
     )
     notes = read_apkg(response.content, tmp_path).notes
     assert set(notes) == {"gemm-core", "roofline", "hbm"}
-    # The web export knows qbank's address, so topic links work from Anki.
-    assert 'href="http://testserver/topics/gemm"' in notes["gemm-core"].fields["Reading"]
+    # No public address is configured: qbank links are left out, whatever the Host header.
+    assert notes["gemm-core"].fields["Reading"] == (
+        "<ul><li>GEMM 与融合</li>"
+        '<li><a href="https://example.com/roofline">Roofline 论文</a></li></ul>'
+    )
+
+
+@pytest.mark.parametrize("host", ["evil.example", "127.0.0.1:8000"])
+def test_web_export_links_come_from_the_public_url_never_the_host_header(
+    make_client: Callable[..., TestClient], tmp_path: Path, host: str
+) -> None:
+    plain = make_client()
+    linked = make_client(public_url="https://qbank.example.org/team/")
+    for client, base in ((plain, None), (linked, "https://qbank.example.org/team")):
+        response = client.get("/export/anki", params={"deck": "gpu"}, headers={"Host": host})
+        assert response.status_code == 200
+        fields = read_apkg(response.content, tmp_path).notes["gemm-core"].fields
+        assert host not in response.content.decode("latin-1")
+        assert "testserver" not in fields["Reading"] + fields["Source"]
+        if base is None:
+            assert "href" not in fields["Source"]
+        else:
+            assert f'<a href="{base}/topics/gemm">GEMM 与融合</a>' in fields["Reading"]
+            assert f'href="{base}/cards/gemm-core"' in fields["Source"]
 
 
 def test_web_download_of_everything_and_unknown_deck(client: TestClient, tmp_path: Path) -> None:

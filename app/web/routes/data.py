@@ -12,7 +12,7 @@ from starlette.responses import Response
 from app.backup import BackupError, dump_backup, export_learner, log_csv, restore_learner
 from app.export.anki import export_apkg
 from app.models import Learner
-from app.web.deps import LearnerDep, SessionDep
+from app.web.deps import LearnerDep, SessionDep, SettingsDep
 from app.web.routes.pages import settings_response
 
 router = APIRouter(include_in_schema=False)
@@ -33,14 +33,14 @@ def _stamp() -> str:
 
 @router.get("/export/anki")
 def export_anki(
-    request: Request,
     session: SessionDep,
+    settings: SettingsDep,
     deck: Annotated[str | None, Query(max_length=200)] = None,
 ) -> Response:
+    # Links point at the configured public address only: the request's Host header is the
+    # client's to choose, and a loopback address means nothing on another device.
     buffer = io.BytesIO()
-    export_apkg(
-        session=session, deck_slug=deck or None, path=buffer, base_url=str(request.base_url)
-    )
+    export_apkg(session=session, deck_slug=deck or None, path=buffer, base_url=settings.public_url)
     return _download(buffer.getvalue(), "application/octet-stream", f"qbank-{deck or 'all'}.apkg")
 
 

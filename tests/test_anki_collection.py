@@ -1,0 +1,148 @@
+"""The exported .apkg imported by Anki itself (the `anki` package's backend), not re-read by us."""
+
+import re
+from collections.abc import Callable, Iterator, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from app.content.sync import import_content
+from app.export.anki import FIELDS, export_apkg
+
+anki_collection = pytest.importorskip("anki.collection")
+
+WriteContent = Callable[[Mapping[str, str | None]], Path]
+
+DECK = r"""
+---
+title: 算子 & 性能
+tags: [gpu]
+---
+
+## 计算
+
+### Q：为什么 GEMM 是 $O(n^3)$？ {#gemm-core}
+
+**面试回答。** 计算量 $F=2mnk$，而 $a<b$。
+
+$$
+I=\frac{\text{FLOPs}}{\text{Bytes}}
+$$
+
+**易错点 / 边界。** 别忘了 $\beta$。
+
+**继续读。** Roofline / [论文](https://example.com/roofline)
+
+### Q：HBM 带宽多大？ {#hbm}
+
+**面试回答。** 约 3 TB/s。
+"""
+
+TOPIC = """
+---
+title: Roofline
+---
+
+正文。
+"""
+
+
+@pytest.fixture
+def collection(tmp_path: Path) -> Iterator["anki_collection.Collection"]:
+    (tmp_path / "anki").mkdir()
+    col = anki_collection.Collection(str(tmp_path / "anki" / "collection.anki2"))
+    yield col
+    col.close()
+
+
+@pytest.fixture
+def bank(write_content: WriteContent, engine: Engine) -> Engine:
+    import_content(write_content({"decks/gpu.md": DECK, "topics/roofline.md": TOPIC}), engine)
+    return engine
+
+
+def import_into(col: "anki_collection.Collection", package: Path) -> None:
+    options = anki_collection.ImportAnkiPackageOptions(
+        merge_notetypes=True, update_notes=1, with_scheduling=False
+    )
+    request = anki_collection.ImportAnkiPackageRequest(package_path=str(package), options=options)
+    col.import_anki_package(request)
+
+
+def notes_by_card(col: "anki_collection.Collection") -> dict[str, dict[str, str]]:
+    notes = {}
+    for note_id in col.find_notes(""):
+        note = col.get_note(note_id)
+        fields = dict(note.items())
+        notes[re.sub(r"<[^>]+>", "", fields["Source"]).rsplit(" / ", 1)[-1]] = fields
+    return notes
+
+
+def test_anki_imports_every_note_with_fields_math_and_links(
+    bank: Engine, collection: "anki_collection.Collection", tmp_path: Path
+) -> None:
+    package = tmp_path / "gpu.apkg"
+    with Session(bank) as session:
+        export_apkg(
+            session=session,
+            deck_slug=None,
+            path=package,
+            base_url="https://qbank.example.org",
+        )
+    import_into(collection, package)
+
+    assert collection.note_count() == 2
+    assert collection.card_count() == 2
+    assert "qbank::算子 & 性能" in [d.name for d in collection.decks.all_names_and_ids()]
+    [model] = [m for m in collection.models.all() if m["name"] == "qbank Q&A"]
+    assert [f["name"] for f in model["flds"]] == list(FIELDS)
+
+    notes = notes_by_card(collection)
+    assert set(notes) == {"gemm-core", "hbm"}
+    gemm = notes["gemm-core"]
+    # Math reaches Anki in the delimiters its MathJax renders, the TeX HTML-escaped.
+    assert gemm["Question"] == r"为什么 GEMM 是 \(O(n^3)\)？"
+    assert r"\(a&lt;b\)" in gemm["Answer"]
+    assert r"\[I=\frac{\text{FLOPs}}{\text{Bytes}}\]" in gemm["Answer"]
+    assert r"\(\beta\)" in gemm["Pitfalls"]
+    assert 'href="https://qbank.example.org/topics/roofline"' in gemm["Reading"]
+    assert 'href="https://example.com/roofline"' in gemm["Reading"]
+    assert 'href="https://qbank.example.org/cards/gemm-core"' in gemm["Source"]
+    for field in gemm.values():
+        assert "127.0.0.1" not in field
+        assert 'class="katex' not in field
+
+    # The rendered card is what a learner sees in Anki: the question on the back too.
+    card = collection.get_card(collection.find_cards("Source:*gemm-core*")[0])
+    assert r"\(O(n^3)\)" in card.question()
+    assert "Roofline" in card.answer()
+
+
+def test_reimport_updates_notes_instead_of_duplicating_them(
+    bank: Engine,
+    collection: "anki_collection.Collection",
+    tmp_path: Path,
+    write_content: WriteContent,
+) -> None:
+    first = tmp_path / "first.apkg"
+    with Session(bank) as session:
+        export_apkg(
+            session=session, deck_slug=None, path=first, now=datetime(2026, 1, 1, tzinfo=UTC)
+        )
+    import_into(collection, first)
+
+    write_content({"decks/gpu.md": DECK.replace("约 3 TB/s", "约 3.35 TB/s")})
+    import_content(first.parent / "content", bank)
+    second = tmp_path / "second.apkg"
+    with Session(bank) as session:
+        # Anki takes a note from a package only when it was modified later than its own copy.
+        export_apkg(
+            session=session, deck_slug=None, path=second, now=datetime(2026, 2, 1, tzinfo=UTC)
+        )
+    import_into(collection, second)
+
+    assert collection.note_count() == 2
+    assert "3.35 TB/s" in notes_by_card(collection)["hbm"]["Answer"]
