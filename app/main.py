@@ -18,12 +18,15 @@ from starlette.responses import Response
 from app.bank import open_engine
 from app.config import PROJECT_ROOT, Settings, get_settings
 from app.db import checkpoint_in_background
+from app.jobs import wait_for_all
 from app.study import StudyError
 from app.web.auth import NotSignedIn
 from app.web.deps import csrf_protect, members_only
 from app.web.observe import AccessLog, metrics
-from app.web.routes import account, admin, api, data, pages, practice, stats, study
+from app.web.routes import account, admin, api, data, jobs, pages, practice, stats, study
 from app.web.templating import render
+
+JOB_GRACE_SECONDS = 30  # a stopping server lets background jobs finish their write
 
 log = logging.getLogger("qbank")
 
@@ -55,6 +58,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     finally:
         gc.unfreeze()
         stop_checkpoints()
+        wait_for_all(timeout=JOB_GRACE_SECONDS)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -83,6 +87,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(data.router, dependencies=members)
     app.include_router(stats.router, dependencies=members)
     app.include_router(stats.api, dependencies=members)
+    app.include_router(jobs.api, dependencies=members)
     app.include_router(account.router, dependencies=[Depends(csrf_protect)])
     app.include_router(pages.public)
     app.add_route("/metrics", metrics, include_in_schema=False)

@@ -238,3 +238,25 @@ class LoginFailure(SQLModel, table=True):
     account: str
     client: str
     at: datetime = _tz()
+
+
+class Job(SQLModel, table=True):
+    """Work that outlasts a request (app.jobs): run in a thread, its progress kept here."""
+
+    __table_args__ = (
+        Index("ix_job_learner_kind", "learner_id", "kind", "id"),
+        # "kind:learner" while queued or running, NULL once finished: NULLs never collide, so
+        # the database itself allows one unfinished job per kind and learner.
+        Index("ix_job_active_key", "active_key", unique=True),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    kind: str
+    learner_id: int | None = Field(default=None, foreign_key="learner.id")
+    status: str = "queued"  # queued | running | done | failed
+    message: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    result: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON(none_as_null=True)))
+    active_key: str | None = None
+    created_at: datetime = _tz(default_factory=utcnow)
+    started_at: datetime | None = _tz(default=None, nullable=True)
+    finished_at: datetime | None = _tz(default=None, nullable=True)

@@ -1,0 +1,50 @@
+"""A background job's status, polled by the pages that start one: GET /api/jobs/{id}."""
+
+from datetime import datetime
+from typing import Any
+
+from fastapi import APIRouter
+from pydantic import BaseModel, Field
+
+from app.jobs import get_job
+from app.models import Job, as_utc
+from app.study import NotFound
+from app.web.deps import LearnerDep, SessionDep
+
+api = APIRouter(prefix="/api", tags=["api"])
+
+
+class JobOut(BaseModel):
+    id: int
+    kind: str = Field(description="What the job does, e.g. optimize.")
+    status: str = Field(description="queued, running, done or failed.")
+    finished: bool = Field(description="done or failed: polling can stop.")
+    message: str = Field(description="One line: the outcome, or why the job failed.")
+    result: dict[str, Any] | None = Field(description="The job's figures, when done.")
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+
+
+def job_out(job: Job) -> JobOut:
+    assert job.id is not None
+    return JobOut(
+        id=job.id,
+        kind=job.kind,
+        status=job.status,
+        finished=job.status in ("done", "failed"),
+        message=job.message,
+        result=job.result,
+        created_at=as_utc(job.created_at),
+        started_at=as_utc(job.started_at) if job.started_at else None,
+        finished_at=as_utc(job.finished_at) if job.finished_at else None,
+    )
+
+
+@api.get("/jobs/{job_id}", responses={404: {"description": "No such job of this learner"}})
+def job_status(job_id: int, session: SessionDep, learner: LearnerDep) -> JobOut:
+    """A job the learner started: its status, and its outcome once finished."""
+    job = get_job(session, job_id=job_id, learner_id=learner.id)
+    if job is None:
+        raise NotFound(f"no job {job_id}")
+    return job_out(job)

@@ -1,0 +1,159 @@
+"""Background jobs: one unfinished job per kind and learner, status in the row and the API."""
+
+import threading
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from app.config import Settings
+from app.jobs import (
+    FAILED,
+    active_job,
+    get_job,
+    latest_job,
+    run_job,
+    start_job,
+    wait_for_job,
+)
+from app.main import create_app
+from app.models import Job, Learner
+from app.study import StudyError, get_learner
+
+# Generous: a job here finishes in milliseconds; the limit only keeps a broken test from hanging.
+LIMIT = 60
+
+
+def finished(engine: Engine, job_id: int | None) -> Job:
+    assert job_id is not None
+    wait_for_job(job_id, LIMIT)
+    with Session(engine) as session:
+        job = session.get(Job, job_id)
+        assert job is not None
+        return job
+
+
+def test_a_second_start_while_one_runs_returns_the_running_job(
+    engine: Engine, make_learner
+) -> None:
+    learner: Learner = make_learner()
+    other: Learner = make_learner()
+    release = threading.Event()
+    calls: list[int] = []
+
+    def work(session: Session, job: Job) -> tuple[str, dict | None]:
+        calls.append(job.learner_id or 0)
+        assert release.wait(LIMIT)
+        return "fitted", {"loss": 0.25}
+
+    first = start_job(engine, kind="optimize", learner_id=learner.id, work=work)
+    again = start_job(engine, kind="optimize", learner_id=learner.id, work=work)
+    theirs = start_job(engine, kind="optimize", learner_id=other.id, work=work)
+    import_job = start_job(engine, kind="import", learner_id=learner.id, work=work)
+    assert again.id == first.id
+    assert len({first.id, theirs.id, import_job.id}) == 3
+    with Session(engine) as session:
+        running = active_job(session, kind="optimize", learner_id=learner.id)
+        assert running is not None and running.id == first.id
+        assert running.status in ("queued", "running")
+
+    release.set()
+    done = finished(engine, first.id)
+    for job in (theirs, import_job):
+        finished(engine, job.id)
+    assert (done.status, done.message, done.result, done.active_key) == (
+        "done",
+        "fitted",
+        {"loss": 0.25},
+        None,
+    )
+    assert done.started_at is not None and done.finished_at is not None
+    assert sorted(calls) == sorted([learner.id, other.id, learner.id])
+
+    # Finished, it no longer blocks: the next start is a new job.
+    release.set()
+    later = start_job(engine, kind="optimize", learner_id=learner.id, work=work)
+    assert later.id != first.id
+    assert finished(engine, later.id).status == "done"
+    with Session(engine) as session:
+        newest = latest_job(session, kind="optimize", learner_id=learner.id)
+        assert newest is not None and newest.id == later.id
+        assert get_job(session, job_id=later.id or 0, learner_id=other.id) is None
+
+
+def test_failures_are_recorded_with_a_clear_message(engine: Engine, make_learner) -> None:
+    learner: Learner = make_learner()
+
+    def refuse(session: Session, job: Job) -> tuple[str, dict | None]:
+        raise StudyError("not enough reviews yet: 3 of the 8 needed")
+
+    def crash(session: Session, job: Job) -> tuple[str, dict | None]:
+        raise ZeroDivisionError("boom")
+
+    refused = run_job(engine, kind="optimize", learner_id=learner.id, work=refuse)
+    assert refused.status == FAILED
+    assert refused.message == "not enough reviews yet: 3 of the 8 needed"
+    crashed = run_job(engine, kind="optimize", learner_id=learner.id, work=crash)
+    assert crashed.status == FAILED
+    assert crashed.message == "unexpected error; the server log has the details"
+    assert crashed.active_key is None
+
+
+def test_a_job_left_unfinished_by_a_dead_process_stops_blocking(
+    engine: Engine, make_learner
+) -> None:
+    learner: Learner = make_learner()
+    with Session(engine) as session:
+        stale = Job(
+            kind="optimize",
+            learner_id=learner.id,
+            status="running",
+            active_key=f"optimize:{learner.id}",
+            created_at=datetime.now(UTC) - timedelta(hours=2),
+        )
+        session.add(stale)
+        session.commit()
+        stale_id = stale.id
+
+    job = run_job(engine, kind="optimize", learner_id=learner.id, work=lambda s, j: ("ok", None))
+    assert job.id != stale_id and job.status == "done"
+    with Session(engine) as session:
+        abandoned = session.get(Job, stale_id)
+        assert abandoned is not None
+        assert (abandoned.status, abandoned.active_key) == (FAILED, None)
+        assert abandoned.message.startswith("interrupted")
+
+
+@pytest.fixture
+def client(settings: Settings) -> Iterator[TestClient]:
+    with TestClient(create_app(settings), headers={"Accept-Language": "en"}) as client:
+        yield client
+
+
+def test_the_api_shows_a_learners_own_jobs_only(client: TestClient, settings: Settings) -> None:
+    engine = client.app.state.engine  # type: ignore[attr-defined]
+    with Session(engine) as session:
+        learner = get_learner(session, settings.learner_name, settings.timezone)
+        stranger = Learner(name="stranger")
+        session.add(stranger)
+        session.commit()
+        ids = (learner.id, stranger.id)
+    mine = run_job(engine, kind="optimize", learner_id=ids[0], work=lambda s, j: ("ok", {"n": 1}))
+    theirs = run_job(engine, kind="optimize", learner_id=ids[1], work=lambda s, j: ("ok", None))
+
+    response = client.get(f"/api/jobs/{mine.id}")
+    assert response.status_code == 200
+    body = response.json()
+    assert {k: body[k] for k in ("id", "kind", "status", "finished", "message", "result")} == {
+        "id": mine.id,
+        "kind": "optimize",
+        "status": "done",
+        "finished": True,
+        "message": "ok",
+        "result": {"n": 1},
+    }
+    assert client.get(f"/api/jobs/{theirs.id}").status_code == 404
+    assert client.get("/api/jobs/999999").status_code == 404
