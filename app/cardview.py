@@ -20,7 +20,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlmodel import Session, col, select
 
 from app.db import Prepared
-from app.models import BankInfo, Card, CardLink, Deck
+from app.models import BankInfo, Card, CardLink, Deck, Followup
 
 # Views kept per engine: a few thousand cards of ~10 KB each.
 CACHE_SIZE = 4096
@@ -38,6 +38,13 @@ class LinkView:
 
 
 @dataclass(frozen=True)
+class FollowupView:
+    id: str
+    question_html: str
+    answer_html: str
+
+
+@dataclass(frozen=True)
 class CardView:
     id: str
     deck_slug: str
@@ -51,6 +58,7 @@ class CardView:
     tags: tuple[str, ...]
     links: tuple[LinkView, ...]
     retired: bool
+    followups: tuple[FollowupView, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         """The card's fields as the JSON API names them."""
@@ -63,6 +71,10 @@ class CardView:
             "question_html": self.question_html,
             "answer_html": self.answer_html,
             "followups_html": self.followups_html,
+            "followups": [
+                {"id": f.id, "question_html": f.question_html, "answer_html": f.answer_html}
+                for f in self.followups
+            ],
             "pitfalls_html": self.pitfalls_html,
             "tags": list(self.tags),
             "links": [
@@ -190,6 +202,15 @@ def _links_statement() -> Prepared:
     )
 
 
+@lru_cache(maxsize=1)
+def _followups_statement() -> Prepared:
+    return Prepared(
+        select(Followup.id, Followup.question_html, Followup.answer_html)
+        .where(col(Followup.card_id) == bindparam("card_id"))
+        .order_by(col(Followup.position))
+    )
+
+
 def _load(session: Session, card_id: str) -> CardView | None:
     # Statements built once: building them cost several times running them.
     connection = session.connection()
@@ -217,4 +238,8 @@ def _load(session: Session, card_id: str) -> CardView | None:
             for link in links
         ),
         retired=found.retired,
+        followups=tuple(
+            FollowupView(row.id, row.question_html, row.answer_html)
+            for row in _followups_statement().rows(connection, {"card_id": card_id})
+        ),
     )

@@ -95,6 +95,18 @@ class CardLink(SQLModel, table=True):
     topic_slug: str | None = Field(default=None, index=True)
 
 
+class Followup(SQLModel, table=True):
+    """A follow-up question of a card, with its answer: what an interviewer asks next."""
+
+    # Explicit ({#id}) or the card's id and the question's place (`<card id>.f<n>`).
+    id: str = Field(primary_key=True)
+    card_id: str = Field(foreign_key="card.id", index=True)
+    position: int = 0
+    question_html: str = Field(sa_column=Column(Text, nullable=False))
+    answer_html: str = Field(sa_column=Column(Text, nullable=False))
+    source_line: int = 0
+
+
 class Topic(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     slug: str = Field(unique=True, index=True)

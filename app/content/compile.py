@@ -25,6 +25,15 @@ from app.content.source import SourceText
 
 
 @dataclass
+class CompiledFollowup:
+    id: str
+    position: int
+    line: int
+    question_html: str
+    answer_html: str
+
+
+@dataclass
 class CompiledCard:
     card: ParsedCard
     question_html: str
@@ -34,6 +43,7 @@ class CompiledCard:
     answer_text: str
     search_text: str
     fingerprint: str
+    followups: list[CompiledFollowup] = field(default_factory=list)
 
 
 @dataclass
@@ -204,6 +214,7 @@ def _compile_deck(deck: ParsedDeck, renderer: Renderer, errors: list[ContentErro
         answer_html, answer_text = render(card.answer)
         followups_html, followups_text = render(card.followups)
         pitfalls_html, pitfalls_text = render(card.pitfalls)
+        questions, questions_text = _compile_followups(card, deck.path, renderer, errors)
         cards.append(
             CompiledCard(
                 card=card,
@@ -213,13 +224,30 @@ def _compile_deck(deck: ParsedDeck, renderer: Renderer, errors: list[ContentErro
                 pitfalls_html=pitfalls_html,
                 answer_text=answer_text,
                 search_text="\n".join(
-                    (question.text, answer_text, followups_text, pitfalls_text)
+                    (question.text, answer_text, followups_text, *questions_text, pitfalls_text)
                 ),
                 fingerprint=card.fingerprint(),
+                followups=questions,
             )
         )
     intro_html, _ = render(deck.intro)
     return CompiledDeck(deck, intro_html, cards)
+
+
+def _compile_followups(
+    card: ParsedCard, path: str, renderer: Renderer, errors: list[ContentError]
+) -> tuple[list[CompiledFollowup], list[str]]:
+    compiled, texts = [], []
+    for item in card.questions:
+        question = renderer.render(
+            item.question, path=path, line=item.line, errors=errors, inline=True
+        )
+        answer = renderer.render(item.answer, path=path, line=item.answer_line, errors=errors)
+        compiled.append(
+            CompiledFollowup(item.id, item.position, item.line, question.html, answer.html)
+        )
+        texts += [question.text, answer.text]
+    return compiled, texts
 
 
 def _compile_topic(
@@ -277,7 +305,8 @@ def topic_index(topics: list[TopicRef]) -> tuple[dict[str, str], list[ContentErr
     return index, errors
 
 
-def duplicate_card_errors(cards: list[CardRef]) -> list[ContentError]:
+def duplicate_card_errors(cards: list[CardRef], kind: str = "card") -> list[ContentError]:
+    """Report every id used twice; `kind` names what the ids are of (card, follow-up)."""
     by_id: dict[str, list[CardRef]] = defaultdict(list)
     for ref in cards:
         by_id[ref.id].append(ref)
@@ -291,7 +320,7 @@ def duplicate_card_errors(cards: list[CardRef]) -> list[ContentError]:
                 ContentError(
                     ref.path,
                     ref.line,
-                    f"duplicate card id '{card_id}' (also at {first.path}:{first.line}); "
+                    f"duplicate {kind} id '{card_id}' (also at {first.path}:{first.line}); "
                     "give one of them an explicit {#id}",
                 )
             )

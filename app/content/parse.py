@@ -1,6 +1,7 @@
 """Turn deck and topic Markdown into plain dataclasses, reporting problems by line."""
 
 import hashlib
+import itertools
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -9,6 +10,7 @@ from typing import Any
 import yaml
 
 from app.content.errors import ContentError
+from app.content.followups import ParsedFollowup, split_followups
 
 BLOCKS = ("answer", "followups", "pitfalls", "reading")
 
@@ -64,6 +66,8 @@ class ParsedCard:
     followups: Block
     pitfalls: Block
     links: list[Link] = field(default_factory=list)
+    # The follow-up questions of the follow-ups block; `followups` keeps only its other prose.
+    questions: list[ParsedFollowup] = field(default_factory=list)
 
     def fingerprint(self) -> str:
         """Hash everything that, when changed, makes the stored card out of date."""
@@ -74,6 +78,8 @@ class ParsedCard:
             self.followups.text,
             self.pitfalls.text,
             *(f"{link.title}\x1f{link.target}" for link in self.links),
+            # Absent for a card without questions, whose hash therefore stays what it was.
+            *(f"\x1d{q.id}\x1f{q.question}\x1f{q.answer}" for q in self.questions),
         ]
         return hashlib.sha256("\x1e".join(parts).encode()).hexdigest()
 
@@ -171,13 +177,15 @@ def _meta_list(meta: dict[str, Any], key: str, path: str, errors: list[ContentEr
     return [str(v).strip() for v in value if str(v).strip()]
 
 
-def _label_table(
-    meta: dict[str, Any], path: str, errors: list[ContentError]
-) -> dict[str, str]:
-    table = {_label_key(alias): block for block, aliases in BUILTIN_LABELS.items() for alias in aliases}
+def _label_table(meta: dict[str, Any], path: str, errors: list[ContentError]) -> dict[str, str]:
+    table = {
+        _label_key(alias): block for block, aliases in BUILTIN_LABELS.items() for alias in aliases
+    }
     extra = meta.get("labels") or {}
     if not isinstance(extra, dict):
-        errors.append(ContentError(path, 1, "front matter 'labels' must map block names to aliases"))
+        errors.append(
+            ContentError(path, 1, "front matter 'labels' must map block names to aliases")
+        )
         return table
     for block, aliases in extra.items():
         if block not in BLOCKS:
@@ -308,7 +316,7 @@ def _join_block(entries: list[tuple[int, str]], first_line: int) -> Block:
     # A block's lines need not be contiguous (a label or heading line, or another block, may
     # sit in between); blank lines keep each one at its file offset so errors point at it.
     lines = [entries[0][1]]
-    for (previous, _), (index, text) in zip(entries, entries[1:], strict=False):
+    for (previous, _), (index, text) in itertools.pairwise(entries):
         lines += [""] * (index - previous - 1) + [text]
     return Block("\n".join(lines), first_line + entries[0][0])
 
@@ -333,7 +341,9 @@ def parse_deck(path: str, text: str) -> tuple[ParsedDeck | None, list[ContentErr
     structure = _body_lines(lines)
     style = _meta_str(meta, "style", path, errors) or _detect_style(structure)
     if style not in ("question", "numbered"):
-        errors.append(ContentError(path, 1, f"style must be 'question' or 'numbered', not '{style}'"))
+        errors.append(
+            ContentError(path, 1, f"style must be 'question' or 'numbered', not '{style}'")
+        )
         style = "question"
 
     intro: list[tuple[int, str]] = []
@@ -388,7 +398,9 @@ def parse_deck(path: str, text: str) -> tuple[ParsedDeck | None, list[ContentErr
         cards=cards,
     )
     if not cards and not errors:
-        errors.append(ContentError(path, first, f"deck has no cards (looked for {style}-style headings)"))
+        errors.append(
+            ContentError(path, first, f"deck has no cards (looked for {style}-style headings)")
+        )
     return deck, errors
 
 
@@ -421,17 +433,23 @@ def _finish_card(
     reading = builder.block("reading", first)
     if not answer.text and builder.question:
         errors.append(ContentError(path, builder.line, f"card '{builder.question}' has no answer"))
+    card_id = builder.explicit or derived_card_id(builder.question)
+    followups = builder.block("followups", first)
+    prose, prose_line, questions = split_followups(
+        followups.text, followups.line, card_id, path, errors
+    )
     return ParsedCard(
-        id=builder.explicit or derived_card_id(builder.question),
+        id=card_id,
         explicit_id=builder.explicit is not None,
         question=builder.question,
         section=builder.section,
         position=position,
         line=builder.line,
         answer=answer,
-        followups=builder.block("followups", first),
+        followups=Block(prose, prose_line),
         pitfalls=builder.block("pitfalls", first),
         links=parse_links(reading, path, errors),
+        questions=questions,
     )
 
 

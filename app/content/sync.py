@@ -30,7 +30,7 @@ from app.content.errors import ContentError, ContentErrors
 from app.content.parse import ParsedCard, ParsedDeck, ParsedTopic
 from app.content.render import Renderer
 from app.content.source import SourceText, scan
-from app.models import Card, CardLink, Deck, Learner, SourceFile, Topic, utcnow
+from app.models import Card, CardLink, Deck, Followup, Learner, SourceFile, Topic, utcnow
 
 
 @dataclass
@@ -99,6 +99,15 @@ def check_content(root: Path) -> CheckReport:
     report.errors += duplicate_deck_errors([d.deck for d in compiled.decks])
     report.errors += duplicate_card_errors(
         [CardRef(c.card.id, d.deck.path, c.card.line) for d in compiled.decks for c in d.cards]
+    )
+    report.errors += duplicate_card_errors(
+        [
+            CardRef(f.id, d.deck.path, f.line)
+            for d in compiled.decks
+            for c in d.cards
+            for f in c.followups
+        ],
+        "follow-up",
     )
     warnings, linked = _link_warnings(compiled, index)
     report.warnings += warnings
@@ -191,6 +200,16 @@ def _bank_errors(
     refs = [CardRef(*row) for row in kept_cards]
     refs += [CardRef(card.id, deck.path, card.line) for deck in decks for card in deck.cards]
     errors = duplicate_card_errors(refs)
+    kept_followups = session.exec(
+        select(Followup.id, Card.source_path, Followup.source_line)
+        .join(Card, col(Card.id) == Followup.card_id)
+        .where(col(Card.retired).is_(False), col(Card.source_path).not_in(stale_paths))
+    ).all()
+    followup_refs = [CardRef(*row) for row in kept_followups]
+    followup_refs += [
+        CardRef(f.id, d.path, f.line) for d in decks for c in d.cards for f in c.questions
+    ]
+    errors += duplicate_card_errors(followup_refs, "follow-up")
 
     kept_decks = session.exec(
         select(Deck).where(col(Deck.retired).is_(False), col(Deck.path).not_in(stale_paths))
@@ -378,7 +397,30 @@ def _write_deck(session: Session, compiled: CompiledDeck, report: ImportReport) 
     ]
     if links:
         session.exec(insert(CardLink), params=links)
+    _write_followups(session, [item for item in compiled.cards if item.card in relinked])
     return set(ids)
+
+
+def _write_followups(session: Session, items: list[CompiledCard]) -> None:
+    """Replace the follow-up questions of `items`; an id that moved cards moves with it."""
+    rows = [
+        {
+            "id": followup.id,
+            "card_id": item.card.id,
+            "position": followup.position,
+            "question_html": followup.question_html,
+            "answer_html": followup.answer_html,
+            "source_line": followup.line,
+        }
+        for item in items
+        for followup in item.followups
+    ]
+    for chunk in _chunks([item.card.id for item in items]):
+        session.exec(delete(Followup).where(col(Followup.card_id).in_(chunk)))
+    for chunk in _chunks([row["id"] for row in rows]):
+        session.exec(delete(Followup).where(col(Followup.id).in_(chunk)))
+    if rows:
+        session.exec(insert(Followup), params=rows)
 
 
 def _same(card: Card, item: CompiledCard, deck_id: int, path: str) -> bool:

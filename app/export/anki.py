@@ -19,7 +19,7 @@ from sqlmodel import Session, col, select
 
 from app import catalog
 from app.export.tex import katex_to_tex
-from app.models import Card, CardLink, Deck
+from app.models import Card, CardLink, Deck, Followup
 from app.study import NotFound
 
 FIELDS = ("Question", "Answer", "Followups", "Pitfalls", "Reading", "Source")
@@ -40,7 +40,10 @@ _CSS = """.card {
 h3 { font-size: 1em; margin: 1.2em 0 .3em; }
 pre { overflow-x: auto; padding: .6em; border-radius: 6px; background: rgba(127, 127, 127, .12); }
 table { border-collapse: collapse; } th, td { border: 1px solid #8884; padding: .2em .5em; }
-.source { margin-top: 1.5em; font-size: .8em; opacity: .6; }"""
+.source { margin-top: 1.5em; font-size: .8em; opacity: .6; }
+.followup-questions { padding-left: 1.4em; }
+.followup-questions .q { font-weight: 600; }
+.followup-questions .a { margin: .2em 0 .8em; }"""
 
 
 def stable_id(key: str) -> int:
@@ -95,6 +98,25 @@ def _reading(links: Iterable[CardLink], base_url: str | None) -> str:
     return f"<ul>{''.join(items)}</ul>" if items else ""
 
 
+def _followups(questions: list[Followup], prose_html: str) -> str:
+    """The Followups field: each question with its answer, then the follow-ups' prose."""
+    items = "".join(
+        f'<li><div class="q">{q.question_html}</div><div class="a">{q.answer_html}</div></li>'
+        for q in questions
+    )
+    listed = f'<ol class="followup-questions">{items}</ol>' if items else ""
+    return listed + prose_html
+
+
+def _card_followups(session: Session, card_ids: list[str]) -> dict[str, list[Followup]]:
+    found: dict[str, list[Followup]] = {}
+    for chunk in (card_ids[start : start + 500] for start in range(0, len(card_ids), 500)):
+        query = select(Followup).where(col(Followup.card_id).in_(chunk))
+        for followup in session.exec(query.order_by(col(Followup.position))):
+            found.setdefault(followup.card_id, []).append(followup)
+    return found
+
+
 def _source(deck: Deck, card: Card, base_url: str | None) -> str:
     where = " / ".join(html.escape(part) for part in (deck.title, card.section) if part)
     ident = html.escape(card.id)
@@ -105,11 +127,16 @@ def _source(deck: Deck, card: Card, base_url: str | None) -> str:
 
 
 def _note(
-    deck: Deck, card: Card, links: list[CardLink], base_url: str | None
+    deck: Deck,
+    card: Card,
+    links: list[CardLink],
+    questions: list[Followup],
+    base_url: str | None,
 ) -> tuple[genanki.Note, int]:
     formulas = 0
     fields = []
-    for fragment in (card.question_html, card.answer_html, card.followups_html, card.pitfalls_html):
+    followups = _followups(questions, card.followups_html)
+    for fragment in (card.question_html, card.answer_html, followups, card.pitfalls_html):
         text, count = katex_to_tex(fragment)
         fields.append(text)
         formulas += count
@@ -137,6 +164,7 @@ def build_package(
         .order_by(col(Card.position))
     ).all()
     links = catalog.card_links(session, [card.id for card in cards])
+    questions = _card_followups(session, [card.id for card in cards])
     anki_decks = {
         deck.id: genanki.Deck(
             stable_id(f"qbank deck: {deck.slug}"),
@@ -148,7 +176,13 @@ def build_package(
     }
     formulas = 0
     for card in cards:
-        note, count = _note(by_id[card.deck_id], card, links.get(card.id, []), base_url)
+        note, count = _note(
+            by_id[card.deck_id],
+            card,
+            links.get(card.id, []),
+            questions.get(card.id, []),
+            base_url,
+        )
         anki_decks[card.deck_id].add_note(note)
         formulas += count
     package = genanki.Package(list(anki_decks.values()))

@@ -110,6 +110,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "card.question": ("问题", "Question"),
     "card.answer": ("面试回答", "Answer"),
     "card.followups": ("追问展开", "Follow-ups"),
+    "card.followup_questions": ("追问", "Follow-up questions"),
     "card.pitfalls": ("易错点 / 边界", "Pitfalls"),
     "card.reading": ("继续读", "Continue reading"),
     "card.unresolved": ("（未找到主题）", "(no such topic)"),

@@ -48,8 +48,8 @@ def test_next_card_fields(client):
     card = response.json()
     assert set(card) == {
         "id", "deck", "deck_title", "section", "question", "question_html", "answer_html",
-        "followups_html", "pitfalls_html", "tags", "links", "retired", "queue", "version",
-        "counts", "intervals",
+        "followups_html", "followups", "pitfalls_html", "tags", "links", "retired", "queue",
+        "version", "counts", "intervals",
     }  # fmt: skip
     assert (card["id"], card["deck"], card["section"]) == ("kv-cache", "kernels", "推理")
     assert card["question_html"] == "KV cache 占多少显存？"

@@ -80,6 +80,12 @@ class IntervalOut(BaseModel):
     label: str
 
 
+class FollowupOut(BaseModel):
+    id: str
+    question_html: str
+    answer_html: str
+
+
 class CardOut(BaseModel):
     id: str
     deck: str
@@ -89,6 +95,7 @@ class CardOut(BaseModel):
     question_html: str
     answer_html: str
     followups_html: str
+    followups: list[FollowupOut]
     pitfalls_html: str
     tags: list[str]
     links: list[LinkOut]
