@@ -118,6 +118,35 @@ class Topic(SQLModel, table=True):
     path: str = ""
 
 
+def _text() -> Any:
+    return Field(default="", sa_column=Column(Text, nullable=False, default=""))
+
+
+class SearchEntry(SQLModel, table=True):
+    """One card's or topic's search text, per field group, as displayed and folded for matching.
+
+    Written at import (app.content.searchindex); see app.content.searchtext for the folding.
+    """
+
+    __table_args__ = (UniqueConstraint("kind", "key"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    kind: str  # card | topic
+    key: str  # the card's id or the topic's slug
+    deck_id: int | None = Field(default=None, foreign_key="deck.id", index=True)
+    ordinal: int = 0  # content order, to break ties
+    source_hash: str = ""  # what the entry was made from, to remake only what changed
+    label: str = _text()  # the title as shown in results
+    title: str = _text()
+    body: str = _text()
+    extra: str = _text()
+    reading: str = _text()
+    title_folded: str = _text()
+    body_folded: str = _text()
+    extra_folded: str = _text()
+    reading_folded: str = _text()
+
+
 class Learner(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(unique=True, index=True)

@@ -1,17 +1,30 @@
-"""Search cards and topics by substring, which works for Chinese without a word segmenter."""
+"""Search cards and topics over the folded text made at import, ranked by where terms match.
 
+Every term must occur somewhere (as a substring, which works for Chinese without a segmenter);
+results rank by the number of terms matched in the question/title, then in the answer/body,
+then in follow-ups and pitfalls, then in reading lists; topics before cards, then content
+order. The database only compares strings folded at import, so SQLite and PostgreSQL agree.
+"""
+
+import difflib
 import html
 import re
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
+from threading import Lock
 
 from markupsafe import Markup
-from sqlalchemy import func
+from sqlalchemy import ColumnElement, Integer, case, func, literal, or_
 from sqlmodel import Session, col, select
 
-from app.models import Card, Deck, Topic
+from app.content.searchtext import FIELDS, fold, fold_with_map
+from app.models import Deck, SearchEntry
 
 MAX_TERMS = 8
-SNIPPET = 60
+SNIPPET = 140  # characters shown around the first match
+KINDS = ("card", "topic")
+_WORD = re.compile(r"[a-z][a-z0-9+#_.-]*[a-z0-9+#]")
+_FOLDED = {name: getattr(SearchEntry, f"{name}_folded") for name in FIELDS}
 
 
 @dataclass(frozen=True)
@@ -20,13 +33,23 @@ class Hit:
     id: str
     title: str
     url: str
-    snippet: Markup
+    snippet: Markup  # plain text, escaped, the matches in <mark>
+    snippet_text: str
     title_html: Markup
+    field: str  # the best field group that matched
     deck: str = ""
 
 
+@dataclass(frozen=True)
+class SearchResult:
+    query: str
+    hits: list[Hit] = field(default_factory=list)
+    total: int = 0  # hits before the limit
+    suggestions: list[str] = field(default_factory=list)  # other queries, when nothing matched
+
+
 def terms_of(query: str) -> list[str]:
-    return [t.casefold() for t in query.split()][:MAX_TERMS]
+    return list(dict.fromkeys(fold(query).split()))[:MAX_TERMS]
 
 
 def _like(term: str) -> str:
@@ -34,77 +57,184 @@ def _like(term: str) -> str:
     return f"%{escaped}%"
 
 
+def _matches(column: object, term: str) -> ColumnElement[bool]:
+    return col(column).like(_like(term), escape="\\")  # type: ignore[arg-type]
+
+
+def _score(terms: list[str]) -> ColumnElement[int]:
+    """Matched terms per field group as the digits of one number, the title's the highest."""
+    base = MAX_TERMS + 1
+    parts = [
+        case((_matches(_FOLDED[name], term), literal(base ** (len(FIELDS) - 1 - rank))), else_=0)
+        for rank, name in enumerate(FIELDS)
+        for term in terms
+    ]
+    return sum(parts[1:], parts[0]).cast(Integer)  # type: ignore[no-any-return]
+
+
+def search(
+    session: Session,
+    query: str,
+    *,
+    kind: str | None = None,
+    deck: str | None = None,
+    limit: int = 50,
+) -> SearchResult:
+    """Cards and topics holding every term of `query`, best first; optionally one kind or deck."""
+    terms = terms_of(query)
+    if not terms:
+        return SearchResult(query)
+    score = _score(terms).label("score")
+    statement = (
+        select(SearchEntry, Deck.title, score, func.count().over().label("total"))
+        .outerjoin(Deck, col(Deck.id) == SearchEntry.deck_id)
+        .where(*(or_(*(_matches(c, t) for c in _FOLDED.values())) for t in terms))
+        .order_by(
+            score.desc(),
+            case((col(SearchEntry.kind) == "topic", 0), else_=1),
+            col(SearchEntry.ordinal),
+            col(SearchEntry.key),
+        )
+        .limit(limit)
+    )
+    if kind in KINDS:
+        statement = statement.where(SearchEntry.kind == kind)
+    if deck:
+        statement = statement.where(Deck.slug == deck)
+    rows = session.exec(statement).all()
+    if not rows:
+        return SearchResult(query, suggestions=suggest(session, terms))
+    hits = [_hit(entry, deck_title or "", terms) for entry, deck_title, _, _ in rows]
+    return SearchResult(query, hits, total=rows[0][3])
+
+
+def deck_choices(session: Session) -> list[tuple[str, str]]:
+    """(slug, title) of every active deck, for the search form's deck filter."""
+    rows = session.exec(
+        select(Deck.slug, Deck.title).where(col(Deck.retired).is_(False)).order_by(col(Deck.path))
+    )
+    return [(slug, title) for slug, title in rows]
+
+
+def _hit(entry: SearchEntry, deck_title: str, terms: list[str]) -> Hit:
+    best = next(
+        (n for n in FIELDS if any(t in getattr(entry, f"{n}_folded") for t in terms)), "body"
+    )
+    # A title match shows the start of the body: the title is shown, highlighted, anyway.
+    source = getattr(entry, best if best != "title" else "body") or entry.title
+    text, marked = snippet(source, terms)
+    url = f"/cards/{entry.key}" if entry.kind == "card" else f"/topics/{entry.key}"
+    return Hit(
+        kind=entry.kind,
+        id=entry.key,
+        title=entry.label,
+        url=url,
+        snippet=marked,
+        snippet_text=text,
+        title_html=highlight(entry.label, terms),
+        field=best,
+        deck=deck_title,
+    )
+
+
+def _spans(text: str, terms: list[str]) -> list[tuple[int, int]]:
+    """Where terms occur in `text` as displayed, merged, in order."""
+    folded, origin = fold_with_map(text)
+    found: list[tuple[int, int]] = []
+    for term in terms:
+        start = folded.find(term)
+        while start >= 0:
+            end = start + len(term)
+            found.append((origin[start], origin[end - 1] + 1))
+            start = folded.find(term, end)
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(found):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
 def highlight(text: str, terms: list[str]) -> Markup:
     """Escape `text` and wrap every occurrence of a term in <mark>."""
-    if not terms:
-        return Markup(html.escape(text))
-    pattern = re.compile(
-        "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)), re.IGNORECASE
-    )
     out, last = [], 0
-    for match in pattern.finditer(text):
-        out.append(html.escape(text[last : match.start()]))
-        out.append(f"<mark>{html.escape(match.group())}</mark>")
-        last = match.end()
+    for start, end in _spans(text, terms):
+        out += [html.escape(text[last:start]), f"<mark>{html.escape(text[start:end])}</mark>"]
+        last = end
     out.append(html.escape(text[last:]))
     return Markup("".join(out))
 
 
-def snippet(text: str, terms: list[str]) -> Markup:
-    """A window of `text` around the first match, highlighted."""
-    flat = " ".join(text.split())
-    folded = flat.casefold()
-    first = min((i for t in terms if (i := folded.find(t)) >= 0), default=0)
-    start = max(first - SNIPPET // 2, 0)
-    piece = flat[start : start + 2 * SNIPPET]
-    prefix = "…" if start else ""
-    suffix = "…" if start + 2 * SNIPPET < len(flat) else ""
-    return Markup(prefix) + highlight(piece, terms) + Markup(suffix)
+def snippet(text: str, terms: list[str]) -> tuple[str, Markup]:
+    """A window of plain `text` around the first match: as text, and highlighted."""
+    spans = _spans(text, terms)
+    first = spans[0][0] if spans else 0
+    start = max(first - SNIPPET // 3, 0)
+    if start:
+        # Begin at a word's start where there is one close by (Chinese has no spaces).
+        space = text.rfind(" ", start - 12, first)
+        start = space + 1 if space >= 0 else start
+    end = min(start + SNIPPET, len(text))
+    if end < len(text):
+        space = text.rfind(" ", end - 12, end)
+        end = space if space > first else end
+    piece = text[start:end]
+    prefix, suffix = ("…" if start else ""), ("…" if end < len(text) else "")
+    return prefix + piece + suffix, Markup(prefix) + highlight(piece, terms) + Markup(suffix)
 
 
-def search(session: Session, query: str, *, limit: int = 50) -> list[Hit]:
-    """Cards and topics containing every term; question/title matches first."""
-    terms = terms_of(query)
-    if not terms:
+# Vocabulary for suggestions, per process, made again whenever the entries change: each word
+# with the number of entries it occurs in.
+_vocabulary: dict[str, tuple[tuple[int, int], Counter[str]]] = {}
+_vocabulary_lock = Lock()
+
+
+def _words(session: Session) -> Counter[str]:
+    bind = str(session.get_bind().engine.url)
+    mark = session.exec(select(func.count(), func.max(SearchEntry.id))).one()
+    stamp = (mark[0], mark[1] or 0)
+    with _vocabulary_lock:
+        cached = _vocabulary.get(bind)
+        if cached and cached[0] == stamp:
+            return cached[1]
+    words: Counter[str] = Counter()
+    folded = select(SearchEntry.title_folded, SearchEntry.body_folded, SearchEntry.reading_folded)
+    for row in session.exec(folded):
+        words.update(set(_WORD.findall(" ".join(row))))
+    with _vocabulary_lock:
+        _vocabulary[bind] = (stamp, words)
+    return words
+
+
+def _close(term: str, words: Counter[str], count: int) -> list[str]:
+    """Known words like `term`: the most alike first, then the most common."""
+    matcher = difflib.SequenceMatcher(b=term)
+    scored = []
+    for word in words:
+        matcher.set_seq1(word)
+        if matcher.real_quick_ratio() >= 0.7 and matcher.quick_ratio() >= 0.7:
+            ratio = matcher.ratio()
+            if ratio >= 0.7:
+                scored.append((-ratio, -words[word], word))
+    return [word for _, _, word in sorted(scored)[:count]]
+
+
+def suggest(session: Session, terms: list[str], *, count: int = 3) -> list[str]:
+    """Queries close to one that matched nothing: each unknown word swapped for a known one."""
+    words = _words(session)
+    options: list[list[str]] = []
+    for term in terms:
+        if term in words or not _WORD.fullmatch(term):
+            options.append([term])
+            continue
+        close = _close(term, words, count)
+        if not close:
+            return []
+        options.append(close)
+    if all(choice == [term] for choice, term in zip(options, terms, strict=True)):
         return []
-    card_rows = session.exec(
-        select(Card, Deck)
-        .join(Deck, col(Deck.id) == Card.deck_id)
-        .where(
-            col(Card.retired).is_(False),
-            *(func.lower(Card.search_text).like(_like(t), escape="\\") for t in terms),
-        )
-        .order_by(col(Deck.path), col(Card.position))
-        .limit(limit)
-    ).all()
-    topic_rows = session.exec(
-        select(Topic)
-        .where(*(func.lower(Topic.search_text).like(_like(t), escape="\\") for t in terms))
-        .order_by(col(Topic.title))
-        .limit(limit)
-    ).all()
-    hits = [
-        Hit(
-            kind="topic",
-            id=topic.slug,
-            title=topic.title,
-            url=f"/topics/{topic.slug}",
-            snippet=snippet(topic.search_text.split("\n", 3)[-1], terms),
-            title_html=highlight(topic.title, terms),
-        )
-        for topic in topic_rows
+    suggestions = [
+        " ".join(choice[min(i, len(choice) - 1)] for choice in options) for i in range(count)
     ]
-    hits += [
-        Hit(
-            kind="card",
-            id=card.id,
-            title=card.question,
-            url=f"/cards/{card.id}",
-            snippet=snippet(card.search_text.split("\n", 1)[-1], terms),
-            title_html=highlight(card.question, terms),
-            deck=deck.title,
-        )
-        for card, deck in card_rows
-    ]
-    hits.sort(key=lambda h: not any(t in h.title.casefold() for t in terms))
-    return hits[:limit]
+    return list(dict.fromkeys(suggestions))

@@ -29,6 +29,7 @@ from app.content.compile import (
 from app.content.errors import ContentError, ContentErrors
 from app.content.parse import ParsedCard, ParsedDeck, ParsedTopic
 from app.content.render import Renderer
+from app.content.searchindex import refresh_search_index
 from app.content.source import SourceText, scan
 from app.models import Card, CardLink, Deck, Followup, Learner, SourceFile, Topic, utcnow
 
@@ -141,6 +142,8 @@ def import_content(root: Path, engine: Engine) -> ImportReport:
         removed = sorted(set(known) - on_disk)
         report = ImportReport(files_read=len(changed), files_skipped=len(sources) - len(changed))
         if not changed and not removed:
+            if refresh_search_index(session):  # e.g. a bank imported before search entries
+                session.commit()
             _count_bank(session, report)
             report.warnings = unresolved_links(session)
             return report
@@ -293,6 +296,7 @@ def _write(
         session.add(row)
     session.flush()
     number_cards(session)
+    refresh_search_index(session)
     bump_generation(session)
     # Cards may have moved or come back in content order: every learner's search for new
     # cards starts from the beginning again (app.study keeps the cursor from there).

@@ -2,6 +2,7 @@
 
 import html
 import re
+from collections.abc import Callable
 
 # pykatex writes exactly these wrappers; "katex-mathml" and "katex-html" inside them do not match.
 _KATEX_OPEN = re.compile(r'<span class="katex(-display)?">')
@@ -19,8 +20,11 @@ def _span_end(fragment: str, start: int) -> int | None:
     return None
 
 
-def katex_to_tex(fragment: str) -> tuple[str, int]:
-    """Replace every KaTeX formula in `fragment` by `\\(TeX\\)` or `\\[TeX\\]`; return the count."""
+def map_katex(fragment: str, replace: Callable[[str, bool], str]) -> tuple[str, int]:
+    """Replace every KaTeX formula in `fragment` by `replace(tex, display)`; return the count.
+
+    The TeX is the formula's source, unescaped; what `replace` returns goes in as it is.
+    """
     out: list[str] = []
     pos = converted = 0
     while (found := _KATEX_OPEN.search(fragment, pos)) is not None:
@@ -31,10 +35,19 @@ def katex_to_tex(fragment: str) -> tuple[str, int]:
             out.append(fragment[pos : found.end()])
             pos = found.end()
             continue
-        tex = html.escape(html.unescape(annotation.group(1)).strip(), quote=False)
-        opening, closing = (r"\[", r"\]") if found.group(1) else (r"\(", r"\)")
-        out.append(fragment[pos : found.start()] + opening + tex + closing)
+        tex = html.unescape(annotation.group(1)).strip()
+        out.append(fragment[pos : found.start()] + replace(tex, bool(found.group(1))))
         pos = end
         converted += 1
     out.append(fragment[pos:])
     return "".join(out), converted
+
+
+def _delimited(tex: str, display: bool) -> str:
+    opening, closing = (r"\[", r"\]") if display else (r"\(", r"\)")
+    return opening + html.escape(tex, quote=False) + closing
+
+
+def katex_to_tex(fragment: str) -> tuple[str, int]:
+    """Replace every KaTeX formula in `fragment` by `\\(TeX\\)` or `\\[TeX\\]`; return the count."""
+    return map_katex(fragment, _delimited)

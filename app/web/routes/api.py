@@ -3,7 +3,7 @@
 import json
 from contextlib import nullcontext
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
@@ -146,11 +146,16 @@ class TopicOut(BaseModel):
 
 
 class HitOut(BaseModel):
-    kind: str
+    kind: Literal["card", "topic"]
     id: str
     title: str
     url: str
-    snippet_html: str
+    snippet: str = Field(description="Plain text around the first match.")
+    snippet_html: str = Field(description="The snippet, escaped, with matches in <mark>.")
+    field: Literal["title", "body", "extra", "reading"] = Field(
+        description="The best field group that matched: question or title, answer or body, "
+        "follow-ups and pitfalls, reading list."
+    )
     deck: str
 
 
@@ -301,11 +306,23 @@ def topic(slug: str, session: SessionDep) -> TopicOut:
 
 
 @router.get("/search")
-def search(session: SessionDep, q: Annotated[str, Query(max_length=200)] = "") -> list[HitOut]:
-    """Cards and topics containing every word of `q` (Chinese works without spaces)."""
+def search(
+    session: SessionDep,
+    q: Annotated[str, Query(max_length=200)] = "",
+    kind: Annotated[Literal["card", "topic"] | None, Query()] = None,
+    deck: Annotated[str | None, Query(max_length=200)] = None,
+) -> list[HitOut]:
+    """Cards and topics containing every word of `q` (Chinese works without spaces), best first."""
     return [
         HitOut(
-            kind=h.kind, id=h.id, title=h.title, url=h.url, snippet_html=str(h.snippet), deck=h.deck
+            kind=h.kind,  # type: ignore[arg-type]
+            id=h.id,
+            title=h.title,
+            url=h.url,
+            snippet=h.snippet_text,
+            snippet_html=str(h.snippet),
+            field=h.field,  # type: ignore[arg-type]
+            deck=h.deck,
         )
-        for h in run_search(session, q)
+        for h in run_search(session, q, kind=kind, deck=deck).hits
     ]

@@ -1,6 +1,6 @@
 """Browsing pages: home, decks, cards, topics, search, language and settings."""
 
-from typing import Annotated
+from typing import Annotated, Literal
 from urllib.parse import urlparse
 
 from fastapi import APIRouter, Form, Query, Request
@@ -12,6 +12,7 @@ from app import catalog, learners
 from app.cardview import card_view
 from app.models import Learner
 from app.optimize import optimization_status, optimize_learner, reset_parameters
+from app.search import deck_choices
 from app.search import search as run_search
 from app.study import NotFound, StudyError, card_state, counts, state_dict
 from app.web.deps import FiltersDep, LearnerDep, NowDep, SessionDep
@@ -77,10 +78,15 @@ def topic(request: Request, slug: str, session: SessionDep) -> Response:
 
 @router.get("/search")
 def search(
-    request: Request, session: SessionDep, q: Annotated[str, Query(max_length=200)] = ""
+    request: Request,
+    session: SessionDep,
+    q: Annotated[str, Query(max_length=200)] = "",
+    kind: Annotated[Literal["", "card", "topic"], Query()] = "",
+    deck: Annotated[str, Query(max_length=200)] = "",
 ) -> Response:
-    hits = run_search(session, q) if q.strip() else []
-    return render(request, "search.html", {"q": q, "hits": hits})
+    result = run_search(session, q, kind=kind or None, deck=deck or None)
+    context = {"q": q, "kind": kind, "deck": deck, "result": result, "hits": result.hits}
+    return render(request, "search.html", {**context, "decks": deck_choices(session)})
 
 
 @public.get("/lang/{code}")
