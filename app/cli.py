@@ -1,5 +1,6 @@
 """The `qbank` command: thin wrappers that call one app function each."""
 
+import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -81,10 +82,21 @@ def import_command(directory: Path | None) -> None:
 @click.option("--port", default=None, type=int, help="Port (default 8000).")
 @click.option("--watch", is_flag=True, help="Re-import content when a file under it changes.")
 @click.option("--workers", default=1, type=click.IntRange(1, 64), help="Worker processes.")
-def serve_command(host: str | None, port: int | None, watch: bool, workers: int) -> None:
-    """Run the web app, importing the bundled content first when the bank is empty."""
+@click.option(
+    "--content",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="Content directory (default: QBANK_CONTENT_DIR, else the bundled decks).",
+)
+def serve_command(
+    host: str | None, port: int | None, watch: bool, workers: int, content: Path | None
+) -> None:
+    """Run the web app, importing the content first when the bank is empty."""
     from app.serve import ServeError, serve
 
+    if content is not None:
+        # Through the environment, so that every worker process reads the same directory.
+        os.environ["QBANK_CONTENT_DIR"] = str(content.resolve())
+        get_settings.cache_clear()
     settings = _settings()
     try:
         serve(

@@ -1,5 +1,6 @@
 """Settings: the only place that reads the environment."""
 
+import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -8,7 +9,26 @@ from urllib.parse import urlsplit, urlunsplit
 from pydantic import field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PACKAGE_DIR = Path(__file__).resolve().parent
+PROJECT_ROOT = PACKAGE_DIR.parent
+
+
+def resource_dir(name: str, *, source: str | None = None) -> Path:
+    """A folder of files the app ships: inside the package when installed from a wheel, else at
+    the top of the source checkout (an editable install), where `source` may name it differently.
+    """
+    packaged = PACKAGE_DIR / name
+    return packaged if packaged.is_dir() else PROJECT_ROOT / (source or name)
+
+
+def _default_database() -> Path:
+    """data/qbank.db in a source checkout; for an installed package, the user's data folder."""
+    if (PROJECT_ROOT / "pyproject.toml").is_file():
+        return PROJECT_ROOT / "data" / "qbank.db"
+    data_home = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return Path(data_home) / "qbank" / "qbank.db"
+
+
 DEFAULT_SECRET = "change-me"
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
@@ -16,8 +36,8 @@ LOOPBACK = ("127.0.0.1", "::1", "localhost")
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="QBANK_", env_file=".env", extra="ignore")
 
-    database_url: str = f"sqlite:///{PROJECT_ROOT / 'data' / 'qbank.db'}"
-    content_dir: Path = PROJECT_ROOT / "content"
+    database_url: str = f"sqlite:///{_default_database()}"
+    content_dir: Path = resource_dir("bundled", source="content")
     host: str = "127.0.0.1"
     port: int = 8000
     # local: one learner, no login, loopback only. team: accounts, roles, any address.

@@ -16,7 +16,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
 from app.bank import open_engine
-from app.config import PROJECT_ROOT, Settings, get_settings
+from app.config import Settings, get_settings, resource_dir
 from app.db import checkpoint_in_background
 from app.jobs import wait_for_all
 from app.study import StudyError
@@ -75,7 +75,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.engine = open_engine(settings)
-    app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
+    app.mount("/static", StaticFiles(directory=resource_dir("static")), name="static")
     members = [Depends(members_only)]
     # Routes are matched in the order they are included: the API, which scripts and the study
     # page call most, comes first.

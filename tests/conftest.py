@@ -10,7 +10,7 @@ import sys
 import textwrap
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -208,22 +208,33 @@ def live_server(
 ) -> Iterator[Callable[..., LiveServer]]:
     """Factory: `live_server(database_url, content_dir, workers=1)` starts `qbank serve`.
 
+    `command` runs another `qbank` (an installed one) in place of this checkout's, `args` are
+    added to `qbank serve`'s, and `env` adds variables to the server's environment.
+
     It returns once /healthz answers. Every server is killed at teardown, before the test's
     databases are dropped (hence the dependency on make_database_url).
     """
     started: list[LiveServer] = []
 
-    def start(database_url: str, content_dir: Path, workers: int = 1) -> LiveServer:
+    def start(
+        database_url: str,
+        content_dir: Path,
+        workers: int = 1,
+        command: list[str] | None = None,
+        args: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
+    ) -> LiveServer:
         port = _free_port()
-        env = {k: v for k, v in os.environ.items() if not k.startswith("QBANK_")}
-        env |= {"QBANK_DATABASE_URL": database_url, "QBANK_CONTENT_DIR": str(content_dir)}
+        environment = {k: v for k, v in os.environ.items() if not k.startswith("QBANK_")}
+        environment |= {"QBANK_DATABASE_URL": database_url, "QBANK_CONTENT_DIR": str(content_dir)}
+        environment |= env or {}
         log = tmp_path / f"server-{port}.log"
-        command = [sys.executable, "-c", "from app.cli import main; main()", "serve"]
+        command = command or [sys.executable, "-c", "from app.cli import main; main()"]
         with log.open("wb") as out:
             process = subprocess.Popen(
-                [*command, "--port", str(port), "--workers", str(workers)],
+                [*command, "serve", "--port", str(port), "--workers", str(workers), *args],
                 cwd=tmp_path,  # away from any .env in the project
-                env=env,
+                env=environment,
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # its own process group, so killpg reaches the workers

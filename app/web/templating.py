@@ -7,11 +7,11 @@ from fastapi import Request
 from fastapi.templating import Jinja2Templates
 from starlette.responses import HTMLResponse
 
-from app.config import PROJECT_ROOT
+from app.config import resource_dir
 from app.scheduling import format_interval
 from app.web.i18n import language, translator
 
-templates = Jinja2Templates(directory=str(PROJECT_ROOT / "templates"))
+templates = Jinja2Templates(directory=str(resource_dir("templates")))
 templates.env.globals["urlencode"] = urlencode
 templates.env.filters["interval"] = format_interval
 

@@ -1,0 +1,39 @@
+"""The package metadata, and the lock file deployments install from."""
+
+import re
+import tomllib
+from pathlib import Path
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+ROOT = Path(__file__).resolve().parent.parent
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def _locked() -> dict[str, str]:
+    pins = re.findall(
+        r"^([A-Za-z0-9._-]+)==([^ \\;]+)", (ROOT / "requirements.lock").read_text(), re.M
+    )
+    return {canonicalize_name(name): version for name, version in pins}
+
+
+def test_the_lock_pins_every_dependency_within_its_range() -> None:
+    locked = _locked()
+    for line in PYPROJECT["project"]["dependencies"]:
+        requirement = Requirement(line)
+        name = canonicalize_name(requirement.name)
+        assert name in locked, f"{name} is not in requirements.lock: run the command at its top"
+        assert requirement.specifier.contains(locked[name], prereleases=True), (
+            f"requirements.lock pins {name}=={locked[name]}, outside {requirement.specifier}"
+        )
+
+
+def test_license_expression_is_supported_by_the_setuptools_floor() -> None:
+    # A license given as an SPDX string (PEP 639) needs setuptools 77 or later.
+    assert isinstance(PYPROJECT["project"]["license"], str)
+    (setuptools,) = (
+        Requirement(r) for r in PYPROJECT["build-system"]["requires"] if r.startswith("setuptools")
+    )
+    assert not setuptools.specifier.contains("76.9"), setuptools
+    assert (ROOT / "LICENSE").is_file()
