@@ -21,6 +21,7 @@ from team_support import NEW_PASSWORD, PASSWORDS, START
 
 from app import accounts, catalog
 from app.backup import dump_backup, export_learner
+from app.jobs import run_job
 from app.models import Learner
 from app.practice import start_practice
 from app.study import Filters, record_review
@@ -68,6 +69,7 @@ class Ids:
     practice: dict[str, int]
     token: dict[str, int]
     backup: dict[str, bytes]
+    job: dict[str, int]
     serial: itertools.count  # type: ignore[type-arg]
 
     def fresh_name(self) -> str:
@@ -140,6 +142,7 @@ def path_value(call: Call, path: str, param: str) -> str:
         "practice_id": lambda: call.ids.practice[call.owner],
         "token_id": lambda: call.ids.token[call.owner],
         "name": lambda: "other",
+        "job_id": lambda: call.ids.job[call.owner],
         "token": call.ids.invite,  # a fresh one each time: invites are single-use
     }
     if param not in values:
@@ -179,7 +182,7 @@ def matrix_app(make_app: Callable[..., FastAPI], app: FastAPI) -> FastAPI:
 
 @pytest.fixture
 def ids(matrix_app: FastAPI, users: dict[str, Learner]) -> Ids:
-    practice, token, backup = {}, {}, {}
+    practice, token, backup, job = {}, {}, {}, {}
     with Session(matrix_app.state.engine) as session:
         topic = catalog.topics(session)[0][0]
         for name in ("member", "admin"):
@@ -200,7 +203,16 @@ def ids(matrix_app: FastAPI, users: dict[str, Learner]) -> Ids:
             accounts.create_api_token(session, learner=learner, name="script", now=START)
             token[name] = accounts.api_tokens(session, learner=learner)[0].id
             backup[name] = dump_backup(export_learner(session=session, learner=learner)).encode()
-        return Ids(matrix_app, topic.slug, topic.title, practice, token, backup, itertools.count())
+            done = run_job(
+                matrix_app.state.engine,
+                kind="matrix",
+                learner_id=learner.id,
+                work=lambda _session, _job: ("done", None),
+            )
+            job[name] = done.id
+        return Ids(
+            matrix_app, topic.slug, topic.title, practice, token, backup, job, itertools.count()
+        )
 
 
 def login_url(method: str, url: httpx2.URL) -> str:
