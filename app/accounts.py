@@ -5,19 +5,15 @@ import re
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from functools import lru_cache
-from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import bindparam, delete, func, inspect, update
+from sqlalchemy import delete, func, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import configure_mappers, make_transient_to_detached
 from sqlmodel import Session, col, select
 
-from app.db import Prepared
+from app.errors import Conflict, NotFound, StudyError
 from app.models import ApiToken, AuthSession, Invite, Learner, LoginFailure, as_utc
-from app.study import Conflict, NotFound, StudyError
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{1,39}$")
 MIN_PASSWORD = 8
@@ -192,23 +188,6 @@ def end_session(session: Session, token: str) -> None:
     session.commit()
 
 
-@lru_cache(maxsize=1)
-def _token_statement() -> Prepared:
-    # One query, built once, returning plain columns: every API call of a script comes through
-    # here, and loading two ORM objects cost more than the query.
-    token = ApiToken.__table__.c  # type: ignore[attr-defined]
-    return Prepared(
-        select(token.id.label("token_id"), token.revoked_at, token.last_used_at)
-        .add_columns(*Learner.__table__.c)  # type: ignore[attr-defined]
-        .join_from(ApiToken, Learner, col(Learner.id) == ApiToken.learner_id)
-        .where(ApiToken.token_hash == bindparam("token_hash"))
-    )
-
-
-_LEARNER_FIELDS = tuple(column.key for column in Learner.__table__.c)  # type: ignore[attr-defined]
-_LEARNER_MANAGER = inspect(Learner).class_manager
-
-
 def session_learner(
     session: Session, token: str, now: datetime
 ) -> tuple[AuthSession, Learner] | None:
@@ -311,33 +290,21 @@ def revoke_api_token(session: Session, *, learner: Learner, token_id: int, now: 
     session.commit()
 
 
-def token_learner(
-    session: Session, token: str, now: datetime, *, touch: bool = True
-) -> Learner | None:
-    """The (enabled) learner of a live API token; `touch` records its use (a write)."""
-    connection = session.connection()
-    row = _token_statement().first(connection, {"token_hash": _digest(token)})
-    if row is None or row.revoked_at is not None or row.disabled:
+def token_learner(session: Session, token: str, now: datetime) -> Learner | None:
+    """The (enabled) learner of a live API token, recording its use."""
+    found = session.exec(
+        select(ApiToken, Learner)
+        .join(Learner, col(Learner.id) == ApiToken.learner_id)
+        .where(ApiToken.token_hash == _digest(token))
+    ).first()
+    if found is None:
+        return None
+    row, learner = found
+    if row.revoked_at is not None or learner.disabled:
         return None
     # Only touch the row once a minute or so: tokens are used in hot loops by scripts.
-    if touch and (
-        row.last_used_at is None or now - as_utc(row.last_used_at) > timedelta(minutes=1)
-    ):
-        connection.execute(
-            update(ApiToken).where(col(ApiToken.id) == row.token_id).values(last_used_at=now)
-        )
+    if row.last_used_at is None or now - as_utc(row.last_used_at) > timedelta(minutes=1):
+        row.last_used_at = now
+        session.add(row)
         session.commit()
-    return _loaded_learner(row)
-
-
-def _loaded_learner(row: Any) -> Learner:
-    """A detached Learner made from a row of its columns, as the ORM itself builds one.
-
-    Learner(**…) validates every field, which cost more than the query it came from. Detached
-    with its identity, not new: adding it to a session (settings changes) updates the row.
-    """
-    configure_mappers()  # done once, on first use; as the ORM's own loading does
-    learner = _LEARNER_MANAGER.new_instance()
-    learner.__dict__.update({name: getattr(row, name) for name in _LEARNER_FIELDS})
-    make_transient_to_detached(learner)
     return learner

@@ -7,19 +7,15 @@ reads one small row to learn the generation instead of the card's kilobytes of H
 and its links, and the API's JSON for the card is serialised once.
 """
 
-import json
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 from typing import Any
-from weakref import WeakKeyDictionary
 
-from sqlalchemy import bindparam, func, update
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy import func, update
 from sqlmodel import Session, col, select
 
-from app.db import Prepared
 from app.models import BankInfo, Card, CardLink, Deck, Followup
 
 # Views kept per engine: a few thousand cards of ~10 KB each.
@@ -60,8 +56,9 @@ class CardView:
     retired: bool
     followups: tuple[FollowupView, ...] = ()
 
-    def as_dict(self) -> dict[str, Any]:
-        """The card's fields as the JSON API names them."""
+    @cached_property
+    def payload(self) -> dict[str, Any]:
+        """The card's fields as the JSON API names them (built once per view; do not modify)."""
         return {
             "id": self.id,
             "deck": self.deck_slug,
@@ -84,11 +81,6 @@ class CardView:
             "retired": self.retired,
         }
 
-    @cached_property
-    def json_fields(self) -> bytes:
-        """`as_dict()` as a JSON object without its closing brace, to extend with more fields."""
-        return json.dumps(self.as_dict(), ensure_ascii=False, separators=(",", ":")).encode()[:-1]
-
 
 def link_url(link: CardLink) -> str | None:
     if link.external:
@@ -98,12 +90,11 @@ def link_url(link: CardLink) -> str | None:
 
 # The bank's generation, as a column for statements that want it along.
 GENERATION = func.coalesce(select(BankInfo.generation).where(BankInfo.id == 1).scalar_subquery(), 0)
-_GENERATION = select(GENERATION)
 
 
-def _generation(connection: Connection) -> int:
+def bank_generation(session: Session) -> int:
     """The bank's generation (0 until the first import that changed something)."""
-    return connection.execute(_GENERATION).scalar_one()
+    return session.execute(select(GENERATION)).scalar_one()
 
 
 def bump_generation(session: Session) -> None:
@@ -117,8 +108,11 @@ def bump_generation(session: Session) -> None:
         session.flush()
 
 
-class _Views:
-    def __init__(self) -> None:
+class CardViews:
+    """The views built for the bank's current generation, the most recently used kept."""
+
+    def __init__(self, size: int = CACHE_SIZE) -> None:
+        self.size = size
         self.lock = threading.Lock()
         self.generation = -1
         self.views: OrderedDict[str, CardView] = OrderedDict()
@@ -140,20 +134,8 @@ class _Views:
             elif generation < self.generation:
                 return  # built from an older generation by a slower thread
             self.views[view.id] = view
-            if len(self.views) > CACHE_SIZE:
+            if len(self.views) > self.size:
                 self.views.popitem(last=False)
-
-
-_caches: WeakKeyDictionary[Engine, _Views] = WeakKeyDictionary()
-_caches_lock = threading.Lock()
-
-
-def _cache(engine: Engine) -> _Views:
-    cache = _caches.get(engine)
-    if cache is None:
-        with _caches_lock:
-            cache = _caches.setdefault(engine, _Views())
-    return cache
 
 
 def card_view(session: Session, card_id: str, generation: int | None = None) -> CardView | None:
@@ -161,20 +143,20 @@ def card_view(session: Session, card_id: str, generation: int | None = None) -> 
 
     `generation`: the bank's, if the caller read it in this transaction (see GENERATION).
     """
-    connection = session.connection()
-    current = generation if generation is not None else _generation(connection)
-    cache = _cache(connection.engine)
-    view = cache.get(current, card_id)
+    from app.db import database_of
+
+    current = generation if generation is not None else bank_generation(session)
+    views = database_of(session).views
+    view = views.get(current, card_id)
     if view is None:
         view = _load(session, card_id)
         if view is not None:
-            cache.put(current, view)
+            views.put(current, view)
     return view
 
 
-@lru_cache(maxsize=1)
-def _card_statement() -> Prepared:
-    return Prepared(
+def _load(session: Session, card_id: str) -> CardView | None:
+    found = session.execute(
         select(
             col(Card.id),
             col(Deck.slug),
@@ -189,35 +171,15 @@ def _card_statement() -> Prepared:
             col(Card.retired),
         )
         .join(Deck, col(Deck.id) == Card.deck_id)
-        .where(col(Card.id) == bindparam("card_id"))
-    )
-
-
-@lru_cache(maxsize=1)
-def _links_statement() -> Prepared:
-    return Prepared(
-        select(CardLink.title, CardLink.external, CardLink.target, CardLink.topic_slug)
-        .where(col(CardLink.card_id) == bindparam("card_id"))
-        .order_by(col(CardLink.position))
-    )
-
-
-@lru_cache(maxsize=1)
-def _followups_statement() -> Prepared:
-    return Prepared(
-        select(Followup.id, Followup.question_html, Followup.answer_html)
-        .where(col(Followup.card_id) == bindparam("card_id"))
-        .order_by(col(Followup.position))
-    )
-
-
-def _load(session: Session, card_id: str) -> CardView | None:
-    # Statements built once: building them cost several times running them.
-    connection = session.connection()
-    found = _card_statement().first(connection, {"card_id": card_id})
+        .where(col(Card.id) == card_id)
+    ).first()
     if found is None:
         return None
-    links = _links_statement().rows(connection, {"card_id": card_id})
+    links = session.execute(
+        select(CardLink.title, CardLink.external, CardLink.target, CardLink.topic_slug)
+        .where(col(CardLink.card_id) == card_id)
+        .order_by(col(CardLink.position))
+    ).all()
     return CardView(
         id=found.id,
         deck_slug=found.slug,
@@ -230,16 +192,16 @@ def _load(session: Session, card_id: str) -> CardView | None:
         pitfalls_html=found.pitfalls_html,
         tags=tuple(found.tags),
         links=tuple(
-            LinkView(
-                title=link.title,
-                url=link_url(link),  # type: ignore[arg-type]
-                external=link.external,
-            )
+            LinkView(title=link.title, url=link_url(link), external=link.external)  # type: ignore[arg-type]
             for link in links
         ),
         retired=found.retired,
         followups=tuple(
             FollowupView(row.id, row.question_html, row.answer_html)
-            for row in _followups_statement().rows(connection, {"card_id": card_id})
+            for row in session.execute(
+                select(Followup.id, Followup.question_html, Followup.answer_html)
+                .where(col(Followup.card_id) == card_id)
+                .order_by(col(Followup.position))
+            )
         ),
     )

@@ -9,8 +9,8 @@ from sqlmodel import Session, col, select
 
 from app.cardview import link_url as link_url
 from app.content.compile import TopicRef, resolve, topic_index
+from app.learners import study_day
 from app.models import Card, CardLink, CardState, Deck, Learner, Topic
-from app.study import study_day
 
 MATURE_DAYS = 21
 

@@ -1,11 +1,62 @@
-"""A learner's study settings."""
+"""Learners: finding them, their own time (zone, study day), their study settings."""
 
+from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlmodel import Session
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, select
 
+from app.cardstate import aware
+from app.errors import StudyError
 from app.models import Learner
-from app.study import StudyError
+
+Parameters = tuple[float, ...]
+
+
+def get_learner(session: Session, name: str, timezone: str = "UTC") -> Learner:
+    """Return the learner called `name`, creating it on first use."""
+    learner = session.exec(select(Learner).where(Learner.name == name)).first()
+    if learner is None:
+        learner = Learner(name=name, timezone=timezone)
+        session.add(learner)
+        try:
+            session.commit()
+        except IntegrityError:  # another process created it first
+            session.rollback()
+            return session.exec(select(Learner).where(Learner.name == name)).one()
+        session.refresh(learner)
+    return learner
+
+
+def personal_parameters(learner: Learner) -> Parameters | None:
+    """The learner's fitted FSRS parameters (see app.optimize), or None for the defaults."""
+    return tuple(learner.fsrs_parameters) if learner.fsrs_parameters else None
+
+
+def learner_zone(learner: Learner) -> ZoneInfo:
+    """The learner's time zone (UTC if the stored name is not a known zone)."""
+    try:
+        return ZoneInfo(learner.timezone)
+    except (KeyError, ValueError):
+        return ZoneInfo("UTC")
+
+
+def local_day(learner: Learner, moment: datetime) -> date:
+    """The learner's study day that `moment` falls in; days roll over at `rollover_hour`."""
+    local = aware(moment).astimezone(learner_zone(learner))
+    return (local - timedelta(hours=learner.rollover_hour)).date()
+
+
+def day_start(learner: Learner, day: date) -> datetime:
+    """When the learner's study day `day` begins, in UTC."""
+    local = datetime.combine(day, time(learner.rollover_hour), tzinfo=learner_zone(learner))
+    return local.astimezone(UTC)
+
+
+def study_day(learner: Learner, now: datetime) -> tuple[datetime, datetime]:
+    """The [start, end) of the learner's current study day, in UTC."""
+    day = local_day(learner, now)
+    return day_start(learner, day), day_start(learner, day + timedelta(days=1))
 
 
 def _number(value: object, name: str, kind: type, low: float, high: float) -> float:

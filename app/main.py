@@ -15,11 +15,10 @@ from sqlalchemy.exc import DataError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
-from app.bank import open_engine
+from app.bank import open_database
 from app.config import Settings, get_settings, resource_dir
-from app.db import checkpoint_in_background
+from app.errors import StudyError
 from app.jobs import wait_for_all
-from app.study import StudyError
 from app.web.auth import NotSignedIn
 from app.web.deps import csrf_protect, members_only
 from app.web.observe import AccessLog, metrics
@@ -46,7 +45,8 @@ def _error(request: Request, status: int, detail: object) -> Response:
 
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
-    stop_checkpoints = checkpoint_in_background(app.state.engine)
+    database = app.state.database
+    database.start()
     # A full garbage collection walks every tracked object. In a started server that was ~150,000
     # objects — modules, models, routes, templates, most of them there for good — and it stalled
     # the event loop, and every request in flight, for ~50 ms every few seconds of study
@@ -57,7 +57,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
     finally:
         gc.unfreeze()
-        stop_checkpoints()
+        database.stop()
         wait_for_all(timeout=JOB_GRACE_SECONDS)
 
 
@@ -74,13 +74,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=_lifespan,
     )
     app.state.settings = settings
-    app.state.engine = open_engine(settings)
+    app.state.database = open_database(settings)
+    app.state.engine = app.state.database.engine
     app.mount("/static", StaticFiles(directory=resource_dir("static")), name="static")
     members = [Depends(members_only)]
-    # Routes are matched in the order they are included: the API, which scripts and the study
-    # page call most, comes first.
+    # Routes are matched in the order they are included: the API, which the study page calls
+    # for every card, comes first.
     app.include_router(api.health)
-    app.include_router(api.study)  # guarded by each route, in its own thread hop
     app.include_router(api.router, dependencies=members)
     for module in (pages, study, practice, admin):
         app.include_router(module.router, dependencies=members)

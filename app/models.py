@@ -204,6 +204,9 @@ class ReviewLog(SQLModel, table=True):
         # The daily limits count today's study ratings per queue on every study request: all
         # they read is in this index.
         Index("ix_reviewlog_study_day", "learner_id", "mode", "queue", "reviewed_at", "undone_at"),
+        # A rating or an undo sent again with the same key is answered from its entry.
+        Index("ix_reviewlog_idempotency_key", "learner_id", "idempotency_key", unique=True),
+        Index("ix_reviewlog_undo_key", "learner_id", "undo_key", unique=True),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -221,6 +224,9 @@ class ReviewLog(SQLModel, table=True):
     state_after: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
     # Undo marks the entry instead of deleting it, so the log stays complete.
     undone_at: datetime | None = _tz(default=None, nullable=True)
+    # The client's Idempotency-Key of the rating, and of the undo that marked it undone.
+    idempotency_key: str | None = Field(default=None, max_length=100)
+    undo_key: str | None = Field(default=None, max_length=100)
 
 
 class PracticeSession(SQLModel, table=True):

@@ -15,8 +15,9 @@ from fsrs import ReviewLog as FsrsReviewLog
 from fsrs.scheduler import DEFAULT_PARAMETERS
 from sqlmodel import Session, col, select
 
+from app.errors import StudyError
+from app.learners import personal_parameters
 from app.models import Learner, ReviewLog, as_utc
-from app.study import StudyError, personal_parameters
 
 if TYPE_CHECKING:
     from fsrs.optimizer import Optimizer

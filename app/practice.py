@@ -6,8 +6,9 @@ from datetime import datetime
 
 from sqlmodel import Session, col, select
 
+from app.errors import NotFound, StudyError
 from app.models import Card, Deck, Learner, PracticeSession, ReviewLog
-from app.study import Filters, NotFound, StudyError, state_dict
+from app.study import Filters
 from app.study import card_state as _card_state
 
 MAX_SECONDS = 60 * 60
@@ -88,7 +89,8 @@ def rate_practice(
         raise StudyError("this practice session is finished")
     if run.card_ids[run.position] != card_id:
         raise StudyError("that card is not the current card of this practice session")
-    state = state_dict(_card_state(session, learner=learner, card_id=card_id))
+    current = _card_state(session, learner=learner, card_id=card_id)
+    state = current.to_json() if current else None
     session.add(
         ReviewLog(
             learner_id=learner.id,

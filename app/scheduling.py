@@ -1,17 +1,17 @@
-"""FSRS scheduling as pure functions over plain card-state dicts; no I/O."""
+"""FSRS scheduling as pure functions over a learner's typed card state; no I/O."""
 
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
-from typing import Any
 
 from fsrs import Card as FsrsCard
-from fsrs import Rating, Scheduler, State
+from fsrs import Rating, Scheduler
+
+from app.cardstate import CardStateValue, Queue, State, first_state, queue_of
 
 RATINGS = (1, 2, 3, 4)
-QUEUES = {State.Learning: "learning", State.Review: "review", State.Relearning: "relearning"}
-
-StateDict = dict[str, Any]
 Parameters = tuple[float, ...]
+
+__all__ = ["RATINGS", "Parameters", "Queue", "preview", "queue_of", "retrievability", "review"]
 
 
 @lru_cache(maxsize=64)
@@ -24,50 +24,14 @@ def scheduler(desired_retention: float = 0.9, parameters: Parameters | None = No
     return Scheduler(desired_retention=desired_retention, enable_fuzzing=False)
 
 
-def queue_of(state: StateDict | None) -> str:
-    if state is None:
-        return "new"
-    return QUEUES[State(state["state"])]
-
-
-def _to_fsrs(state: StateDict | None, now: datetime) -> FsrsCard:
-    if state is None:
-        return FsrsCard(card_id=0, due=now)
-    return FsrsCard(
-        card_id=0,
-        state=State(state["state"]),
-        step=state["step"],
-        stability=state["stability"],
-        difficulty=state["difficulty"],
-        due=datetime.fromisoformat(state["due"]),
-        last_review=datetime.fromisoformat(state["last_review"]) if state["last_review"] else None,
-    )
-
-
-def _from_fsrs(card: FsrsCard, previous: StateDict | None, rating: int) -> StateDict:
-    lapses = (previous or {}).get("lapses", 0)
-    if rating == Rating.Again and previous is not None and previous["state"] == State.Review:
-        lapses += 1
-    return {
-        "state": int(card.state),
-        "step": card.step,
-        "stability": card.stability,
-        "difficulty": card.difficulty,
-        "due": card.due.isoformat(),
-        "last_review": card.last_review.isoformat() if card.last_review else None,
-        "reps": (previous or {}).get("reps", 0) + 1,
-        "lapses": lapses,
-    }
-
-
 def review(
-    state: StateDict | None,
+    state: CardStateValue | None,
     rating: int,
     now: datetime,
     *,
     desired_retention: float = 0.9,
     parameters: Parameters | None = None,
-) -> StateDict:
+) -> CardStateValue:
     """Return the state after rating a card whose current state is `state` (None: new).
 
     `parameters` are a learner's personal FSRS weights; None means the FSRS defaults.
@@ -75,12 +39,15 @@ def review(
     if rating not in RATINGS:
         raise ValueError(f"rating must be 1-4, not {rating!r}")
     fsrs = scheduler(desired_retention, parameters)
-    card, _ = fsrs.review_card(_to_fsrs(state, now), Rating(rating), now)
-    return _from_fsrs(card, state, rating)
+    before = FsrsCard(card_id=0, due=now) if state is None else state.to_fsrs()
+    card, _ = fsrs.review_card(before, Rating(rating), now)
+    if state is None:
+        return first_state(card)
+    return state.after(card, lapsed=rating == Rating.Again and state.state == State.REVIEW)
 
 
 def preview(
-    state: StateDict | None,
+    state: CardStateValue | None,
     now: datetime,
     *,
     desired_retention: float = 0.9,
@@ -99,39 +66,37 @@ _EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 def _new_card_intervals(
     desired_retention: float, parameters: Parameters | None
 ) -> dict[int, timedelta]:
-    # A new card's intervals do not depend on when it is shown (fuzzing is off); the study
-    # queue shows mostly new cards, and four FSRS reviews cost more than its queries.
+    # A new card's intervals do not depend on when it is shown (fuzzing is off), and the
+    # study queue shows mostly new cards.
     return _intervals(None, _EPOCH, desired_retention, parameters)
 
 
 def _intervals(
-    state: StateDict | None,
+    state: CardStateValue | None,
     now: datetime,
     desired_retention: float,
     parameters: Parameters | None,
 ) -> dict[int, timedelta]:
     return {
-        rating: datetime.fromisoformat(
-            review(state, rating, now, desired_retention=desired_retention, parameters=parameters)[
-                "due"
-            ]
-        )
+        rating: review(
+            state, rating, now, desired_retention=desired_retention, parameters=parameters
+        ).due
         - now
         for rating in RATINGS
     }
 
 
 def retrievability(
-    state: StateDict | None,
+    state: CardStateValue | None,
     now: datetime,
     *,
     desired_retention: float = 0.9,
     parameters: Parameters | None = None,
 ) -> float | None:
-    if state is None or state["stability"] is None:
+    if state is None or state.stability is None:
         return None
     fsrs = scheduler(desired_retention, parameters)
-    return fsrs.get_card_retrievability(_to_fsrs(state, now), now)
+    return fsrs.get_card_retrievability(state.to_fsrs(), now)
 
 
 _UNITS = (

@@ -12,9 +12,9 @@ from app.bank import open_engine
 from app.config import LOOPBACK, Settings
 from app.content.errors import ContentErrors
 from app.content.sync import import_content
+from app.learners import get_learner
 from app.main import create_app
 from app.models import Card
-from app.study import get_learner
 
 log = logging.getLogger("qbank")
 

@@ -9,15 +9,15 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any, NamedTuple
-from zoneinfo import ZoneInfo
 
 from sqlalchemy import and_, func, or_
 from sqlmodel import Session, col, select
 from sqlmodel.sql.expression import SelectOfScalar
 
-from app.models import Card, CardState, Deck, Learner, ReviewLog, as_utc
+from app.learners import day_start, local_day
+from app.models import Card, CardState, Deck, Learner, ReviewLog
 
 HEATMAP_DAYS = 365
 FORECAST_DAYS = 30
@@ -110,25 +110,6 @@ class Stats:
     streak: Streak
     time: TimeSpent
     hardest: list[HardCard]
-
-
-def _zone(learner: Learner) -> ZoneInfo:
-    try:
-        return ZoneInfo(learner.timezone)
-    except (KeyError, ValueError):
-        return ZoneInfo("UTC")
-
-
-def local_day(learner: Learner, moment: datetime) -> date:
-    """The learner's study day that `moment` falls in; days roll over at `rollover_hour`."""
-    local = as_utc(moment).astimezone(_zone(learner))
-    return (local - timedelta(hours=learner.rollover_hour)).date()
-
-
-def day_start(learner: Learner, day: date) -> datetime:
-    """When the learner's study day `day` begins, in UTC."""
-    local = datetime.combine(day, time(learner.rollover_hour), tzinfo=_zone(learner))
-    return local.astimezone(UTC)
 
 
 def local_days(learner: Learner, moments: Sequence[datetime]) -> list[date]:

@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from app.study import StudyError
+from app.errors import StudyError
 
 FORMAT = "qbank-backup"
 VERSION = 1

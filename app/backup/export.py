@@ -9,8 +9,8 @@ from sqlalchemy import union
 from sqlmodel import Session, col, select
 
 from app.backup.document import FORMAT, SETTINGS, STATE_FIELDS, VERSION, iso
+from app.errors import NotFound
 from app.models import Card, CardState, Deck, Learner, PracticeSession, ReviewLog
-from app.study import NotFound
 
 
 def find_learner(*, session: Session, name: str) -> Learner:

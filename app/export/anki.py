@@ -18,9 +18,9 @@ import genanki
 from sqlmodel import Session, col, select
 
 from app import catalog
+from app.errors import NotFound
 from app.export.tex import katex_to_tex
 from app.models import Card, CardLink, Deck, Followup
-from app.study import NotFound
 
 FIELDS = ("Question", "Answer", "Followups", "Pitfalls", "Reading", "Source")
 

@@ -5,7 +5,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from app.config import Settings
-from app.study import StudyError
+from app.errors import StudyError
 
 SESSION_COOKIE = "qbank_session"
 

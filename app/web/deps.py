@@ -4,20 +4,19 @@ import hmac
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Annotated, TypeVar
+from typing import Annotated
 from urllib.parse import urlparse
 
-from fastapi import Depends, Request
-from fastapi.exceptions import RequestValidationError
+from fastapi import Depends, Query, Request
 from itsdangerous import BadSignature
-from pydantic import BaseModel, ValidationError
 from sqlalchemy import inspect
 from sqlmodel import Session
 
 from app import accounts
 from app.config import Settings
+from app.learners import get_learner
 from app.models import AuthSession, Learner
-from app.study import Filters, get_learner
+from app.study import Filters
 from app.web.auth import SESSION_COOKIE, Forbidden, NotSignedIn, signer
 from app.web.i18n import language
 
@@ -36,7 +35,7 @@ async def get_session(request: Request) -> AsyncIterator[Session]:
     # Opening a Session does no I/O (it connects on first use, inside the thread that runs the
     # route). Closing it hands the connection back to the pool: at most a rollback when the
     # route left a transaction open, a cost smaller than the thread hop it would otherwise take.
-    with Session(request.app.state.engine) as session:
+    with request.app.state.database.session() as session:
         yield session
 
 
@@ -81,15 +80,13 @@ def get_identity(
     return cached
 
 
-def _identify(
-    request: Request, session: Session, settings: Settings, now: datetime, *, touch: bool = True
-) -> Identity:
+def _identify(request: Request, session: Session, settings: Settings, now: datetime) -> Identity:
     if not settings.team:
         # Local mode: all study state belongs to the one local learner.
         return Identity(get_learner(session, settings.learner_name, settings.timezone), "local")
     header = request.headers.get("authorization", "")
     if header[:7].lower() == "bearer ":
-        learner = accounts.token_learner(session, header[7:].strip(), now, touch=touch)
+        learner = accounts.token_learner(session, header[7:].strip(), now)
         if learner is None:
             raise NotSignedIn("invalid or revoked API token")
         return Identity(learner, "token")
@@ -153,60 +150,13 @@ def _check_csrf(request: Request, identity: Identity, sent: object) -> None:
         raise Forbidden("missing or wrong CSRF token; reload the page and try again")
 
 
-# The study filters' query parameters and their longest accepted values.
-FILTER_LIMITS = {"deck": 200, "section": 500, "tag": 200}
-# As OpenAPI parameters, for routes that document them (the study API).
-FILTER_PARAMETERS = [
-    {"name": name, "in": "query", "required": False, "schema": {"type": "string", "maxLength": n}}
-    for name, n in FILTER_LIMITS.items()
-]
-
-
-async def get_filters(request: Request) -> Filters:
-    """`?deck=&section=&tag=`, refused with FastAPI's 422 when one is too long.
-
-    Read from the query string here rather than declared as three Query parameters, whose
-    validation cost a tenth of a study request.
-    """
-    values: dict[str, str | None] = {}
-    for name, limit in FILTER_LIMITS.items():
-        value = request.query_params.get(name)
-        if value is not None and len(value) > limit:
-            raise RequestValidationError(
-                [
-                    {
-                        "type": "string_too_long",
-                        "loc": ("query", name),
-                        "msg": f"String should have at most {limit} characters",
-                        "input": value,
-                        "ctx": {"max_length": limit},
-                    }
-                ]
-            )
-        values[name] = value or None
-    return Filters(**values)
-
-
-M = TypeVar("M", bound=BaseModel)
-
-
-async def json_body(request: Request, model: type[M]) -> M:
-    """The request's JSON body as `model`, refused with FastAPI's 422 as a body parameter is.
-
-    For routes that document their body with `openapi_extra` (see `body_schema`) instead of
-    declaring it: FastAPI's own parsing and validation of it cost more than the model's.
-    """
-    try:
-        return model.model_validate_json(await request.body())
-    except ValidationError as exc:
-        errors = exc.errors(include_url=False, include_context=False)
-        raise RequestValidationError([{**e, "loc": ("body", *e["loc"])} for e in errors]) from None
-
-
-def body_schema(model: type[BaseModel]) -> dict[str, object]:
-    """OpenAPI for a required JSON request body of `model` (see `json_body`)."""
-    schema = {"schema": model.model_json_schema()}
-    return {"requestBody": {"required": True, "content": {"application/json": schema}}}
+async def get_filters(
+    deck: Annotated[str | None, Query(max_length=200)] = None,
+    section: Annotated[str | None, Query(max_length=500)] = None,
+    tag: Annotated[str | None, Query(max_length=200)] = None,
+) -> Filters:
+    """The study or practice scope: `?deck=&section=&tag=`."""
+    return Filters(deck=deck or None, section=section or None, tag=tag or None)
 
 
 FiltersDep = Annotated[Filters, Depends(get_filters)]
@@ -219,36 +169,7 @@ async def get_language(request: Request) -> str:
 LangDep = Annotated[str, Depends(get_language)]
 
 
-async def require_learner(identity: IdentityDep) -> None:
-    """Router guard: in team mode every page and API call needs a signed-in learner."""
-    await get_current_learner(identity)
-
-
 async def members_only(request: Request, identity: IdentityDep) -> None:
-    """Router guard for members' routes: a signed-in learner, and no forged state change.
-
-    One dependency rather than two: FastAPI's cost per dependency is a fair share of a study
-    request's.
-    """
-    await require_learner(identity)
+    """Router guard for members' routes: a signed-in learner, and no forged state change."""
+    await get_current_learner(identity)
     await csrf_protect(request, identity)
-
-
-def authorize_member(
-    request: Request, session: Session, now: datetime, *, read_only: bool = False
-) -> Learner:
-    """`members_only` for a route that does its own database work (app.web.threads).
-
-    The caller is identified on the connection the route's own queries then use, instead of
-    in a dependency's hop of its own: a study request's share of FastAPI's dependency solving
-    and thread hops was larger than its queries'. For JSON routes only: the CSRF token of a
-    cookie session comes in its header, never in a form. `read_only`: do not record the API
-    token's use, so that the request writes nothing (see app.web.threads.run_read).
-    """
-    settings = request.app.state.settings
-    identity = _identify(request, session, settings, now, touch=not read_only)
-    request.state.identity = identity
-    if identity.learner is None:
-        raise NotSignedIn("sign in first")
-    _check_csrf(request, identity, request.headers.get("x-csrf-token"))
-    return identity.learner

@@ -108,14 +108,18 @@ def test_review_returns_the_new_state_and_due_time(client, clock):
     assert datetime.fromisoformat(body.pop("due")) == clock.now + timedelta(minutes=10)
     assert body.pop("stability") > 0
     assert body.pop("difficulty") > 0
+    nxt = body.pop("next")
     assert body == {
         "card_id": "gemm-core",
         "state": "learning",
         "reps": 1,
         "lapses": 0,
         "version": 1,
+        "replayed": False,
+        "counts": {"new": 4, "learning": 1, "review": 0},
     }
-    nxt = client.get("/api/study/next").json()
+    # The answer carries the next card, as /api/study/next gives it.
+    assert nxt == client.get("/api/study/next").json()
     assert nxt["id"] == "roofline"
     assert nxt["counts"] == {"new": 4, "learning": 1, "review": 0}
 
@@ -257,7 +261,7 @@ def test_openapi_documents_the_api_but_not_the_pages(client):
 def test_openapi_documents_the_study_filters_and_the_review_body(client):
     paths = client.get("/openapi.json").json()["paths"]
     parameters = {p["name"]: p for p in paths["/api/study/next"]["get"]["parameters"]}
-    assert set(parameters) == {"deck", "section", "tag"}
+    assert set(parameters) == {"deck", "section", "tag", "exclude"}
     assert parameters["section"]["schema"]["maxLength"] == 500
     body = paths["/api/reviews"]["post"]["requestBody"]
     schema = body["content"]["application/json"]["schema"]

@@ -7,7 +7,7 @@ from fastapi.responses import RedirectResponse
 from starlette.responses import Response
 
 from app import accounts
-from app.study import StudyError
+from app.errors import StudyError
 from app.web.auth import NotSignedIn, clear_session_cookie, set_session_cookie
 from app.web.deps import IdentityDep, LearnerDep, NowDep, SessionDep, SettingsDep
 from app.web.templating import render

@@ -10,7 +10,7 @@ from app import accounts
 from app.backup import BackupError, restore_learner
 from app.content.errors import ContentErrors
 from app.content.sync import import_content
-from app.study import StudyError
+from app.errors import StudyError
 from app.team import team_progress
 from app.web.deps import AdminDep, NowDep, SessionDep, SettingsDep
 from app.web.routes.data import backup_download, log_download, read_backup

@@ -1,41 +1,21 @@
-"""The JSON API: the same functions as the pages."""
+"""The JSON API: the same functions as the pages; the study page is a client of it."""
 
-import json
-from contextlib import nullcontext
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Header, Query
 from fastapi.responses import Response
-from pydantic import BaseModel, Field
-from sqlmodel import Session
+from pydantic import BaseModel, Field, StringConstraints
 
 from app import catalog
+from app.cardstate import CardStateValue
 from app.cardview import card_view
-from app.db import writes_without_waiting
+from app.errors import NotFound
 from app.scheduling import format_interval
 from app.search import search as run_search
-from app.study import (
-    Filters,
-    NotFound,
-    next_with_counts,
-    record_review,
-    state_dict,
-    undo_last,
-)
-from app.web.deps import (
-    FILTER_PARAMETERS,
-    FiltersDep,
-    LearnerDep,
-    NowDep,
-    SessionDep,
-    authorize_member,
-    body_schema,
-    json_body,
-)
-from app.web.i18n import language
+from app.study import Counts, NextCard, record_review, study_next, undo_last
+from app.web.deps import FiltersDep, LangDep, LearnerDep, NowDep, SessionDep
 from app.web.observe import REVIEWS
-from app.web.threads import run_read, run_write
 
 router = APIRouter(prefix="/api", tags=["api"])
 health = APIRouter(tags=["health"])
@@ -104,18 +84,9 @@ class CardOut(BaseModel):
 
 class NextOut(CardOut):
     queue: str
-    version: int
+    version: int = Field(description="Send it back with the rating; a stale one gets 409.")
     counts: CountsOut
     intervals: list[IntervalOut]
-
-
-class ReviewIn(BaseModel):
-    card_id: str = Field(max_length=200)
-    rating: int = Field(ge=1, le=4)
-    duration_ms: int | None = Field(default=None, ge=0, le=86_400_000)
-    version: int | None = Field(
-        default=None, ge=0, description="The version from /api/study/next; a stale one gets 409."
-    )
 
 
 class StateOut(BaseModel):
@@ -127,6 +98,45 @@ class StateOut(BaseModel):
     reps: int
     lapses: int
     version: int
+
+
+class ReviewIn(BaseModel):
+    card_id: str = Field(max_length=200)
+    rating: int = Field(ge=1, le=4)
+    duration_ms: int | None = Field(default=None, ge=0, le=86_400_000)
+    version: int | None = Field(
+        default=None, ge=0, description="The version from /api/study/next; a stale one gets 409."
+    )
+
+
+class ReviewOut(StateOut):
+    replayed: bool = Field(
+        description="True when this answers a repeat of an Idempotency-Key already used."
+    )
+    counts: CountsOut
+    next: NextOut | None = Field(description="The card to study next; null when nothing is due.")
+
+
+class UndoIn(BaseModel):
+    card_id: str | None = Field(
+        default=None,
+        max_length=200,
+        description="The card the client believes was rated last; another gets 409.",
+    )
+
+
+CardId = Annotated[str, StringConstraints(max_length=200)]
+# Cards the client already holds, so that the card after them is picked.
+ExcludeQuery = Annotated[list[CardId], Query(max_length=50)]
+IdempotencyKey = Annotated[
+    str | None,
+    Header(
+        alias="Idempotency-Key",
+        max_length=100,
+        description="A repeat with the same key returns the first answer and records nothing.",
+    ),
+]
+CONFLICT = {409: {"description": "The card was rated or changed meanwhile."}}
 
 
 class TopicCardOut(BaseModel):
@@ -159,11 +169,36 @@ class HitOut(BaseModel):
     deck: str
 
 
-def _card_out(session: Any, card_id: str) -> dict[str, Any]:
-    view = card_view(session, card_id)
-    if view is None:
-        raise NotFound(f"no card '{card_id}'")
-    return view.as_dict()
+def _counts_out(today: Counts) -> CountsOut:
+    return CountsOut(new=today.new, learning=today.learning, review=today.review)
+
+
+def _next_out(found: NextCard | None, today: Counts, lang: str) -> NextOut | None:
+    if found is None:
+        return None
+    return NextOut(
+        **found.card.payload,
+        queue=found.queue.value,
+        version=found.version,
+        counts=_counts_out(today),
+        intervals=[
+            IntervalOut(rating=r, seconds=int(d.total_seconds()), label=format_interval(d, lang))
+            for r, d in found.intervals.items()
+        ],
+    )
+
+
+def _state_out(card_id: str, state: CardStateValue | None, version: int) -> StateOut:
+    return StateOut(
+        card_id=card_id,
+        state=state.queue.value if state else "new",
+        due=state.due if state else None,
+        stability=state.stability if state else None,
+        difficulty=state.difficulty if state else None,
+        reps=state.reps if state else 0,
+        lapses=state.lapses if state else 0,
+        version=version,
+    )
 
 
 @router.get("/decks")
@@ -185,106 +220,82 @@ def decks(session: SessionDep, learner: LearnerDep, now: NowDep) -> list[DeckOut
     ]
 
 
-# The study loop's two calls identify the caller in the same thread hop and on the same
-# connection as their queries (app.web.deps.authorize_member), and answer with JSON they
-# serialise themselves: a script or the study page calls them for every card.
-study = APIRouter(prefix="/api", tags=["api"])
-
-
-@study.get(
-    "/study/next",
-    responses={200: {"model": NextOut}, 204: {"description": "Nothing is due."}},
-    openapi_extra={"parameters": FILTER_PARAMETERS},
+@router.get(
+    "/study/next", response_model=NextOut, responses={204: {"description": "Nothing is due."}}
 )
-async def study_next(request: Request, now: NowDep, filters: FiltersDep) -> Response:
-    """The next card to study, or 204 when nothing is due."""
-    return await run_read(request, _study_next, request, now, filters)
+def next_to_study(
+    session: SessionDep,
+    learner: LearnerDep,
+    now: NowDep,
+    filters: FiltersDep,
+    lang: LangDep,
+    exclude: ExcludeQuery = [],  # noqa: B006 (FastAPI copies defaults)
+) -> NextOut | Response:
+    """The next card to study in the scope, after the `exclude`d ones; 204 when nothing is due."""
+    found, today = study_next(session, learner=learner, now=now, filters=filters, exclude=exclude)
+    out = _next_out(found, today, lang)
+    return out if out is not None else Response(status_code=204)
 
 
-def _study_next(request: Request, now: datetime, filters: Filters) -> Response:
-    with Session(request.app.state.engine) as session:
-        learner = authorize_member(request, session, now, read_only=True)
-        found = next_with_counts(session, learner=learner, now=now, filters=filters)
-        # Ended with COMMIT rather than the ROLLBACK of closing: on a rollback psycopg forgets
-        # the statements it prepared, and PostgreSQL would plan them all again.
-        session.commit()
-    if found is None:
-        return Response(status_code=204)
-    current, today = found
-    lang = language(request)
-    rest = {
-        "queue": current.queue,
-        "version": current.version,
-        "counts": {"new": today.new, "learning": today.learning, "review": today.review},
-        "intervals": [
-            {"rating": r, "seconds": int(d.total_seconds()), "label": format_interval(d, lang)}
-            for r, d in current.intervals.items()
-        ],
-    }
-    # The card's part of the JSON is serialised once per card and bank generation.
-    body = current.card.json_fields + b"," + json.dumps(rest, separators=(",", ":")).encode()[1:]
-    return Response(body, media_type="application/json")
-
-
-def _state_out(card_id: str, state: dict[str, Any] | None, version: int) -> StateOut:
-    names = {1: "learning", 2: "review", 3: "relearning"}
-    return StateOut(
-        card_id=card_id,
-        state=names[state["state"]] if state else "new",
-        due=datetime.fromisoformat(state["due"]) if state else None,
-        stability=state["stability"] if state else None,
-        difficulty=state["difficulty"] if state else None,
-        reps=state["reps"] if state else 0,
-        lapses=state["lapses"] if state else 0,
-        version=version,
+@router.post("/reviews", responses={404: {"description": "No such card"}, **CONFLICT})
+def review(
+    body: ReviewIn,
+    session: SessionDep,
+    learner: LearnerDep,
+    now: NowDep,
+    filters: FiltersDep,
+    lang: LangDep,
+    idempotency_key: IdempotencyKey = None,
+    exclude: ExcludeQuery = [],  # noqa: B006
+) -> ReviewOut:
+    """Rate a card 1-4 (Again, Hard, Good, Easy): its new state, and the next card in scope."""
+    result = record_review(
+        session,
+        learner=learner,
+        card_id=body.card_id,
+        rating=body.rating,
+        now=now,
+        duration_ms=body.duration_ms,
+        expected_version=body.version,
+        idempotency_key=idempotency_key,
+    )
+    if not result.replayed:
+        REVIEWS.labels(str(body.rating)).inc()
+    found, today = study_next(session, learner=learner, now=now, filters=filters, exclude=exclude)
+    state = _state_out(result.card_id, result.state, result.version)
+    return ReviewOut(
+        **state.model_dump(),
+        replayed=result.replayed,
+        counts=_counts_out(today),
+        next=_next_out(found, today, lang),
     )
 
 
-@study.post(
-    "/reviews",
-    response_model=StateOut,
-    responses={404: {"description": "No such card"}, 409: {"description": "Stale"}},
-    openapi_extra=body_schema(ReviewIn),
-)
-async def review(request: Request, now: NowDep) -> Response:
-    """Rate a card 1-4 (Again, Hard, Good, Easy); returns its new state and due time."""
-    body = await json_body(request, ReviewIn)
-    return await run_write(request, _review, request, body, now)
-
-
-def _review(request: Request, body: ReviewIn, now: datetime, *, wait: bool) -> Response:
-    with (
-        Session(request.app.state.engine) as session,
-        nullcontext() if wait else writes_without_waiting(session),
-    ):
-        learner = authorize_member(request, session, now)
-        result = record_review(
-            session,
-            learner=learner,
-            card_id=body.card_id,
-            rating=body.rating,
-            now=now,
-            duration_ms=body.duration_ms,
-            expected_version=body.version,
-        )
-    REVIEWS.labels(str(body.rating)).inc()
-    state = _state_out(result.card_id, result.state, result.version)
-    return Response(state.model_dump_json(), media_type="application/json")
-
-
-@router.post("/reviews/undo", responses={404: {"description": "Nothing to undo"}})
-def undo(session: SessionDep, learner: LearnerDep, now: NowDep) -> StateOut:
-    """Undo the learner's last study rating; returns the card's restored state."""
-    from app.study import card_state
-
-    log = undo_last(session, learner=learner, now=now)
-    row = card_state(session, learner=learner, card_id=log.card_id)
-    return _state_out(log.card_id, state_dict(row), row.version if row else 0)
+@router.post("/reviews/undo", responses={404: {"description": "Nothing to undo"}, **CONFLICT})
+def undo(
+    session: SessionDep,
+    learner: LearnerDep,
+    now: NowDep,
+    body: UndoIn | None = None,
+    idempotency_key: IdempotencyKey = None,
+) -> StateOut:
+    """Undo the learner's last study rating, then the one before; the card's restored state."""
+    result = undo_last(
+        session,
+        learner=learner,
+        now=now,
+        card_id=body.card_id if body else None,
+        idempotency_key=idempotency_key,
+    )
+    return _state_out(result.card_id, result.state, result.version)
 
 
 @router.get("/cards/{card_id}", responses={404: {"description": "No such card"}})
 def card(card_id: str, session: SessionDep) -> CardOut:
-    return CardOut(**_card_out(session, card_id))
+    view = card_view(session, card_id)
+    if view is None:
+        raise NotFound(f"no card '{card_id}'")
+    return CardOut(**view.payload)
 
 
 @router.get("/topics/{slug}", responses={404: {"description": "No such topic"}})

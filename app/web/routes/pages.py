@@ -10,11 +10,12 @@ from starlette.responses import Response
 
 from app import catalog, learners
 from app.cardview import card_view
+from app.errors import NotFound, StudyError
 from app.models import Learner
 from app.optimize import optimization_status, optimize_learner, reset_parameters
 from app.search import deck_choices
 from app.search import search as run_search
-from app.study import NotFound, StudyError, card_state, counts, state_dict
+from app.study import card_state, counts
 from app.web.deps import FiltersDep, LearnerDep, NowDep, SessionDep
 from app.web.i18n import COOKIE, LANGUAGES
 from app.web.templating import render
@@ -51,7 +52,7 @@ def card(request: Request, card_id: str, session: SessionDep, learner: LearnerDe
     if view is None:
         raise NotFound(f"no card '{card_id}'")
     state = card_state(session, learner=learner, card_id=card_id)
-    return render(request, "card.html", {"card": view, "state": state_dict(state)})
+    return render(request, "card.html", {"card": view, "state": state})
 
 
 @router.get("/topics")

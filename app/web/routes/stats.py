@@ -11,8 +11,8 @@ from sqlmodel import Session
 from starlette.responses import Response
 
 from app import catalog, stats
+from app.errors import NotFound
 from app.models import Deck
-from app.study import NotFound
 from app.web import svg
 from app.web.deps import LangDep, LearnerDep, NowDep, SessionDep
 from app.web.i18n import translator

@@ -1,6 +1,7 @@
 """The study session pages; every action is a plain form post, enhanced by a little JS."""
 
 import time
+import uuid
 from typing import Annotated
 from urllib.parse import urlencode
 
@@ -8,17 +9,14 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse
 from starlette.responses import Response
 
+from app.errors import Conflict, NotFound
 from app.study import (
-    Conflict,
     Filters,
-    NotFound,
-    counts,
-    done_today,
     learner_zone,
-    next_card,
     next_due,
     record_review,
     reviewed_today,
+    study_next,
     undo_last,
 )
 from app.web.deps import FiltersDep, LearnerDep, NowDep, SessionDep
@@ -44,9 +42,7 @@ def study(
     card: str | None = None,
     msg: str | None = None,
 ) -> Response:
-    rated = done_today(session, learner=learner, now=now)
-    today = counts(session, learner=learner, now=now, filters=filters, done=rated)
-    current = next_card(session, learner=learner, now=now, filters=filters, pinned=card, done=rated)
+    current, today = study_next(session, learner=learner, now=now, filters=filters, pinned=card)
     done = reviewed_today(session, learner=learner, now=now)
     context = {
         "filters": filters,
@@ -65,6 +61,8 @@ def study(
         "current": current,
         "reveal": reveal,
         "shown_at": int(time.time() * 1000),
+        # A form posted twice (a retry, the back button) records one rating.
+        "idempotency_key": uuid.uuid4().hex,
     }
     return render(request, "study.html", context)
 
@@ -80,11 +78,12 @@ def review(
     version: Annotated[int | None, Form()] = None,
     shown_at: Annotated[int | None, Form()] = None,
     duration_ms: Annotated[int | None, Form(ge=0, le=86_400_000)] = None,
+    idempotency_key: Annotated[str | None, Form(max_length=100)] = None,
 ) -> Response:
     if duration_ms is None and shown_at is not None:
         duration_ms = min(max(int(time.time() * 1000) - shown_at, 0), 86_400_000)
     try:
-        record_review(
+        result = record_review(
             session,
             learner=learner,
             card_id=card_id,
@@ -92,10 +91,12 @@ def review(
             now=now,
             duration_ms=duration_ms,
             expected_version=version,
+            idempotency_key=idempotency_key,
         )
     except Conflict:
         return RedirectResponse(_study_url(filters, msg="conflict"), status_code=303)
-    REVIEWS.labels(str(rating)).inc()
+    if not result.replayed:
+        REVIEWS.labels(str(rating)).inc()
     return RedirectResponse(_study_url(filters), status_code=303)
 
 

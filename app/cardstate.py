@@ -1,0 +1,148 @@
+"""A learner's state of a card in typed form, and its JSON form in the review log."""
+
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from enum import IntEnum, StrEnum
+from typing import Any
+
+from fsrs import Card as FsrsCard
+from fsrs import State as FsrsState
+
+
+class State(IntEnum):
+    """The FSRS state, as stored in card_state.state."""
+
+    LEARNING = 1
+    REVIEW = 2
+    RELEARNING = 3
+
+
+class Queue(StrEnum):
+    """Which queue a card is in for the learner; a card without a state is new."""
+
+    NEW = "new"
+    LEARNING = "learning"
+    REVIEW = "review"
+    RELEARNING = "relearning"
+
+
+class Mode(StrEnum):
+    """Why a rating was given: study moves the schedule, practice never does."""
+
+    STUDY = "study"
+    PRACTICE = "practice"
+
+
+def aware(moment: datetime) -> datetime:
+    """SQLite returns naive datetimes for timezone=True columns; they were stored as UTC."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class CardStateValue:
+    state: State
+    step: int | None
+    stability: float | None
+    difficulty: float | None
+    due: datetime
+    last_review: datetime | None
+    reps: int
+    lapses: int
+
+    @property
+    def queue(self) -> Queue:
+        return Queue(self.state.name.lower())
+
+    @classmethod
+    def from_row(cls, row: Any) -> "CardStateValue":
+        """From a CardState, or a row of its columns."""
+        return cls(
+            state=State(row.state),
+            step=row.step,
+            stability=row.stability,
+            difficulty=row.difficulty,
+            due=aware(row.due),
+            last_review=aware(row.last_review) if row.last_review else None,
+            reps=row.reps,
+            lapses=row.lapses,
+        )
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "CardStateValue":
+        """From the review log's JSON form (`to_json`)."""
+        last = data.get("last_review")
+        return cls(
+            state=State(data["state"]),
+            step=data.get("step"),
+            stability=data.get("stability"),
+            difficulty=data.get("difficulty"),
+            due=aware(datetime.fromisoformat(data["due"])),
+            last_review=aware(datetime.fromisoformat(last)) if last else None,
+            reps=data.get("reps", 0),
+            lapses=data.get("lapses", 0),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "state": int(self.state),
+            "step": self.step,
+            "stability": self.stability,
+            "difficulty": self.difficulty,
+            "due": self.due.isoformat(),
+            "last_review": self.last_review.isoformat() if self.last_review else None,
+            "reps": self.reps,
+            "lapses": self.lapses,
+        }
+
+    def columns(self) -> dict[str, Any]:
+        """The card_state columns this state sets."""
+        return {
+            "state": int(self.state),
+            "step": self.step,
+            "stability": self.stability,
+            "difficulty": self.difficulty,
+            "due": self.due,
+            "last_review": self.last_review,
+            "reps": self.reps,
+            "lapses": self.lapses,
+        }
+
+    def to_fsrs(self) -> FsrsCard:
+        return FsrsCard(
+            card_id=0,
+            state=FsrsState(int(self.state)),
+            step=self.step,
+            stability=self.stability,
+            difficulty=self.difficulty,
+            due=self.due,
+            last_review=self.last_review,
+        )
+
+    def after(self, card: FsrsCard, *, lapsed: bool) -> "CardStateValue":
+        """This state moved on by one review to FSRS's `card`."""
+        return replace(
+            self,
+            **_fsrs_fields(card),
+            reps=self.reps + 1,
+            lapses=self.lapses + int(lapsed),
+        )
+
+
+def _fsrs_fields(card: FsrsCard) -> dict[str, Any]:
+    return {
+        "state": State(int(card.state)),
+        "step": card.step,
+        "stability": card.stability,
+        "difficulty": card.difficulty,
+        "due": card.due,
+        "last_review": card.last_review,
+    }
+
+
+def first_state(card: FsrsCard) -> CardStateValue:
+    """The state of a new card after its first review to FSRS's `card`."""
+    return CardStateValue(**_fsrs_fields(card), reps=1, lapses=0)
+
+
+def queue_of(state: CardStateValue | None) -> Queue:
+    return Queue.NEW if state is None else state.queue

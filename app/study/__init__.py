@@ -1,0 +1,42 @@
+"""The study loop: the queue (what to show next), ratings and undo."""
+
+from app.errors import Conflict, NotFound, StudyError
+from app.learners import get_learner, learner_zone, personal_parameters, study_day
+from app.study.filters import Filters
+from app.study.queue import (
+    Counts,
+    NextCard,
+    card_state,
+    counts,
+    done_today,
+    next_card,
+    next_due,
+    reviewed_today,
+    study_next,
+)
+from app.study.reviews import STALE, ReviewResult, UndoResult, record_review, undo_last
+
+__all__ = [
+    "STALE",
+    "Conflict",
+    "Counts",
+    "Filters",
+    "NextCard",
+    "NotFound",
+    "ReviewResult",
+    "StudyError",
+    "UndoResult",
+    "card_state",
+    "counts",
+    "done_today",
+    "get_learner",
+    "learner_zone",
+    "next_card",
+    "next_due",
+    "personal_parameters",
+    "record_review",
+    "reviewed_today",
+    "study_day",
+    "study_next",
+    "undo_last",
+]

@@ -1,0 +1,281 @@
+"""Ratings and undo: the writes of the study loop, each one transaction, each idempotent."""
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import and_, delete, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col
+
+from app import scheduling
+from app.cardstate import CardStateValue, Mode
+from app.db import database_of
+from app.errors import Conflict, NotFound, StudyError
+from app.learners import personal_parameters
+from app.models import Card, CardState, Learner, ReviewLog
+from app.study.queue import state_row
+
+STALE = "this card was rated or changed meanwhile; its current state is shown"
+
+
+@dataclass(frozen=True)
+class ReviewResult:
+    card_id: str
+    rating: int
+    state: CardStateValue
+    version: int
+    log_id: int
+    replayed: bool = False  # answered from the first request with the same idempotency key
+
+    @property
+    def due(self) -> datetime:
+        return self.state.due
+
+
+@dataclass(frozen=True)
+class UndoResult:
+    card_id: str
+    state: CardStateValue | None  # None: the card is new again
+    version: int
+    log_id: int
+
+
+def record_review(
+    session: Session,
+    *,
+    learner: Learner,
+    card_id: str,
+    rating: int,
+    now: datetime,
+    duration_ms: int | None = None,
+    expected_version: int | None = None,
+    idempotency_key: str | None = None,
+) -> ReviewResult:
+    """Apply a rating and append it to the log, atomically.
+
+    A stale `expected_version` is refused (Conflict). A repeat of an `idempotency_key` the
+    learner used before is answered from the first rating's entry and records nothing more,
+    also when the two arrive at once: the loser's write meets the winner's row.
+    """
+    if rating not in scheduling.RATINGS:
+        raise StudyError("rating must be 1, 2, 3 or 4")
+    if duration_ms is not None and not 0 <= duration_ms <= 24 * 3600 * 1000:
+        raise StudyError("duration_ms must be between 0 and 86400000")
+    database = database_of(session)
+    try:
+        with database.writing(session) as connection:
+            if idempotency_key and (done := _replay(session, learner, idempotency_key)):
+                return done
+            found = connection.execute(
+                select(Card.retired, CardState.version)
+                .select_from(Card)
+                .outerjoin(
+                    CardState,
+                    and_(CardState.card_id == Card.id, CardState.learner_id == learner.id),
+                )
+                .where(Card.id == card_id)
+            ).first()
+            if found is None or found.retired:
+                raise NotFound(f"no card '{card_id}' to study")
+            row = state_row(session, learner=learner, card_id=card_id) if found.version else None
+            version = row.version if row is not None else 0
+            if expected_version is not None and expected_version != version:
+                raise Conflict(STALE)
+            before = CardStateValue.from_row(row) if row is not None else None
+            after = scheduling.review(
+                before,
+                rating,
+                now,
+                desired_retention=learner.desired_retention,
+                parameters=personal_parameters(learner),
+            )
+            key = {"learner_id": learner.id, "card_id": card_id}
+            if row is None:
+                connection.execute(insert(CardState).values(**key, version=1, **after.columns()))
+                database.lock_learner(session, learner.id)  # type: ignore[arg-type]
+                connection.execute(_advance_cursor(learner.id))  # type: ignore[arg-type]
+            else:
+                moved = connection.execute(
+                    update(CardState)
+                    .where(
+                        CardState.learner_id == learner.id,
+                        CardState.card_id == card_id,
+                        CardState.version == version,
+                    )
+                    .values(version=version + 1, **after.columns())
+                )
+                if moved.rowcount != 1:
+                    raise _Lost()
+            log_id = connection.execute(
+                insert(ReviewLog)
+                .values(
+                    **key,
+                    rating=rating,
+                    mode=Mode.STUDY.value,
+                    queue=scheduling.queue_of(before).value,
+                    reviewed_at=now,
+                    duration_ms=duration_ms,
+                    state_before=before.to_json() if before else None,
+                    state_after=after.to_json(),
+                    idempotency_key=idempotency_key,
+                )
+                .returning(ReviewLog.id)
+            ).scalar_one()
+            session.commit()
+            return ReviewResult(card_id, rating, after, version + 1, log_id)
+    except (_Lost, IntegrityError):
+        # Another request changed the card first: the same rating sent twice, or a rating
+        # from another tab or device.
+        session.rollback()
+        if idempotency_key and (done := _replay(session, learner, idempotency_key)):
+            return done
+        raise Conflict(STALE) from None
+
+
+class _Lost(Exception):
+    """The compare-and-set on the card's version found it changed."""
+
+
+def _replay(session: Session, learner: Learner, key: str) -> ReviewResult | None:
+    log = session.execute(
+        select(ReviewLog.id, ReviewLog.card_id, ReviewLog.rating, ReviewLog.state_after).where(
+            ReviewLog.learner_id == learner.id, ReviewLog.idempotency_key == key
+        )
+    ).first()
+    if log is None:
+        return None
+    row = state_row(session, learner=learner, card_id=log.card_id)
+    state = CardStateValue.from_json(log.state_after)
+    return ReviewResult(log.card_id, log.rating, state, row.version if row else 0, log.id, True)
+
+
+def _advance_cursor(learner_id: int) -> Any:
+    """Move the learner's new-card cursor to their first unseen active card at or after it."""
+    learner = Learner.__table__  # type: ignore[attr-defined]
+    card = Card.__table__  # type: ignore[attr-defined]
+    seen = select(CardState.card_id).where(
+        CardState.learner_id == learner_id, CardState.card_id == card.c.id
+    )
+    first_unseen = (
+        select(card.c.ordinal)
+        .where(card.c.retired.is_(False), card.c.ordinal >= learner.c.new_cursor, ~seen.exists())
+        .order_by(card.c.ordinal)
+        .limit(1)
+        .scalar_subquery()
+    )
+    # No unseen card left: past the last one, where new cards an import adds would go.
+    end = select(func.coalesce(func.max(card.c.ordinal), -1) + 1).scalar_subquery()
+    return (
+        update(learner)
+        .where(learner.c.id == learner_id)
+        .values(new_cursor=func.coalesce(first_unseen, end))
+    )
+
+
+def undo_last(
+    session: Session,
+    *,
+    learner: Learner,
+    now: datetime,
+    card_id: str | None = None,
+    idempotency_key: str | None = None,
+) -> UndoResult:
+    """Restore the card of the learner's last live study rating to exactly its state before.
+
+    Called again, it undoes the rating before that one. `card_id`: refuse (Conflict) unless
+    that rating is of this card, as the client believes. A repeat of an `idempotency_key`
+    answers with the card the first call restored, undoing nothing more.
+    """
+    database = database_of(session)
+    with database.writing(session) as connection:
+        if idempotency_key and (done := _undone(session, learner, idempotency_key)):
+            return done
+        log = session.execute(
+            select(ReviewLog)
+            .where(
+                ReviewLog.learner_id == learner.id,
+                ReviewLog.mode == Mode.STUDY.value,
+                col(ReviewLog.undone_at).is_(None),
+            )
+            .order_by(col(ReviewLog.reviewed_at).desc(), col(ReviewLog.id).desc())
+            .limit(1)
+        ).scalar_one_or_none()
+        if log is None:
+            raise NotFound("there is no rating to undo")
+        if card_id is not None and log.card_id != card_id:
+            raise Conflict(STALE)
+        row = state_row(session, learner=learner, card_id=log.card_id)
+        version = row.version if row is not None else 0
+        # Compare-and-set on the version, as in record_review: a rating of this card committed
+        # meanwhile (another tab, another process) makes the undo lose instead of overwriting it.
+        unchanged = (
+            CardState.learner_id == learner.id,
+            CardState.card_id == log.card_id,
+            CardState.version == version,
+        )
+        before = CardStateValue.from_json(log.state_before) if log.state_before else None
+        try:
+            if before is None:
+                done = (
+                    connection.execute(delete(CardState).where(*unchanged)).rowcount if row else 1
+                )
+                # New again: the search for new cards must not start past it.
+                database.lock_learner(session, learner.id)  # type: ignore[arg-type]
+                connection.execute(_rewind_cursor(learner.id, log.card_id))  # type: ignore[arg-type]
+                restored = 0
+            elif row is None:
+                connection.execute(
+                    insert(CardState).values(
+                        learner_id=learner.id, card_id=log.card_id, version=1, **before.columns()
+                    )
+                )
+                done, restored = 1, 1
+            else:
+                done = connection.execute(
+                    update(CardState)
+                    .where(*unchanged)
+                    .values(version=version + 1, **before.columns())
+                ).rowcount
+                restored = version + 1
+            if done == 1:
+                # Guarded too, so that two concurrent undos of one rating count once.
+                done = connection.execute(
+                    update(ReviewLog)
+                    .where(col(ReviewLog.id) == log.id, col(ReviewLog.undone_at).is_(None))
+                    .values(undone_at=now, undo_key=idempotency_key)
+                ).rowcount
+        except IntegrityError:
+            done = 0
+        if done != 1:
+            session.rollback()
+            if idempotency_key and (replayed := _undone(session, learner, idempotency_key)):
+                return replayed
+            raise Conflict(STALE)
+        result = UndoResult(log.card_id, before, restored, log.id)  # type: ignore[arg-type]
+        session.commit()
+        return result
+
+
+def _undone(session: Session, learner: Learner, key: str) -> UndoResult | None:
+    log = session.execute(
+        select(ReviewLog.id, ReviewLog.card_id).where(
+            ReviewLog.learner_id == learner.id, ReviewLog.undo_key == key
+        )
+    ).first()
+    if log is None:
+        return None
+    row = state_row(session, learner=learner, card_id=log.card_id)
+    state = CardStateValue.from_row(row) if row is not None else None
+    return UndoResult(log.card_id, state, row.version if row else 0, log.id)
+
+
+def _rewind_cursor(learner_id: int, card_id: str) -> Any:
+    """Move the learner's new-card cursor back to a card that is new again, if it is past it."""
+    learner = Learner.__table__  # type: ignore[attr-defined]
+    ordinal = select(Card.ordinal).where(col(Card.id) == card_id).scalar_subquery()
+    return (
+        update(learner)
+        .where(learner.c.id == learner_id, learner.c.new_cursor > ordinal)
+        .values(new_cursor=ordinal)
+    )
