@@ -333,7 +333,7 @@ def test_rating_on_the_page_redirects_and_the_next_card_appears(client, bank, fi
     revealed = study_page(client, "/study?reveal=1&card=gemm-core")
     # Post exactly what the browser would: the form's hidden fields plus the button pressed.
     form = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)">', revealed))
-    assert set(form) == {"card_id", "version", "shown_at", "duration_ms"}
+    assert set(form) == {"card_id", "version", "shown_at", "duration_ms", "idempotency_key"}
     assert (form["card_id"], form["version"], form["duration_ms"]) == ("gemm-core", "0", "")
     response = client.post("/study/review", data=form | {"rating": "3"})
     assert response.status_code == 303
