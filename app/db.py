@@ -88,9 +88,9 @@ class Database:
             )
 
     def start(self) -> None:
-        """Start background maintenance: SQLite's WAL checkpoints (see `_checkpoint_thread`)."""
+        """Start background maintenance: SQLite's WAL checkpoints in a thread."""
         if self.is_sqlite and self._stop_checkpoints is None:
-            self._stop_checkpoints = _checkpoint_thread(self.engine)
+            self._stop_checkpoints = checkpoint_in_background(self.engine)
 
     def stop(self) -> None:
         if self._stop_checkpoints is not None:
@@ -129,7 +129,7 @@ def make_engine(url: str) -> Engine:
     # busy_timeout makes writers of other processes wait instead of failing. Memory-mapped
     # reads: card rows (rendered HTML) are large, and reading their pages through a mapping of
     # the file is about three times faster than a system call each. The server's connections
-    # leave checkpoints to a thread of their own (`_checkpoint_thread`).
+    # leave checkpoints to a thread of their own (`checkpoint_in_background`).
     @event.listens_for(engine, "connect")
     def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
         # The driver's own transaction handling is off: transactions begin in "begin" below.
@@ -199,7 +199,7 @@ def _test_after_idle(engine: Engine) -> None:
 _CHECKPOINTED: set[str] = set()
 
 
-def _checkpoint_thread(engine: Engine) -> Callable[[], None]:
+def checkpoint_in_background(engine: Engine) -> Callable[[], None]:
     """SQLite: checkpoint the WAL in a thread of its own instead of in committing requests.
 
     By default the commit that takes the log past 1,000 pages copies it into the database file

@@ -280,9 +280,9 @@ def assert_study_goes_on(engine: Engine) -> None:
             now=at(days=3, minutes=5),
             expected_version=3,
         )
-        assert (result.version, result.state["reps"], result.log_id) == (4, 4, 8)
+        assert (result.version, result.state.reps, result.log_id) == (4, 4, 8)
         undone = undo_last(session, learner=session.get_one(Learner, 1), now=at(days=3, minutes=6))
-        assert undone.id == 8
+        assert undone.log_id == 8
         assert session.get_one(ReviewLog, 3).state_after == S3
 
 

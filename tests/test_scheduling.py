@@ -18,19 +18,17 @@ def test_a_new_cards_preview_is_what_each_rating_gives(now, retention):
     shown = scheduling.preview(None, now, desired_retention=retention)
     for rating in scheduling.RATINGS:
         after = scheduling.review(None, rating, now, desired_retention=retention)
-        assert shown[rating] == datetime.fromisoformat(after["due"]) - now
+        assert shown[rating] == after.due - now
 
 
 def test_preview_of_a_card_with_history_depends_on_when_it_is_shown():
     first = scheduling.review(None, 3, TIMES[0])
-    on_time = scheduling.preview(first, datetime.fromisoformat(first["due"]))
-    late = scheduling.preview(first, datetime.fromisoformat(first["due"]) + timedelta(days=30))
+    on_time = scheduling.preview(first, first.due)
+    late = scheduling.preview(first, first.due + timedelta(days=30))
     assert on_time != late
     for rating in scheduling.RATINGS:
         after = scheduling.review(first, rating, TIMES[1])
-        assert scheduling.preview(first, TIMES[1])[rating] == (
-            datetime.fromisoformat(after["due"]) - TIMES[1]
-        )
+        assert scheduling.preview(first, TIMES[1])[rating] == (after.due - TIMES[1])
 
 
 def test_a_callers_change_to_a_preview_does_not_leak_into_the_next():

@@ -9,7 +9,7 @@ from sqlmodel import Session
 
 from app import study
 from app.content.sync import import_content
-from app.study import Filters, counts, get_learner, next_with_counts, record_review
+from app.study import Filters, counts, get_learner, record_review, study_next
 from tests.conftest import DRILL_CARDS
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -49,6 +49,5 @@ def test_new_cards_left_are_the_unseen_ones_within_the_daily_limit(
         expected = min(unseen, max(new_per_day - rated_today, 0))
 
         assert counts(session, learner=learner, now=NOW, filters=filters).new == expected
-        picked = next_with_counts(session, learner=learner, now=NOW, filters=filters)
-        assert picked is not None
-        assert picked[1].new == expected
+        _, today = study_next(session, learner=learner, now=NOW, filters=filters)
+        assert today.new == expected
