@@ -16,7 +16,7 @@ from app.learners import personal_parameters
 from app.models import Card, CardState, Learner, ReviewLog
 from app.study.queue import state_row
 
-STALE = "this card was rated or changed meanwhile; its current state is shown"
+STALE = "this card was rated or changed meanwhile; reload to see its current state"
 
 
 @dataclass(frozen=True)
