@@ -27,8 +27,6 @@ IDLE_PING_SECONDS = 10.0
 # past which a checkpoint also restarts it (16 MB at the default page size).
 CHECKPOINT_SECONDS = 0.25
 CHECKPOINT_RESTART_FRAMES = 4096
-# The execution option that marks a connection's transaction as one that will write.
-WRITE_OPTION = "qbank_write"
 
 
 class Database:
@@ -68,7 +66,10 @@ class Database:
         if session.in_transaction():
             session.commit()
         with self._writer or nullcontext():
-            connection = session.connection(execution_options={WRITE_OPTION: True})
+            connection = session.connection()
+            if self.is_sqlite:
+                # The driver begins transactions only before its first write, as DEFERRED.
+                connection.exec_driver_sql("BEGIN IMMEDIATE")
             try:
                 yield connection
             finally:
@@ -132,8 +133,6 @@ def make_engine(url: str) -> Engine:
     # leave checkpoints to a thread of their own (`checkpoint_in_background`).
     @event.listens_for(engine, "connect")
     def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-        # The driver's own transaction handling is off: transactions begin in "begin" below.
-        dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA foreign_keys=ON")
@@ -143,11 +142,6 @@ def make_engine(url: str) -> Engine:
         if engine.url.database in _CHECKPOINTED:
             cursor.execute("PRAGMA wal_autocheckpoint=0")
         cursor.close()
-
-    @event.listens_for(engine, "begin")
-    def _begin(connection: Connection) -> None:
-        immediate = connection.get_execution_options().get(WRITE_OPTION)
-        connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
     return engine
 
