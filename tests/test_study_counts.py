@@ -7,9 +7,9 @@ import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from app import study
 from app.content.sync import import_content
 from app.study import Filters, counts, get_learner, record_review, study_next
+from app.study import queue as study
 from tests.conftest import DRILL_CARDS
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)

@@ -81,7 +81,7 @@ def record_review(
             row = state_row(session, learner=learner, card_id=card_id) if found.version else None
             version = row.version if row is not None else 0
             if expected_version is not None and expected_version != version:
-                raise Conflict(STALE)
+                raise _Lost()
             before = CardStateValue.from_row(row) if row is not None else None
             after = scheduling.review(
                 before,
