@@ -211,6 +211,25 @@ def test_unresolved_link_is_a_warning_and_strict_makes_it_fail(
     assert problems(strict.stderr) == problems(result.stderr)
 
 
+def test_markdown_left_literal_is_a_warning_at_check_and_import(
+    settings: Settings, write_content: WriteContent
+) -> None:
+    topic = TOPIC.replace("正文 $C=AB$", "正文 $C=AB$\n**没有闭合的粗体，和 $x 没闭合")
+    root = write_content({**GOOD, "topics/gemm.md": topic})
+    result = run("check", str(root))
+    assert_clean_exit(result, 0)
+    assert problems(result.stderr) == [
+        "topics/gemm.md:7: '**' is left literal in the rendered text [warning]",
+        "topics/gemm.md:7: '$' is left literal in the rendered text [warning]",
+    ]
+    assert result.stdout.strip().endswith("0 errors, 2 warnings")
+    assert_clean_exit(run("check", "--strict", str(root)), 1)
+
+    imported = run("import", str(root))
+    assert_clean_exit(imported, 0)
+    assert problems(imported.stderr) == problems(result.stderr)
+
+
 def test_topic_nothing_links_to_is_a_warning(write_content: WriteContent) -> None:
     root = write_content({**GOOD, "topics/orphan.md": "---\ntitle: 孤儿\n---\n\n无人链接。\n"})
     report = check_content(root)

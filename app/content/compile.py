@@ -10,7 +10,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from functools import cache
 
-from app.content.errors import ContentError
+from app.content.errors import ContentError, ContentWarning
 from app.content.parse import (
     Block,
     ParsedCard,
@@ -66,6 +66,7 @@ class Compiled:
     decks: list[CompiledDeck] = field(default_factory=list)
     topics: list[CompiledTopic] = field(default_factory=list)
     errors: list[ContentError] = field(default_factory=list)
+    warnings: list[ContentError] = field(default_factory=list)
 
 
 Parsed = ParsedDeck | ParsedTopic
@@ -85,12 +86,20 @@ def compile_sources(sources: list[SourceText], renderer: Renderer) -> Compiled:
     parsed = [parse_source(source) for source in sources]
     items = compile_items([item for item, _ in parsed], renderer, workers=worker_count(sources))
     for (_, parse_errors), (compiled, render_errors) in zip(parsed, items, strict=True):
-        out.errors += parse_errors + render_errors
+        problems, warnings = split_warnings(render_errors)
+        out.errors += parse_errors + problems
+        out.warnings += warnings
         if isinstance(compiled, CompiledDeck):
             out.decks.append(compiled)
         elif compiled is not None:
             out.topics.append(compiled)
     return out
+
+
+def split_warnings(problems: list[ContentError]) -> tuple[list[ContentError], list[ContentError]]:
+    """Separate rendering's errors from its warnings (ContentWarning)."""
+    warnings = [p for p in problems if isinstance(p, ContentWarning)]
+    return [p for p in problems if not isinstance(p, ContentWarning)], warnings
 
 
 def parse_source(source: SourceText) -> tuple[Parsed | None, list[ContentError]]:
@@ -172,8 +181,10 @@ def _compile_here(
         yield (compile_item(item, renderer, errors) if item else None), errors
 
 
-# ContentError (a frozen dataclass exception) cannot be unpickled, so errors travel as tuples.
-_RemoteResult = tuple[CompiledDeck | CompiledTopic, list[tuple[str, int, str]], list[FormulaKey]]
+# ContentError (a frozen dataclass exception) cannot be unpickled, so errors travel as tuples
+# (path, line, message, is_warning).
+_RemoteProblem = tuple[str, int, str, bool]
+_RemoteResult = tuple[CompiledDeck | CompiledTopic, list[_RemoteProblem], list[FormulaKey]]
 
 
 @cache
@@ -187,7 +198,10 @@ def _compile_remote(item: Parsed) -> _RemoteResult:
     seen = renderer.formulas_rendered
     errors: list[ContentError] = []
     compiled = compile_item(item, renderer, errors)
-    problems = [(error.path, error.line, error.message) for error in errors]
+    problems = [
+        (error.path, error.line, error.message, isinstance(error, ContentWarning))
+        for error in errors
+    ]
     return compiled, problems, renderer.formula_keys(seen)
 
 
@@ -198,7 +212,10 @@ def _collect(
         return None, []
     compiled, problems, formulas = future.result()
     renderer.count_rendered(formulas)
-    return compiled, [ContentError(*problem) for problem in problems]
+    return compiled, [
+        (ContentWarning if warning else ContentError)(path, line, message)
+        for path, line, message, warning in problems
+    ]
 
 
 def _compile_deck(deck: ParsedDeck, renderer: Renderer, errors: list[ContentError]) -> CompiledDeck:

@@ -13,6 +13,10 @@ class ContentError(Exception):
         return f"{self.path}:{self.line}: {self.message}"
 
 
+class ContentWarning(ContentError):
+    """A problem worth fixing that does not stop an import (e.g. Markdown left literal)."""
+
+
 class ContentErrors(Exception):
     """Raised when content cannot be imported; carries every error found."""
 

@@ -15,13 +15,17 @@ from markdown_it.rules_inline.backticks import backtick
 from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
-from app.content.errors import ContentError
+from app.content.cjk import cjk_emphasis_plugin
+from app.content.errors import ContentError, ContentWarning
 
 FormulaKey = tuple[str, bool]  # (TeX, display mode)
 
 _MATH_TYPES = {"math_inline": False, "math_inline_double": True, "math_block": True}
 _TAGS = re.compile(r"<[^>]+>")
 _KATEX_POSITION = re.compile(r" at position \d+: .*$", re.DOTALL)
+# Markup that should never survive into rendered text: an emphasis that did not open or close,
+# or a `$` that opened no formula. `$` before a digit is a price, never math, so it is fine.
+_LITERAL_MARKUP = re.compile(r"\*\*|__|\$(?!\d)")
 
 
 def _wikilink_rule(state: StateInline, silent: bool) -> bool:
@@ -60,6 +64,10 @@ def _render_math(self: Any, tokens: list[Token], idx: int, options: Any, env: An
     return tokens[idx].meta.get("html", "")
 
 
+def _render_text_special(self: Any, tokens: list[Token], idx: int, options: Any, env: Any) -> str:
+    return html.escape(tokens[idx].content, quote=False)
+
+
 def _render_link_open(self: Any, tokens: list[Token], idx: int, options: Any, env: Any) -> str:
     token = tokens[idx]
     href = token.attrGet("href") or ""
@@ -74,13 +82,18 @@ def build_markdown() -> MarkdownIt:
     # file: and non-image data: URLs, so content can never inject script.
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.enable(["table", "strikethrough"])
+    # Escapes (`\*`, `\$`) and entities stay their own tokens instead of joining the text
+    # around them, so that literal markup the author escaped on purpose is not reported.
+    md.disable("text_join")
     md.use(dollarmath_plugin, allow_space=True, allow_digits=False, double_inline=True)
+    md.use(cjk_emphasis_plugin)
     md.inline.ruler.before("link", "wikilink", _wikilink_rule)
     md.inline.ruler.at("backticks", _backtick_rule)
     for name in (*_MATH_TYPES, "math_block_label", "math_inline_double"):
         md.add_render_rule(name, _render_math)
     md.add_render_rule("wikilink", _render_wikilink)
     md.add_render_rule("link_open", _render_link_open)
+    md.add_render_rule("text_special", _render_text_special)
     return md
 
 
@@ -180,8 +193,19 @@ class Renderer:
                     )
                 # Inline children carry no line map: count the line breaks they span instead.
                 block_line += token.content.count("\n") if not token.map else 0
-            elif token.type in ("text", "code_inline", "code_block", "fence", "wikilink"):
+            elif token.type in (
+                "text",
+                "text_special",
+                "code_inline",
+                "code_block",
+                "fence",
+                "wikilink",
+            ):
                 plain.append(token.content)
+                if token.type == "text":
+                    for marker in dict.fromkeys(_LITERAL_MARKUP.findall(token.content)):
+                        message = f"'{marker}' is left literal in the rendered text"
+                        errors.append(ContentWarning(path, block_line, message))
                 block_line += token.meta.get("newlines", 0)
             elif token.type in ("softbreak", "hardbreak"):
                 block_line += 1

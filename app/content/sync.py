@@ -23,6 +23,7 @@ from app.content.compile import (
     duplicate_deck_errors,
     parse_source,
     resolve,
+    split_warnings,
     topic_index,
     worker_count,
 )
@@ -92,6 +93,7 @@ def check_content(root: Path) -> CheckReport:
     renderer = Renderer()
     compiled = compile_sources(sources, renderer)
     report = CheckReport(errors=errors + compiled.errors, formulas=renderer.formulas_rendered)
+    report.warnings += compiled.warnings
     report.decks = len(compiled.decks)
     report.cards = sum(len(d.cards) for d in compiled.decks)
     report.topics = len(compiled.topics)
@@ -161,8 +163,11 @@ def import_content(root: Path, engine: Engine) -> ImportReport:
         pending: list[CompiledDeck] = []
         compiled_topics: list[CompiledTopic] = []
         present: set[str] = set()
-        for (_, parse_errors), (compiled, render_errors) in zip(parsed, items, strict=True):
+        render_warnings: list[ContentError] = []
+        for (_, parse_errors), (compiled, problems) in zip(parsed, items, strict=True):
+            render_errors, warnings = split_warnings(problems)
             errors += parse_errors + render_errors
+            render_warnings += warnings
             if errors or bank_errors:
                 continue  # render the rest only to report every error
             if isinstance(compiled, CompiledDeck):
@@ -183,7 +188,9 @@ def import_content(root: Path, engine: Engine) -> ImportReport:
         _write(session, decks, compiled_topics, present, changed, removed, report)
         session.commit()
         _count_bank(session, report)
-        report.warnings = unresolved_links(session)
+        report.warnings = sorted(
+            render_warnings + unresolved_links(session), key=lambda e: (e.path, e.line)
+        )
     return report
 
 
