@@ -1,0 +1,139 @@
+"""The bundled bank as a learner meets it: single-fact cards, follow-up questions, kept history."""
+
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, col, func, select
+
+from app.content.parse import ParsedDeck, parse_deck
+from app.content.sync import check_content, import_content
+from app.models import Card, CardState, Followup, Learner, ReviewLog
+
+ROOT = Path(__file__).resolve().parent.parent
+CONTENT = ROOT / "content"
+FIXTURES = Path(__file__).parent / "fixtures" / "bundled"
+NOW = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+
+# A card's answer must fit a phone screen: at most this many characters of Markdown, formulas
+# and code included. Each follow-up's answer is a short spoken reply.
+MAX_ANSWER_CHARS = 600
+MAX_FOLLOWUP_ANSWER_CHARS = 300
+
+# The 18 cards of the interview-notes deck before it was split into single-fact cards: each id
+# must stay on the card that keeps its question, so that every learner keeps their history.
+INTERVIEW_NOTES_IDS = (
+    "notes-cache-line",
+    "notes-roofline",
+    "notes-bf16-vs-fp16",
+    "notes-operator-fusion",
+    "notes-attention-kv-cache",
+    "notes-flashattention-tiling",
+    "notes-dynamic-vs-static-graph",
+    "notes-pybind11",
+    "notes-libtorch",
+    "notes-w4a32-dequant",
+    "notes-moe",
+    "notes-paged-attention",
+    "notes-vllm-optimizations",
+    "notes-flashattention-versions",
+    "notes-ampere-vs-hopper",
+    "notes-quantization-algorithms",
+    "notes-llama-cpp",
+    "notes-threads-double-buffering-vectorization",
+)
+
+
+def bundled_deck(name: str) -> ParsedDeck:
+    path = CONTENT / "decks" / f"{name}.md"
+    deck, errors = parse_deck(str(path), path.read_text(encoding="utf-8"))
+    assert not errors, errors
+    assert deck is not None
+    return deck
+
+
+def test_bundled_content_checks_strict_clean() -> None:
+    report = check_content(CONTENT)
+    assert [str(e) for e in report.errors] == []
+    assert [str(e) for e in report.warnings] == []
+
+
+def test_interview_notes_keeps_every_original_id() -> None:
+    ids = [card.id for card in bundled_deck("interview-notes").cards]
+    assert set(INTERVIEW_NOTES_IDS) <= set(ids)
+    assert all(card.explicit_id for card in bundled_deck("interview-notes").cards)
+
+
+def test_interview_notes_kept_ids_keep_their_questions() -> None:
+    # The id stays on the card that asks the seed's question, not on one of the split-off parts.
+    old, errors = parse_deck(
+        "before.md", (FIXTURES / "interview-notes-before-split.md").read_text(encoding="utf-8")
+    )
+    assert not errors and old is not None
+    before = {card.id: card.question for card in old.cards}
+    after = {card.id: card.question for card in bundled_deck("interview-notes").cards}
+    assert sorted(before) == sorted(INTERVIEW_NOTES_IDS)
+    for card_id, question in before.items():
+        first_clause = question.split("？")[0]
+        assert after[card_id].startswith(first_clause), (card_id, question, after[card_id])
+
+
+def test_interview_notes_cards_are_single_fact() -> None:
+    cards = bundled_deck("interview-notes").cards
+    assert 40 <= len(cards) <= 60
+    too_long = {c.id: len(c.answer.text) for c in cards if len(c.answer.text) > MAX_ANSWER_CHARS}
+    assert too_long == {}
+
+
+@pytest.mark.parametrize("name", ["interview-notes"])
+def test_every_card_has_followup_questions_with_short_answers(name: str) -> None:
+    for card in bundled_deck(name).cards:
+        assert 1 <= len(card.questions) <= 3, card.id
+        for question in card.questions:
+            assert question.question.endswith(("？", "?")), question.id
+            assert 0 < len(question.answer) <= MAX_FOLLOWUP_ANSWER_CHARS, question.id
+
+
+def test_import_stores_followup_rows_for_the_bundled_decks(engine: Engine) -> None:
+    import_content(CONTENT, engine)
+    expected = sum(len(c.questions) for c in bundled_deck("interview-notes").cards)
+    with Session(engine) as session:
+        stored = session.exec(
+            select(func.count())
+            .select_from(Followup)
+            .where(col(Followup.card_id).startswith("notes-"))
+        ).one()
+    assert stored == expected
+
+
+def test_reimport_over_the_old_notes_keeps_history(tmp_path: Path, engine: Engine) -> None:
+    old = tmp_path / "content"
+    (old / "decks").mkdir(parents=True)
+    shutil.copy(FIXTURES / "interview-notes-before-split.md", old / "decks" / "interview-notes.md")
+    shutil.copytree(CONTENT / "topics", old / "topics")
+    import_content(old, engine)
+    with Session(engine) as session:
+        learner = Learner(name="old-bank")
+        session.add(learner)
+        session.commit()
+        assert learner.id is not None
+        for card_id in INTERVIEW_NOTES_IDS:
+            session.add(CardState(learner_id=learner.id, card_id=card_id, state=2, due=NOW, reps=3))
+            session.add(
+                ReviewLog(learner_id=learner.id, card_id=card_id, rating=3, reviewed_at=NOW)
+            )
+        session.commit()
+
+    import_content(CONTENT, engine)
+
+    with Session(engine) as session:
+        live = session.exec(
+            select(Card.id).where(col(Card.id).in_(INTERVIEW_NOTES_IDS), ~col(Card.retired))
+        ).all()
+        states = session.exec(select(CardState.card_id)).all()
+        logs = session.exec(select(ReviewLog.card_id)).all()
+    assert sorted(live) == sorted(INTERVIEW_NOTES_IDS)
+    assert sorted(states) == sorted(INTERVIEW_NOTES_IDS)
+    assert sorted(logs) == sorted(INTERVIEW_NOTES_IDS)
