@@ -9,6 +9,7 @@ import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, SQLModel, col, select
 
+from app.content import source
 from app.content.errors import ContentErrors
 from app.content.parse import derived_card_id
 from app.content.sync import ImportReport, import_content
@@ -178,6 +179,16 @@ def test_only_changed_files_are_read(
     assert (report.files_read, report.files_skipped) == (1, 2)
     assert report.formulas_rendered == 1
     assert counts(report) == {"updated": 1, "unchanged": 3}
+
+
+def test_a_new_rendering_renders_every_file_again(
+    imported: Path, engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(source, "RENDERING", source.RENDERING + 1)
+    report = import_content(imported, engine)
+    assert (report.files_read, report.files_skipped) == (3, 0)
+    assert counts(report) == {"unchanged": 4}  # same cards, same ids, same history
+    assert (import_content(imported, engine).files_read) == 0
 
 
 # --- identity -----------------------------------------------------------------------------

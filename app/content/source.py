@@ -7,6 +7,9 @@ from pathlib import Path
 from app.content.errors import ContentError
 
 KINDS = {"decks": "deck", "topics": "topic"}
+# Part of every file's hash: raise it when the same Markdown starts rendering to different HTML
+# (new syntax, highlighting, images), so that the next import renders every file again.
+RENDERING = 2
 
 
 @dataclass(frozen=True)
@@ -33,7 +36,8 @@ def scan(root: Path) -> tuple[list[SourceText], list[ContentError]]:
                 line = data[: exc.start].count(b"\n") + 1
                 errors.append(ContentError(rel, line, "file is not valid UTF-8"))
                 continue
-            sources.append(SourceText(rel, kind, hashlib.sha256(data).hexdigest(), text))
+            digest = hashlib.sha256(b"%d\0%b" % (RENDERING, data)).hexdigest()
+            sources.append(SourceText(rel, kind, digest, text))
     if not sources and not errors:
         errors.append(ContentError(str(root), 0, "no decks/*.md or topics/*.md files found"))
     return sources, errors
