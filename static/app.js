@@ -1,7 +1,9 @@
-// Progressive enhancement for study and practice: keys, instant reveal, timer.
+// Progressive enhancement for practice: keys, instant reveal, timer.
 // Every action also works without this file, as links and form posts.
 (function () {
   "use strict";
+  // The study page has its own client (static/study.js); this file serves practice and cards.
+  if (document.getElementById("study-state")) return;
   const card = document.getElementById("card");
   const answer = document.getElementById("answer-side");
   const revealRow = document.getElementById("reveal-row");

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import and_, bindparam, func, literal_column, null
+from sqlalchemy import and_, bindparam, case, func, literal_column, null
 from sqlalchemy.engine import Row
 from sqlmodel import Session, col, select
 
@@ -291,6 +291,28 @@ def card_state(session: Session, *, learner: Learner, card_id: str) -> CardState
     return CardStateValue.from_row(row) if row is not None else None
 
 
+def _held(session: Session, learner: Learner, exclude: Sequence[str]) -> dict[str, int]:
+    """How many of the cards the client holds are new to the learner, and how many reviews.
+
+    They count against the daily limits as if rated already, so that a client holding cards
+    ahead is never handed more new cards or reviews than the day allows.
+    """
+    seen = and_(CardState.card_id == Card.id, CardState.learner_id == bindparam("learner_id"))
+    statement = (
+        select(
+            func.count(Card.id),
+            func.count(CardState.card_id),
+            func.count(case((CardState.state == int(State.REVIEW), 1))),
+        )
+        .select_from(Card)
+        .outerjoin(CardState, seen)
+        .where(col(Card.id).in_(bindparam("exclude", expanding=True)))
+    )
+    params = {"learner_id": learner.id, "exclude": list(exclude)}
+    cards, known, reviews = session.connection().execute(statement, params).one()
+    return {"new": cards - known, "review": reviews}
+
+
 def study_next(
     session: Session,
     *,
@@ -309,10 +331,11 @@ def study_next(
     """
     done = done_today(session, learner=learner, now=now)
     params = _params(learner, now, done)
+    held = _held(session, learner, exclude) if exclude else {"new": 0, "review": 0}
     statement = _pick_statement(
         filters,
-        reviews=done["review"] < learner.max_reviews_per_day,
-        new=params["new_left"] > 0,
+        reviews=done["review"] + held["review"] < learner.max_reviews_per_day,
+        new=params["new_left"] > held["new"],
         walk=params["new_left"] <= WALK_NEW_CARDS,
         exclude=bool(exclude),
     )

@@ -144,6 +144,33 @@ STRINGS: dict[str, tuple[str, str]] = {
     "study.undone": ("已撤销上一次评分。", "The last rating was undone."),
     "study.nothing_to_undo": ("没有可撤销的评分。", "There is no rating to undo."),
     "study.scope": ("范围", "Scope"),
+    "study.saving": ("正在保存…", "Saving…"),
+    "study.saved": ("已保存", "Saved"),
+    "study.offline": ("离线：{n} 个评分等待发送", "Offline: {n} ratings waiting"),
+    "study.retrying": (
+        "服务器暂时无响应：{n} 个评分等待重试",
+        "Server not answering: {n} ratings waiting",
+    ),
+    "study.signed_out": (
+        "登录已失效：{n} 个评分保存在本机，重新登录后发送",
+        "Signed out: {n} ratings kept on this device until you sign in again",
+    ),
+    "study.rejected": (
+        "这张卡片的评分未记录：它在别处已被评分或修改。",
+        "That rating was not recorded: the card was rated or changed elsewhere.",
+    ),
+    "study.gone": (
+        "这张卡片已不在题库中，评分未记录。",
+        "That card is no longer in the bank; the rating was not recorded.",
+    ),
+    "study.undo_failed": (
+        "无法撤销：这张卡片在别处已被评分。",
+        "Could not undo: the card was rated elsewhere meanwhile.",
+    ),
+    "study.waiting_for_cards": (
+        "正在取下一张卡片…（离线时评分会保存在本机）",
+        "Fetching the next card… (ratings made offline are kept on this device)",
+    ),
     "study.all": ("全部", "All decks"),
     "practice.title": ("练习", "Practice"),
     "practice.intro": (

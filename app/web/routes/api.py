@@ -1,21 +1,33 @@
 """The JSON API: the same functions as the pages; the study page is a client of it."""
 
-from datetime import datetime
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Header, Query
 from fastapi.responses import Response
-from pydantic import BaseModel, Field, StringConstraints
+from pydantic import BaseModel, StringConstraints
 
 from app import catalog
-from app.cardstate import CardStateValue
 from app.cardview import card_view
 from app.errors import NotFound
-from app.scheduling import format_interval
 from app.search import search as run_search
-from app.study import Counts, NextCard, record_review, study_next, undo_last
+from app.study import record_review, study_next, undo_last
 from app.web.deps import FiltersDep, LangDep, LearnerDep, NowDep, SessionDep
 from app.web.observe import REVIEWS
+from app.web.schemas import (
+    CardOut,
+    DeckOut,
+    HitOut,
+    NextOut,
+    ReviewIn,
+    ReviewOut,
+    StateOut,
+    TopicCardOut,
+    TopicOut,
+    UndoIn,
+    counts_out,
+    next_out,
+    state_out,
+)
 
 router = APIRouter(prefix="/api", tags=["api"])
 health = APIRouter(tags=["health"])
@@ -30,101 +42,6 @@ async def healthz() -> Health:
     return Health(status="ok")
 
 
-class CountsOut(BaseModel):
-    new: int
-    learning: int
-    review: int
-
-
-class DeckOut(BaseModel):
-    slug: str
-    title: str
-    description: str
-    tags: list[str]
-    total: int
-    new: int
-    due: int
-    seen: int
-    mature: int
-
-
-class LinkOut(BaseModel):
-    title: str
-    url: str | None
-    resolved: bool
-
-
-class IntervalOut(BaseModel):
-    rating: int
-    seconds: int
-    label: str
-
-
-class FollowupOut(BaseModel):
-    id: str
-    question_html: str
-    answer_html: str
-
-
-class CardOut(BaseModel):
-    id: str
-    deck: str
-    deck_title: str
-    section: str
-    question: str
-    question_html: str
-    answer_html: str
-    followups_html: str
-    followups: list[FollowupOut]
-    pitfalls_html: str
-    tags: list[str]
-    links: list[LinkOut]
-    retired: bool
-
-
-class NextOut(CardOut):
-    queue: str
-    version: int = Field(description="Send it back with the rating; a stale one gets 409.")
-    counts: CountsOut
-    intervals: list[IntervalOut]
-
-
-class StateOut(BaseModel):
-    card_id: str
-    state: str
-    due: datetime | None
-    stability: float | None
-    difficulty: float | None
-    reps: int
-    lapses: int
-    version: int
-
-
-class ReviewIn(BaseModel):
-    card_id: str = Field(max_length=200)
-    rating: int = Field(ge=1, le=4)
-    duration_ms: int | None = Field(default=None, ge=0, le=86_400_000)
-    version: int | None = Field(
-        default=None, ge=0, description="The version from /api/study/next; a stale one gets 409."
-    )
-
-
-class ReviewOut(StateOut):
-    replayed: bool = Field(
-        description="True when this answers a repeat of an Idempotency-Key already used."
-    )
-    counts: CountsOut
-    next: NextOut | None = Field(description="The card to study next; null when nothing is due.")
-
-
-class UndoIn(BaseModel):
-    card_id: str | None = Field(
-        default=None,
-        max_length=200,
-        description="The card the client believes was rated last; another gets 409.",
-    )
-
-
 CardId = Annotated[str, StringConstraints(max_length=200)]
 # Cards the client already holds, so that the card after them is picked.
 ExcludeQuery = Annotated[list[CardId], Query(max_length=50)]
@@ -137,68 +54,6 @@ IdempotencyKey = Annotated[
     ),
 ]
 CONFLICT = {409: {"description": "The card was rated or changed meanwhile."}}
-
-
-class TopicCardOut(BaseModel):
-    id: str
-    question: str
-    deck: str
-    url: str
-
-
-class TopicOut(BaseModel):
-    slug: str
-    title: str
-    aliases: list[str]
-    summary: str
-    body_html: str
-    cards: list[TopicCardOut]
-
-
-class HitOut(BaseModel):
-    kind: Literal["card", "topic"]
-    id: str
-    title: str
-    url: str
-    snippet: str = Field(description="Plain text around the first match.")
-    snippet_html: str = Field(description="The snippet, escaped, with matches in <mark>.")
-    field: Literal["title", "body", "extra", "reading"] = Field(
-        description="The best field group that matched: question or title, answer or body, "
-        "follow-ups and pitfalls, reading list."
-    )
-    deck: str
-
-
-def _counts_out(today: Counts) -> CountsOut:
-    return CountsOut(new=today.new, learning=today.learning, review=today.review)
-
-
-def _next_out(found: NextCard | None, today: Counts, lang: str) -> NextOut | None:
-    if found is None:
-        return None
-    return NextOut(
-        **found.card.payload,
-        queue=found.queue.value,
-        version=found.version,
-        counts=_counts_out(today),
-        intervals=[
-            IntervalOut(rating=r, seconds=int(d.total_seconds()), label=format_interval(d, lang))
-            for r, d in found.intervals.items()
-        ],
-    )
-
-
-def _state_out(card_id: str, state: CardStateValue | None, version: int) -> StateOut:
-    return StateOut(
-        card_id=card_id,
-        state=state.queue.value if state else "new",
-        due=state.due if state else None,
-        stability=state.stability if state else None,
-        difficulty=state.difficulty if state else None,
-        reps=state.reps if state else 0,
-        lapses=state.lapses if state else 0,
-        version=version,
-    )
 
 
 @router.get("/decks")
@@ -233,7 +88,7 @@ def next_to_study(
 ) -> NextOut | Response:
     """The next card to study in the scope, after the `exclude`d ones; 204 when nothing is due."""
     found, today = study_next(session, learner=learner, now=now, filters=filters, exclude=exclude)
-    out = _next_out(found, today, lang)
+    out = next_out(found, today, lang)
     return out if out is not None else Response(status_code=204)
 
 
@@ -262,12 +117,12 @@ def review(
     if not result.replayed:
         REVIEWS.labels(str(body.rating)).inc()
     found, today = study_next(session, learner=learner, now=now, filters=filters, exclude=exclude)
-    state = _state_out(result.card_id, result.state, result.version)
+    state = state_out(result.card_id, result.state, result.version)
     return ReviewOut(
         **state.model_dump(),
         replayed=result.replayed,
-        counts=_counts_out(today),
-        next=_next_out(found, today, lang),
+        counts=counts_out(today),
+        next=next_out(found, today, lang),
     )
 
 
@@ -287,7 +142,7 @@ def undo(
         card_id=body.card_id if body else None,
         idempotency_key=idempotency_key,
     )
-    return _state_out(result.card_id, result.state, result.version)
+    return state_out(result.card_id, result.state, result.version)
 
 
 @router.get("/cards/{card_id}", responses={404: {"description": "No such card"}})

@@ -19,11 +19,39 @@ from app.study import (
     study_next,
     undo_last,
 )
-from app.web.deps import FiltersDep, LearnerDep, NowDep, SessionDep
+from app.web.deps import FiltersDep, LangDep, LearnerDep, NowDep, SessionDep
+from app.web.i18n import translator
 from app.web.observe import REVIEWS
+from app.web.schemas import next_out
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
+
+# Interface strings the study client (static/study.js) paints cards and its status with.
+CLIENT_STRINGS = (
+    "queue.new",
+    "queue.learning",
+    "queue.review",
+    "queue.relearning",
+    "card.answer",
+    "card.followups",
+    "card.followup_questions",
+    "card.pitfalls",
+    "card.reading",
+    "card.unresolved",
+    "card.permalink",
+    "study.saving",
+    "study.saved",
+    "study.offline",
+    "study.retrying",
+    "study.signed_out",
+    "study.rejected",
+    "study.gone",
+    "study.undone",
+    "study.undo_failed",
+    "study.nothing_to_undo",
+    "study.waiting_for_cards",
+)
 
 
 def _study_url(filters: Filters, **extra: str) -> str:
@@ -38,6 +66,7 @@ def study(
     learner: LearnerDep,
     now: NowDep,
     filters: FiltersDep,
+    lang: LangDep,
     reveal: bool = False,
     card: str | None = None,
     msg: str | None = None,
@@ -57,7 +86,16 @@ def study(
         context["next_due"] = due.astimezone(learner_zone(learner)) if due else None
         context["zone"] = learner.timezone
         return render(request, "done.html", context)
+    t = translator(lang)
+    client = {
+        "current": next_out(current, today, lang).model_dump(mode="json"),  # type: ignore[union-attr]
+        "done": done,
+        "scope": filters.as_params(),
+        "learner": str(learner.id),
+        "strings": {key: t(key) for key in CLIENT_STRINGS},
+    }
     context |= {
+        "client": client,
         "current": current,
         "reveal": reveal,
         "shown_at": int(time.time() * 1000),
