@@ -126,7 +126,7 @@ def _followup(
                 path,
                 where,
                 f"follow-up question '{question}' has no answer "
-                "(start a continuation line of the item with '答：')",
+                "(start a continuation line of the item with '答：' or 'A:')",
             )
         )
         return None

@@ -7,10 +7,10 @@ from sqlalchemy import delete, insert, update
 from sqlmodel import Session, col, select
 
 from app.content.searchtext import FIELDS, SearchFields, card_fields, plain_text, topic_fields
-from app.models import Card, CardLink, SearchEntry, Topic
+from app.models import Card, CardLink, Followup, SearchEntry, Topic
 
 # Part of every entry's source hash: changing how search text is made remakes every entry.
-SEARCH_TEXT_VERSION = "1"
+SEARCH_TEXT_VERSION = "2"
 
 
 def refresh_search_index(session: Session) -> int:
@@ -47,7 +47,10 @@ def refresh_search_index(session: Session) -> int:
             stale += [known[0]] if known else []
         elif (known[2], known[3]) != (deck_id, ordinal):
             moved.append({"id": known[0], "deck_id": deck_id, "ordinal": ordinal})
-    rows = [_card_row(card, reading) for card, reading in _cards_with_reading(session, remake)]
+    rows = [
+        _card_row(card, reading, followups)
+        for card, reading, followups in _cards_with_reading(session, remake)
+    ]
 
     topics = sorted(session.exec(select(Topic)).all(), key=lambda t: t.title)
     for ordinal, topic in enumerate(topics):
@@ -70,8 +73,9 @@ def refresh_search_index(session: Session) -> int:
     return len(rows)
 
 
-def _cards_with_reading(session: Session, ids: list[str]) -> list[tuple[Card, str]]:
-    out: list[tuple[Card, str]] = []
+def _cards_with_reading(session: Session, ids: list[str]) -> list[tuple[Card, str, str]]:
+    """Each card with its continue-reading titles and its follow-up questions' HTML."""
+    out: list[tuple[Card, str, str]] = []
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
         reading: dict[str, list[str]] = {}
@@ -81,8 +85,16 @@ def _cards_with_reading(session: Session, ids: list[str]) -> list[tuple[Card, st
             .order_by(col(CardLink.card_id), col(CardLink.position))
         ):
             reading.setdefault(card_id, []).append(title)
+        followups: dict[str, list[str]] = {}
+        for card_id, question_html, answer_html in session.exec(
+            select(Followup.card_id, Followup.question_html, Followup.answer_html)
+            .where(col(Followup.card_id).in_(chunk))
+            .order_by(col(Followup.card_id), col(Followup.position))
+        ):
+            followups.setdefault(card_id, []).append(f"<p>{question_html}</p>{answer_html}")
         for card in session.exec(select(Card).where(col(Card.id).in_(chunk))):
-            out.append((card, " · ".join(reading.get(card.id, []))))
+            titles = " · ".join(reading.get(card.id, []))
+            out.append((card, titles, "".join(followups.get(card.id, []))))
     return out
 
 
@@ -95,11 +107,12 @@ def _row(fields: SearchFields, **values: Any) -> dict[str, Any]:
     }
 
 
-def _card_row(card: Card, reading: str) -> dict[str, Any]:
+def _card_row(card: Card, reading: str, followups_html: str) -> dict[str, Any]:
     fields = card_fields(
         question=card.question_html,
         answer_html=card.answer_html,
-        followups_html=card.followups_html,
+        # The follow-up questions rank with the follow-ups' prose.
+        followups_html=followups_html + card.followups_html,
         pitfalls_html=card.pitfalls_html,
         reading=reading,
     )
