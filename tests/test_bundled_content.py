@@ -87,7 +87,16 @@ def test_interview_notes_cards_are_single_fact() -> None:
     assert too_long == {}
 
 
-@pytest.mark.parametrize("name", ["interview-notes"])
+def test_llm_systems_deck_is_single_fact_cards() -> None:
+    cards = bundled_deck("llm-systems-interview").cards
+    assert 20 <= len(cards) <= 30
+    assert all(card.explicit_id and card.id.startswith("llm-") for card in cards)
+    too_long = {c.id: len(c.answer.text) for c in cards if len(c.answer.text) > MAX_ANSWER_CHARS}
+    assert too_long == {}
+    assert all(card.links for card in cards)
+
+
+@pytest.mark.parametrize("name", ["interview-notes", "llm-systems-interview"])
 def test_every_card_has_followup_questions_with_short_answers(name: str) -> None:
     for card in bundled_deck(name).cards:
         assert 1 <= len(card.questions) <= 3, card.id
@@ -98,14 +107,15 @@ def test_every_card_has_followup_questions_with_short_answers(name: str) -> None
 
 def test_import_stores_followup_rows_for_the_bundled_decks(engine: Engine) -> None:
     import_content(CONTENT, engine)
-    expected = sum(len(c.questions) for c in bundled_deck("interview-notes").cards)
-    with Session(engine) as session:
-        stored = session.exec(
-            select(func.count())
-            .select_from(Followup)
-            .where(col(Followup.card_id).startswith("notes-"))
-        ).one()
-    assert stored == expected
+    for name, prefix in (("interview-notes", "notes-"), ("llm-systems-interview", "llm-")):
+        expected = sum(len(c.questions) for c in bundled_deck(name).cards)
+        with Session(engine) as session:
+            stored = session.exec(
+                select(func.count())
+                .select_from(Followup)
+                .where(col(Followup.card_id).startswith(prefix))
+            ).one()
+        assert stored == expected, name
 
 
 def test_reimport_over_the_old_notes_keeps_history(tmp_path: Path, engine: Engine) -> None:
