@@ -235,10 +235,11 @@ def restore_command(learner_name: str | None, source: Path) -> None:
 @learner_option
 @click.option("--reset", is_flag=True, help="Go back to the FSRS default parameters.")
 def optimize_command(learner_name: str | None, reset: bool) -> None:
-    """Fit personal FSRS parameters to a learner's review log (needs qbank[optimizer])."""
+    """Fit personal FSRS parameters to a learner's review log; keep them if they predict better."""
     from datetime import UTC, datetime
 
-    from app.optimize import optimize_learner, reset_parameters
+    from app.jobs import FAILED
+    from app.optimize import reset_parameters, run_optimize
 
     with _bank() as session:
         learner = _open_learner(session, learner_name, create=False)
@@ -246,16 +247,12 @@ def optimize_command(learner_name: str | None, reset: bool) -> None:
             reset_parameters(session=session, learner=learner)
             click.echo(f"learner '{learner.name}': back to the FSRS default parameters")
             return
-        report = optimize_learner(session=session, learner=learner, now=datetime.now(UTC))
-        outcome = (
-            "stored; reviews are scheduled with them from now on"
-            if report.stored
-            else "no better than the parameters in use, which are kept"
-        )
-        click.echo(
-            f"learner '{learner.name}': fitted on {report.counted} of {report.reviews} reviews; "
-            f"log loss {report.loss_before:.4f} before, {report.loss_after:.4f} after: {outcome}"
-        )
+        assert learner.id is not None
+        engine = session.get_bind()
+        job = run_optimize(engine, learner_id=learner.id, now=datetime.now(UTC))  # type: ignore[arg-type]
+        if job.status == FAILED:
+            _fail(job.message)
+        click.echo(f"learner '{learner.name}': {job.message}")
 
 
 def _settings() -> "Settings":

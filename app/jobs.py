@@ -6,7 +6,8 @@ job is queued or running) — so starting one while another runs hands back the 
 double click, a second tab or a retried request never starts the work twice.
 
 The work is a function of a fresh Session and the job's row; it returns a one-line message and
-an optional JSON-ready result. A StudyError it raises is the job's failure message, shown as is;
+an optional JSON-ready result. A StudyError it raises is the job's failure message, shown as
+is, with the error's `result` (if it has one) kept so a page can word it in its own language;
 anything else is logged and reported as an unexpected error. Pages poll `GET /api/jobs/{id}`.
 """
 
@@ -129,7 +130,7 @@ def _run(engine: Engine, job_id: int, work: Work) -> None:
                 status = DONE
             except StudyError as exc:
                 session.rollback()
-                message, result, status = str(exc), None, FAILED
+                message, result, status = str(exc), getattr(exc, "result", None), FAILED
             except Exception:
                 session.rollback()
                 log.exception("job %s (%s) failed", job_id, job.kind)

@@ -9,6 +9,7 @@ from sqlmodel import Session, select
 from app.cardstate import aware
 from app.errors import StudyError
 from app.models import Learner
+from app.parameters import usable_parameters
 
 Parameters = tuple[float, ...]
 
@@ -29,8 +30,11 @@ def get_learner(session: Session, name: str, timezone: str = "UTC") -> Learner:
 
 
 def personal_parameters(learner: Learner) -> Parameters | None:
-    """The learner's fitted FSRS parameters (see app.optimize), or None for the defaults."""
-    return tuple(learner.fsrs_parameters) if learner.fsrs_parameters else None
+    """The learner's fitted FSRS parameters (see app.optimize), or None for the defaults.
+
+    A stored set the model cannot use (the wrong length, NaN) schedules with the defaults.
+    """
+    return usable_parameters(learner.fsrs_parameters)
 
 
 def learner_zone(learner: Learner) -> ZoneInfo:

@@ -23,6 +23,7 @@ from app.web.auth import NotSignedIn
 from app.web.deps import csrf_protect, members_only
 from app.web.observe import AccessLog, metrics
 from app.web.routes import account, admin, api, data, jobs, pages, practice, stats, study
+from app.web.routes import settings as settings_routes
 from app.web.templating import render
 
 JOB_GRACE_SECONDS = 30  # a stopping server lets background jobs finish their write
@@ -82,7 +83,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # for every card, comes first.
     app.include_router(api.health)
     app.include_router(api.router, dependencies=members)
-    for module in (pages, study, practice, admin):
+    for module in (pages, settings_routes, study, practice, admin):
         app.include_router(module.router, dependencies=members)
     app.include_router(data.router, dependencies=members)
     app.include_router(stats.router, dependencies=members)

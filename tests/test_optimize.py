@@ -1,4 +1,4 @@
-"""Personal FSRS parameters: counting, refusing, fitting, scheduling with them and resetting."""
+"""Personal FSRS parameters through the app: counting, refusing, fitting as a job, resetting."""
 
 import html
 import random
@@ -9,26 +9,16 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
-from fsrs.scheduler import DEFAULT_PARAMETERS
 from sqlmodel import Session
 
-from app import scheduling
+from app import jobs, scheduling
 from app.bank import open_engine
 from app.cli import main as cli
 from app.config import Settings
 from app.main import create_app
 from app.models import Card, CardState, Deck, Learner
-from app.optimize import (
-    MAX_SEQ_LEN,
-    MIN_REVIEWS,
-    NotEnoughReviews,
-    StudyRating,
-    counted_reviews,
-    fsrs_review_logs,
-    missing_modules,
-    optimization_status,
-    optimize_learner,
-)
+from app.optimize import MIN_REVIEWS, optimization_status
+from app.parameters import DEFAULT_PARAMETERS
 from app.practice import rate_practice, start_practice
 from app.study import (
     Filters,
@@ -39,9 +29,6 @@ from app.study import (
 )
 
 START = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)  # a Monday morning, clear of the 04:00 rollover
-EXTRA_MISSING = bool(missing_modules())
-NEEDS_EXTRA = "the optimizer extra is not installed (pip install -e '.[optimizer]' torch==2.13.0)"
-HAS_EXTRA = "the optimizer extra is installed here, so the refusal for too few reviews is tested"
 
 
 def _state_json(row):  # type: ignore[no-untyped-def]
@@ -49,56 +36,6 @@ def _state_json(row):  # type: ignore[no-untyped-def]
     from app.cardstate import CardStateValue
 
     return CardStateValue.from_row(row).to_json() if row is not None else None
-
-
-def needs_extra() -> None:
-    pytest.importorskip("torch", reason=NEEDS_EXTRA)
-    if missing_modules():
-        pytest.skip(NEEDS_EXTRA)
-
-
-def rating(card: str, at: datetime, value: int = 3) -> StudyRating:
-    return StudyRating(card, value, at, None)
-
-
-# Counting what the optimizer learns from, without a database.
-
-
-def test_counted_reviews_are_those_a_whole_day_after_the_previous_one() -> None:
-    day = timedelta(days=1)
-    ratings = [
-        rating("a", START),  # first sight of a card never counts
-        rating("a", START + timedelta(minutes=10)),  # same-day learning step
-        rating("b", START),
-        rating("a", START + day + timedelta(minutes=10)),  # exactly a day later: counts
-        rating("b", START + day - timedelta(seconds=1)),  # a second short of a day
-        rating("b", START + 3 * day),  # counts
-    ]
-    assert counted_reviews(ratings) == 2
-
-
-def test_only_the_first_reviews_of_a_card_count() -> None:
-    ratings = [rating("a", START + timedelta(days=n)) for n in range(MAX_SEQ_LEN + 10)]
-    assert counted_reviews(ratings) == MAX_SEQ_LEN - 1
-
-
-def test_cards_are_numbered_in_the_order_they_were_first_rated() -> None:
-    ratings = [
-        rating("zeta", START),
-        rating("alpha", START + timedelta(minutes=1), 1),
-        rating("zeta", START + timedelta(days=2), 4),
-    ]
-    logs = fsrs_review_logs(ratings)
-    assert [(log.card_id, int(log.rating)) for log in logs] == [(1, 3), (2, 1), (1, 4)]
-    assert logs[0].review_datetime == START
-
-
-def test_mirrored_limits_are_the_optimizers_own() -> None:
-    needs_extra()
-    import fsrs.optimizer
-
-    assert fsrs.optimizer.mini_batch_size == MIN_REVIEWS
-    assert fsrs.optimizer.max_seq_len == MAX_SEQ_LEN
 
 
 # A bank of plain cards and a simulated learner.
@@ -212,7 +149,7 @@ def test_practice_and_undone_ratings_do_not_count(session: Session, make_learner
             record_review(
                 session, learner=learner, card_id=card, rating=3, now=START + timedelta(days=day)
             )
-    assert optimization_status(session=session, learner=learner).counted == 9
+    assert optimization_status(session=session, learner=learner, now=START).counted == 9
 
     undo_last(session, learner=learner, now=START + timedelta(days=4))
     run = start_practice(
@@ -227,33 +164,25 @@ def test_practice_and_undone_ratings_do_not_count(session: Session, make_learner
         rate_practice(
             session, learner=learner, run=run, card_id=card, rating=1, now=START + timedelta(days=5)
         )
-    status = optimization_status(session=session, learner=learner)
+    status = optimization_status(session=session, learner=learner, now=START)
     assert (status.counted, status.needed, status.personal) == (8, MIN_REVIEWS, False)
     assert status.ready is False
 
 
-# Refusals: without the extra, or with too few reviews.
+# Refusals leave the parameters in use as they were.
 
 
-@pytest.mark.skipif(not EXTRA_MISSING, reason=HAS_EXTRA)
-def test_without_the_extra_the_cli_says_how_to_enable_it(settings: Settings) -> None:
-    result = CliRunner().invoke(cli, ["optimize"])
-    assert result.exit_code == 1
-    assert result.output.startswith("error: install qbank[optimizer] to enable this: pip install")
-    assert result.output.count("\n") == 1
-
-
-@pytest.mark.skipif(not EXTRA_MISSING, reason=HAS_EXTRA)
-def test_without_the_extra_the_settings_page_says_how_to_enable_it(client: TestClient) -> None:
-    page = client.get("/settings").text
-    assert "pip install 'qbank[optimizer]'" in text_of(page, "optimize-reason")
-    assert re.search(r'<button[^>]*aria-describedby="optimize-reason"[^>]* disabled', page)
-
+def fit_from_the_page(client: TestClient) -> dict:
+    """Press "fit my parameters", wait for the background fit, return its job."""
     response = client.post("/settings/optimize")
-    assert response.status_code == 400
-    assert text_of(response.text, "optimize-error").startswith(
-        "install qbank[optimizer] to enable this"
-    )
+    assert (response.status_code, response.headers["location"]) == (303, "/settings#optimizer")
+    jobs.wait_for_all()
+    page = client.get("/settings").text
+    job_id = re.search(r'data-job="(\d+)"', page)
+    assert job_id, "the settings page names the latest fit"
+    found = client.get(f"/api/jobs/{job_id[1]}")
+    assert found.status_code == 200
+    return found.json()
 
 
 def test_too_few_reviews_are_refused_saying_how_many_are_needed(
@@ -270,27 +199,53 @@ def test_too_few_reviews_are_refused_saying_how_many_are_needed(
 
     page = client.get("/settings").text
     assert text_of(page, "optimizer-in-use") == "The FSRS default parameters are in use."
-    reason = text_of(page, "optimize-reason")
-    if EXTRA_MISSING:
-        assert "qbank[optimizer]" in reason
-        return  # the tests above check the refusal without the extra
-    assert reason.startswith(f"Not enough reviews yet: 8 of {MIN_REVIEWS}")
+    assert text_of(page, "optimize-reason").startswith(
+        f"Not enough reviews yet: 8 of {MIN_REVIEWS}"
+    )
 
-    response = client.post("/settings/optimize")
-    assert response.status_code == 409
-    assert text_of(response.text, "optimize-error").startswith(
+    job = fit_from_the_page(client)
+    assert (job["kind"], job["status"], job["finished"]) == ("optimize", "failed", True)
+    assert job["message"].startswith(
         f"not enough reviews to fit personal parameters yet: 8 of the {MIN_REVIEWS} needed"
+    )
+    assert job["result"] == {"reason": "not_enough", "counted": 8, "needed": MIN_REVIEWS}
+    page = client.get("/settings").text
+    assert text_of(page, "optimize-error") == (
+        f"Not enough reviews yet: 8 of {MIN_REVIEWS}. The parameters in use were kept."
+    )
+    page = client.get("/settings", headers={"Accept-Language": "zh"}).text
+    assert text_of(page, "optimize-error") == (
+        f"复习记录还不够：已有 8 次，需要 {MIN_REVIEWS} 次。原来的参数保持不变。"
     )
 
     result = CliRunner().invoke(cli, ["optimize"])
     assert result.exit_code == 1
     assert result.output == (
         f"error: not enough reviews to fit personal parameters yet: 8 of the {MIN_REVIEWS} "
-        "needed (only ratings a day or more after the card's previous one count)\n"
+        "needed (only ratings a study day or more after the card's previous one count)\n"
     )
-    with Session(engine) as session, pytest.raises(NotEnoughReviews):
+    with Session(engine) as session:
+        assert local_learner(session, settings).fsrs_parameters is None
+
+
+def test_a_stored_parameter_set_the_model_cannot_use_schedules_with_the_defaults(
+    settings: Settings, client: TestClient
+) -> None:
+    engine = open_engine(settings)
+    with Session(engine) as session:
         learner = local_learner(session, settings)
-        optimize_learner(session=session, learner=learner, now=START)
+        make_cards(session, 1)
+        # A decay far outside the model's range, and a vector of an older FSRS's length.
+        for broken in ([*DEFAULT_PARAMETERS[:20], 50.0], list(DEFAULT_PARAMETERS[:19])):
+            learner.fsrs_parameters = broken
+            session.add(learner)
+            session.commit()
+            assert text_of(client.get("/settings").text, "optimizer-in-use") == (
+                "The FSRS default parameters are in use."
+            )
+            shown = next_card(session, learner=learner, now=START, filters=Filters())
+            assert shown is not None
+            assert shown.intervals == scheduling.preview(None, START)
 
 
 def test_an_unknown_learner_is_one_line(settings: Settings) -> None:
@@ -299,7 +254,7 @@ def test_an_unknown_learner_is_one_line(settings: Settings) -> None:
     assert result.output.startswith("error: ") and result.output.count("\n") == 1
 
 
-# Scheduling with stored parameters needs no optimizer.
+# Scheduling with stored parameters.
 
 
 def test_stored_parameters_schedule_until_reset(settings: Settings) -> None:
@@ -340,47 +295,45 @@ def test_stored_parameters_schedule_until_reset(settings: Settings) -> None:
         assert rated.state != scheduling.review(before, 3, at, parameters=personal)
 
 
-# The full path, with the optimizer installed.
+# The full path: fitted from the page in the background, stored, scheduling from then on.
 
 
 def test_fitted_parameters_are_stored_and_schedule_from_then_on(
-    settings: Settings, client: TestClient, monkeypatch: pytest.MonkeyPatch
+    settings: Settings, client: TestClient
 ) -> None:
-    needs_extra()
-    import fsrs.optimizer
-
-    # Two passes over the log instead of five keep this test quick; the optimizer still keeps
-    # its best epoch, and the app still stores only parameters that beat those in use.
-    monkeypatch.setattr(fsrs.optimizer, "num_epochs", 2)
     engine = open_engine(settings)
     with Session(engine) as session:
         learner = local_learner(session, settings)
         # 200 cards, five new a day, studied every day for six weeks: about 1,400 ratings, of
-        # which about 700 come a day or more after the previous one (the optimizer needs 512).
+        # which about 700 come a study day or more after the previous one.
         cards = make_cards(session, 200)
         now = simulate(session, learner, cards, days=42, new_per_day=5)
-        status = optimization_status(session=session, learner=learner)
+        status = optimization_status(session=session, learner=learner, now=now)
     assert status.ready and status.counted >= MIN_REVIEWS
 
     page = client.get("/settings").text
     assert text_of(page, "optimize-reason") == f"Ready: {status.counted} reviews to learn from."
 
-    result = CliRunner().invoke(cli, ["optimize"])
-    assert result.exit_code == 0, result.output
-    match = re.fullmatch(
-        r"learner 'local': fitted on (\d+) of (\d+) reviews; log loss ([\d.]+) before, "
-        r"([\d.]+) after: stored; reviews are scheduled with them from now on\n",
-        result.output,
-    )
-    assert match, result.output
-    assert int(match[1]) == status.counted
-    before, after = float(match[3]), float(match[4])
+    job = fit_from_the_page(client)
+    assert job["status"] == "done", job
+    result = job["result"]
+    assert result["items"] == status.counted and result["stored"] is True
     # The simulated learner forgets faster than FSRS's defaults assume: the fit must help.
-    assert 0 < after < before
+    assert 0 < result["after"]["log_loss"] < result["before"]["log_loss"]
+    assert 0 < result["after"]["rmse_bins"] < result["before"]["rmse_bins"]
+    page = client.get("/settings").text
+    before, after = result["before"], result["after"]
+    assert text_of(page, "optimize-report") == (
+        f"Fitted on {status.counted} reviews in {result['seconds']:.2f} s. On reviews the fit had "
+        f"not seen: log loss {before['log_loss']:.4f} → {after['log_loss']:.4f}, RMSE(bins) "
+        f"{before['rmse_bins']:.4f} → {after['rmse_bins']:.4f}. The new parameters are better: "
+        "your reviews are scheduled with them from now on."
+    )
+    assert text_of(page, "optimizer-in-use").startswith("Your personal parameters are in use")
 
     with Session(engine) as session:
         learner = local_learner(session, settings)
-        assert learner.fsrs_parameters is not None and len(learner.fsrs_parameters) == 21
+        assert learner.fsrs_parameters == result["parameters"]
         assert learner.fsrs_optimized_at is not None
         personal = tuple(learner.fsrs_parameters)
 
@@ -405,26 +358,14 @@ def test_fitted_parameters_are_stored_and_schedule_from_then_on(
             == before_state.to_json()
         )
 
-    # Fitting again on the same log finds the same parameters: nothing to gain, nothing stored.
-    response = client.post("/settings/optimize")
-    assert response.status_code == 200
-    assert text_of(response.text, "optimize-report") == (
-        f"Fitted on {status.counted} reviews: log loss {after:.4f} → {after:.4f}, no better, "
-        "so the parameters in use were kept."
-    )
-    assert text_of(response.text, "optimizer-in-use").startswith(
-        "Your personal parameters are in use"
-    )
+    # Fitting again on the same log changes nothing: the parameters in use were fitted on it.
+    result = CliRunner().invoke(cli, ["optimize"])
+    assert result.exit_code == 0, result.output
+    assert re.fullmatch(
+        rf"learner 'local': fitted on {status.counted} reviews in [\d.]+ s; on held-out reviews "
+        r"log loss [\d.]+ → [\d.]+, RMSE\(bins\) [\d.]+ → [\d.]+: no better than the parameters "
+        r"in use, which are kept\n",
+        result.output,
+    ), result.output
     with Session(engine) as session:
         assert tuple(local_learner(session, settings).fsrs_parameters or ()) == personal
-
-    response = client.post("/settings/optimize/reset")
-    assert (response.status_code, response.headers["location"]) == (303, "/settings?reset=1")
-    page = client.get("/settings?reset=1").text
-    assert text_of(page, "optimizer-in-use") == "The FSRS default parameters are in use."
-    with Session(engine) as session:
-        learner = local_learner(session, settings)
-        assert (learner.fsrs_parameters, learner.fsrs_optimized_at) == (None, None)
-        shown = next_card(session, learner=learner, now=now, filters=Filters())
-        assert shown is not None
-        assert shown.intervals == scheduling.preview(shown.state, now)

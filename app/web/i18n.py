@@ -2,6 +2,8 @@
 
 from fastapi import Request
 
+from app.web.strings_fsrs import FSRS_STRINGS
+
 LANGUAGES = ("zh", "en")
 COOKIE = "qbank_lang"
 
@@ -222,43 +224,6 @@ STRINGS: dict[str, tuple[str, str]] = {
     "settings.timezone": ("时区", "Time zone"),
     "settings.save": ("保存", "Save"),
     "settings.saved": ("已保存。", "Saved."),
-    "optimize.title": ("个人 FSRS 参数", "Personal FSRS parameters"),
-    "optimize.intro": (
-        "用你自己的复习记录拟合 FSRS 参数，让复习间隔更贴合你的记忆。需要几秒到一分钟。",
-        "Fit FSRS's parameters to your own review log so intervals match how you remember. "
-        "Takes a few seconds to a minute.",
-    ),
-    "optimize.personal": (
-        "正在使用你的个人参数（{date} 拟合）。",
-        "Your personal parameters are in use (fitted on {date}).",
-    ),
-    "optimize.default": ("正在使用 FSRS 默认参数。", "The FSRS default parameters are in use."),
-    "optimize.missing": (
-        "此功能需要可选的优化器组件（依赖 torch）。安装：{command}",
-        "This needs the optional optimizer (it uses torch). Install it with: {command}",
-    ),
-    "optimize.not_enough": (
-        "复习记录还不够：已有 {counted} 次，需要 {needed} 次（只计算距上次复习一天以上的复习）。",
-        "Not enough reviews yet: {counted} of {needed} (only reviews a day or more after the "
-        "card's previous one count).",
-    ),
-    "optimize.ready": (
-        "可以拟合：共有 {counted} 次可用的复习。",
-        "Ready: {counted} reviews to learn from.",
-    ),
-    "optimize.run": ("拟合我的参数", "Fit my parameters"),
-    "optimize.reset": ("恢复默认参数", "Reset to defaults"),
-    "optimize.was_reset": ("已恢复 FSRS 默认参数。", "Back to the FSRS default parameters."),
-    "optimize.stored": (
-        "已拟合 {reviews} 次复习：对数损失 {before} → {after}。今后按新参数安排复习。",
-        "Fitted on {reviews} reviews: log loss {before} → {after}. "
-        "Your reviews are scheduled with these parameters from now on.",
-    ),
-    "optimize.kept": (
-        "已拟合 {reviews} 次复习：对数损失 {before} → {after}，没有改进，继续使用原来的参数。",
-        "Fitted on {reviews} reviews: log loss {before} → {after}, no better, "
-        "so the parameters in use were kept.",
-    ),
     "backup.title": ("备份与导出", "Backup and export"),
     "backup.intro": (
         "下载你的复习记录、复习计划和设置。恢复可以放心重复：已有的记录不会再加一遍。",
@@ -345,6 +310,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "error.title": ("出错了", "Something went wrong"),
     "error.not_found": ("页面不存在", "Page not found"),
     "error.back": ("返回首页", "Back to home"),
+    **FSRS_STRINGS,
 }
 
 

@@ -53,10 +53,7 @@ SETTINGS_FORM = {
 }
 ROLES = ("anonymous", "member", "admin")
 # Signed-in requests answered with a refusal about their content, not about who sent them.
-CONTENT_REFUSALS = {
-    # Fitting needs hundreds of study ratings (409), or the optimizer extra (400).
-    ("POST", "/settings/optimize"): {400, 409},
-}
+CONTENT_REFUSALS: dict[tuple[str, str], set[int]] = {}
 
 
 @dataclass

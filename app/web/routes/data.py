@@ -13,7 +13,7 @@ from app.backup import BackupError, dump_backup, export_learner, log_csv, restor
 from app.export.anki import export_apkg
 from app.models import Learner
 from app.web.deps import LearnerDep, SessionDep, SettingsDep
-from app.web.routes.pages import settings_response
+from app.web.routes.settings import settings_response
 
 router = APIRouter(include_in_schema=False)
 

@@ -1,18 +1,15 @@
-"""Browsing pages: home, decks, cards, topics, search, language and settings."""
+"""Browsing pages: home, decks, cards, topics, search and language (settings: routes/settings)."""
 
 from typing import Annotated, Literal
 from urllib.parse import urlparse
 
-from fastapi import APIRouter, Form, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import RedirectResponse
-from sqlmodel import Session
 from starlette.responses import Response
 
-from app import catalog, learners
+from app import catalog
 from app.cardview import card_view
-from app.errors import NotFound, StudyError
-from app.models import Learner
-from app.optimize import optimization_status, optimize_learner, reset_parameters
+from app.errors import NotFound
 from app.search import deck_choices
 from app.search import search as run_search
 from app.study import card_state, counts
@@ -96,73 +93,6 @@ def switch_language(request: Request, code: str) -> Response:
     if code in LANGUAGES:
         response.set_cookie(COOKIE, code, max_age=365 * 86400, samesite="lax", httponly=True)
     return response
-
-
-def settings_response(
-    request: Request, session: Session, learner: Learner, status_code: int = 200, **context: object
-) -> Response:
-    """The settings page; `context` adds what an action has to report."""
-    base = {
-        "learner": learner,
-        "saved": False,
-        "error": None,
-        "optimizer": optimization_status(session=session, learner=learner),
-    }
-    return render(request, "settings.html", base | context, status_code=status_code)
-
-
-@router.get("/settings")
-def settings_page(
-    request: Request,
-    session: SessionDep,
-    learner: LearnerDep,
-    saved: bool = False,
-    reset: bool = False,
-) -> Response:
-    return settings_response(request, session, learner, saved=saved, reset=reset)
-
-
-@router.post("/settings")
-def save_settings(
-    request: Request,
-    session: SessionDep,
-    learner: LearnerDep,
-    desired_retention: Annotated[str, Form()],
-    new_per_day: Annotated[str, Form()],
-    max_reviews_per_day: Annotated[str, Form()],
-    rollover_hour: Annotated[str, Form()],
-    timezone: Annotated[str, Form()],
-) -> Response:
-    try:
-        learners.update_settings(
-            session,
-            learner=learner,
-            desired_retention=desired_retention,
-            new_per_day=new_per_day,
-            max_reviews_per_day=max_reviews_per_day,
-            rollover_hour=rollover_hour,
-            timezone=timezone,
-        )
-    except StudyError as exc:
-        return settings_response(request, session, learner, status_code=400, error=str(exc))
-    return RedirectResponse("/settings?saved=1", status_code=303)
-
-
-@router.post("/settings/optimize")
-def optimize(request: Request, session: SessionDep, learner: LearnerDep, now: NowDep) -> Response:
-    try:
-        report = optimize_learner(session=session, learner=learner, now=now)
-    except StudyError as exc:
-        return settings_response(
-            request, session, learner, status_code=exc.status, optimize_error=str(exc)
-        )
-    return settings_response(request, session, learner, optimized=report)
-
-
-@router.post("/settings/optimize/reset")
-def reset_optimized(session: SessionDep, learner: LearnerDep) -> Response:
-    reset_parameters(session=session, learner=learner)
-    return RedirectResponse("/settings?reset=1", status_code=303)
 
 
 def _local_path(url: str | None) -> str:
