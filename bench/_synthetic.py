@@ -91,6 +91,8 @@ _FOLLOWUPS = (
     "Interviewers often ask for a back-of-the-envelope estimate of {a} given {b}.",
 )
 
+_FOLLOWUP_ANSWER = "先比较两者的访存模式和数据复用，再看瓶颈是否从带宽移到了算力。"
+
 _PITFALLS = (
     "易错：把 {a} 的理论峰值当成实际可达性能，忽略了 {b} 的限制。",
     "Edge case: {a} with very short sequences is dominated by launch overhead, not {b}.",
@@ -196,6 +198,14 @@ def _sentence(rng: random.Random, pool: tuple[str, ...]) -> str:
     return rng.choice(pool).format(a=a, b=b)
 
 
+def _followup_item(rng: random.Random) -> list[str]:
+    """A list item of the follow-ups block; a `追问：` item gets its `答：` line, as it must."""
+    item = _sentence(rng, _FOLLOWUPS)
+    if item.startswith("追问："):
+        return ["- " + item, "  答：" + _FOLLOWUP_ANSWER]
+    return ["- " + item]
+
+
 def _prose(rng: random.Random, pool: tuple[str, ...], count: int, inline: list[str]) -> str:
     parts = [_sentence(rng, pool) for _ in range(count)]
     for tex in inline:
@@ -289,7 +299,7 @@ def write_bank(
 
             lines += [f"**追问展开。** {_prose(rng, _FOLLOWUPS, 1, [])}", ""]
             if rng.random() < 0.2:
-                lines += ["- " + _sentence(rng, _FOLLOWUPS), "- " + _sentence(rng, _FOLLOWUPS), ""]
+                lines += [*_followup_item(rng), *_followup_item(rng), ""]
             if rng.random() < 0.8:
                 lines += [f"**易错点 / 边界。** {_prose(rng, _PITFALLS, 1, [])}", ""]
             if rng.random() < 0.1:
