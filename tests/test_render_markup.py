@@ -1,10 +1,13 @@
 """Rendering of emphasis next to CJK text, and the warnings for Markdown left literal."""
 
+import re
 from pathlib import Path
 
 import pytest
 from markdown_it.utils import read_fixture_file
+from pygments.token import STANDARD_TYPES
 
+from app.content import highlight
 from app.content.cjk import is_cjk
 from app.content.errors import ContentError, ContentWarning
 from app.content.render import Renderer
@@ -57,3 +60,25 @@ def test_literal_markup_warning_counts_lines_from_the_block_start() -> None:
 )
 def test_what_counts_as_cjk(char: str, cjk: bool) -> None:
     assert is_cjk(char) is cjk
+
+
+CODE = read_fixture_file(FIXTURES / "code_cases.md")
+
+
+@pytest.mark.parametrize(("line", "title", "text", "expected"), CODE, ids=[c[1] for c in CODE])
+def test_code_highlighting_cases(line: int, title: str, text: str, expected: str) -> None:
+    errors: list[ContentError] = []
+    rendered = Renderer().render(text, path="decks/case.md", line=1, errors=errors)
+    assert errors == []
+    assert rendered.html.rstrip() == expected.rstrip()
+    # Search and the plain text see the code, not the markup around it.
+    assert "hl-" not in rendered.text
+
+
+def test_every_highlighting_class_has_a_light_and_dark_colour() -> None:
+    css = (Path(__file__).parents[1] / "static" / "app.css").read_text()
+    emitted = {f"hl-{STANDARD_TYPES[kind]}" for _, kind in highlight._PALETTE}
+    for name in emitted:
+        assert re.search(rf"\.{name}\b[^{{]*\{{[^}}]*color: var\(--", css), name
+    for variable in set(re.findall(r"var\((--hl-\w+)\)", css)):
+        assert css.count(f"{variable}:") == 2, f"{variable} needs a light and a dark value"

@@ -17,6 +17,7 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from app.content.cjk import cjk_emphasis_plugin
 from app.content.errors import ContentError, ContentWarning
+from app.content.highlight import highlight_code
 
 FormulaKey = tuple[str, bool]  # (TeX, display mode)
 
@@ -80,7 +81,8 @@ def build_markdown() -> MarkdownIt:
     """The one Markdown configuration used for every piece of content."""
     # html=False escapes raw HTML; markdown-it's validateLink drops javascript:, vbscript:,
     # file: and non-image data: URLs, so content can never inject script.
-    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    options = {"html": False, "linkify": False, "typographer": False, "highlight": highlight_code}
+    md = MarkdownIt("commonmark", options)
     md.enable(["table", "strikethrough"])
     # Escapes (`\*`, `\$`) and entities stay their own tokens instead of joining the text
     # around them, so that literal markup the author escaped on purpose is not reported.
