@@ -13,7 +13,6 @@ ENV PATH=/opt/qbank/bin:$PATH \
     PYTHONUNBUFFERED=1 \
     QBANK_CONTENT_DIR=/srv/qbank/content \
     QBANK_DATABASE_URL=sqlite:////var/lib/qbank/qbank.db \
-    QBANK_FORWARDED_ALLOW_IPS=* \
     QBANK_MODE=team
 RUN useradd --system --uid 10001 --no-create-home qbank \
     && mkdir -p /var/lib/qbank && chown qbank /var/lib/qbank

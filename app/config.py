@@ -48,8 +48,12 @@ class Settings(BaseSettings):
     session_days: int = 14
     invite_days: int = 7
     open_signup: bool = False
-    # Addresses whose X-Forwarded-For/-Proto headers are believed (the reverse proxy).
-    forwarded_allow_ips: str = "127.0.0.1"
+    # Addresses whose X-Forwarded-For/-Proto headers are believed (the reverse proxy), comma
+    # separated; empty: none, so no client can pick the address the sign-in limit counts.
+    forwarded_allow_ips: str = ""
+    # Host names requests may be addressed to, comma separated (`*`: any), besides the host of
+    # public_url: a name re-pointed at this machine (DNS rebinding) is refused.
+    allowed_hosts: str = "127.0.0.1,localhost,[::1]"
     # In local mode all study state belongs to this learner.
     learner_name: str = "local"
     timezone: str = "UTC"

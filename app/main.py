@@ -8,7 +8,6 @@ from urllib.parse import quote
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import DataError
@@ -21,10 +20,12 @@ from app.errors import StudyError
 from app.jobs import wait_for_all
 from app.web.auth import NotSignedIn
 from app.web.deps import csrf_protect, members_only
+from app.web.headers import SecurityHeaders
+from app.web.hosts import HostGuard
 from app.web.observe import AccessLog, metrics
 from app.web.routes import account, admin, api, data, jobs, pages, practice, stats, study
 from app.web.routes import settings as settings_routes
-from app.web.templating import render
+from app.web.templating import render, templates
 
 JOB_GRACE_SECONDS = 30  # a stopping server lets background jobs finish their write
 
@@ -94,17 +95,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_route("/metrics", metrics, include_in_schema=False)
 
     @app.get("/docs", include_in_schema=False)
-    def api_docs() -> Response:
-        return get_swagger_ui_html(
-            openapi_url="/openapi.json",
-            title="qbank API",
-            swagger_js_url="/static/swagger/swagger-ui-bundle.js",
-            swagger_css_url="/static/swagger/swagger-ui.css",
-            swagger_favicon_url="/static/swagger/favicon-32x32.png",
-            # Swagger UI would otherwise send the schema to validator.swagger.io.
-            swagger_ui_parameters={"validatorUrl": None},
-        )
+    def api_docs(request: Request) -> Response:
+        # FastAPI's own page starts Swagger UI with an inline script, which the CSP refuses.
+        return templates.TemplateResponse(request, "docs.html", {})
 
+    # The last added runs first: every response, refusals included, is logged and gets headers.
+    app.add_middleware(HostGuard, settings=settings)
+    app.add_middleware(SecurityHeaders)
     app.add_middleware(AccessLog)
 
     @app.exception_handler(StudyError)

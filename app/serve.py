@@ -87,8 +87,9 @@ def serve(
         "host": host,
         "port": port,
         "access_log": False,  # app.web.observe logs every request with its id
-        "proxy_headers": True,
-        "forwarded_allow_ips": settings.forwarded_allow_ips,
+        # Forwarded headers are read only from configured proxies; with none, never.
+        "proxy_headers": bool(settings.forwarded_allow_ips.strip()),
+        "forwarded_allow_ips": settings.forwarded_allow_ips.strip() or None,
     }
     try:
         if workers > 1:

@@ -27,6 +27,10 @@ from app.models import Learner
 
 WriteContent = Callable[[Mapping[str, str | None]], Path]
 
+# TestClient addresses every request to http://testserver; the host guard must let it through.
+# Real servers started by the tests are reached at 127.0.0.1 and get the default list.
+os.environ["QBANK_ALLOWED_HOSTS"] = "127.0.0.1,localhost,[::1],testserver"
+
 
 POSTGRES_URL = os.environ.get(
     "QBANK_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"

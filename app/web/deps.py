@@ -5,7 +5,6 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated
-from urllib.parse import urlparse
 
 from fastapi import Depends, Query, Request
 from itsdangerous import BadSignature
@@ -18,6 +17,7 @@ from app.learners import get_learner
 from app.models import AuthSession, Learner
 from app.study import Filters
 from app.web.auth import SESSION_COOKIE, Forbidden, NotSignedIn, signer
+from app.web.hosts import trusted_origin
 from app.web.i18n import language
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
@@ -141,8 +141,14 @@ async def csrf_protect(request: Request, identity: IdentityDep) -> None:
 def _check_csrf(request: Request, identity: Identity, sent: object) -> None:
     if request.method in SAFE_METHODS:
         return
+    # Fetch metadata first: a browser that sends it says outright whether another site asked.
+    if request.headers.get("sec-fetch-site") in ("cross-site", "same-site"):
+        raise Forbidden("cross-site request refused")
+    # Browsers send Origin on every cross-origin POST; `null` is a sandboxed frame or a file,
+    # which could otherwise sign a victim's browser into the attacker's account.
     origin = request.headers.get("origin")
-    if origin and origin != "null" and urlparse(origin).netloc != request.headers.get("host"):
+    settings: Settings = request.app.state.settings
+    if origin is not None and not trusted_origin(origin, request.headers.get("host"), settings):
         raise Forbidden("cross-site request refused")
     if identity.via != "cookie":
         return  # browsers never send API tokens on their own; local mode has no session

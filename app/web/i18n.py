@@ -311,6 +311,12 @@ STRINGS: dict[str, tuple[str, str]] = {
     "error.not_found": ("页面不存在", "Page not found"),
     "error.back": ("返回首页", "Back to home"),
     **FSRS_STRINGS,
+    "error.bad_host": (
+        "本服务不接受发往主机名 “{host}” 的请求。如果这是本实例的地址，请把它加入 "
+        "QBANK_ALLOWED_HOSTS 或设为 QBANK_PUBLIC_URL。",
+        "This server does not answer requests for the host name “{host}”. If this is the "
+        "instance's address, add it to QBANK_ALLOWED_HOSTS or set it as QBANK_PUBLIC_URL.",
+    ),
 }
 
 

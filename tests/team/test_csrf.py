@@ -83,7 +83,9 @@ def test_safe_methods_need_no_token(browser):
     assert browser("member").get("/settings").status_code == 200
 
 
-@pytest.mark.parametrize("origin", ["https://evil.example", "http://testserver.evil.example"])
+@pytest.mark.parametrize(
+    "origin", ["https://evil.example", "http://testserver.evil.example", "null"]
+)
 def test_cross_site_requests_are_refused(browser, bearer, api_token, db, origin):
     member = browser("member")
     response = member.submit("/settings", SETTINGS_FORM, headers={"Origin": origin})
@@ -102,6 +104,16 @@ def test_cross_site_requests_are_refused(browser, bearer, api_token, db, origin)
     body = {"card_id": "kernel", "rating": 3}
     assert script.post("/api/reviews", json=body, headers={"Origin": origin}).status_code == 403
     assert db.reviews("member") == []
+
+
+@pytest.mark.parametrize("site", ["cross-site", "same-site"])
+def test_a_login_another_site_asked_for_is_refused(browser, db, site):
+    nobody = browser()
+    form = {"name": "member", "password": PASSWORDS["member"]}
+    response = nobody.post("/login", data=form, headers={"Sec-Fetch-Site": site})
+    assert response.status_code == 403
+    assert nobody.cookie is None
+    assert db.sessions("member") == 0
 
 
 def test_same_origin_is_accepted(browser, db):
