@@ -229,6 +229,11 @@ def restore_command(learner_name: str | None, source: Path) -> None:
             f"{report.placeholders} cards no longer in the bank kept as retired; "
             f"settings {'updated' if report.settings_changed else 'unchanged'}"
         )
+        if report.parameters_refused is not None:
+            click.echo(
+                f"FSRS parameters not restored ({report.parameters_refused}); "
+                "the ones in use were kept"
+            )
 
 
 @main.command("optimize")

@@ -55,7 +55,8 @@ class SettingsIn(_Doc):
     max_reviews_per_day: int = Field(ge=0, le=99999)
     rollover_hour: int = Field(ge=0, le=23)
     # Personal FSRS weights (app.optimize); absent in older backups, None means the defaults.
-    fsrs_parameters: list[float] | None = Field(default=None, min_length=17, max_length=21)
+    # A set the model cannot use is not refused here: the restore keeps the rest and says so.
+    fsrs_parameters: list[float] | None = None
 
     @field_validator("timezone")
     @classmethod

@@ -24,6 +24,7 @@ from app.backup.document import (
 )
 from app.backup.export import learner_states
 from app.models import Card, CardState, Deck, Learner, PracticeSession, ReviewLog
+from app.parameters import BadParameters, check_parameters
 
 # Cards a backup mentions that the bank no longer has are recreated, retired, in this deck.
 PLACEHOLDER_DECK = "_restored"
@@ -39,6 +40,8 @@ class RestoreReport:
     practice_added: int = 0
     placeholders: int = 0  # cards no longer in the bank, kept as retired
     settings_changed: bool = False
+    # The backup's FSRS parameters, when the model cannot use them (they are not restored).
+    parameters_refused: BadParameters | None = None
 
     @property
     def changed(self) -> bool:
@@ -79,6 +82,12 @@ def restore_learner(
 def _restore_settings(learner: Learner, settings: SettingsIn, report: RestoreReport) -> None:
     for name in SETTINGS:
         value = getattr(settings, name)
+        if name == "fsrs_parameters" and value is not None:
+            try:
+                value = list(check_parameters(value))
+            except BadParameters as exc:
+                report.parameters_refused = exc
+                continue
         if getattr(learner, name) != value:
             setattr(learner, name, value)
             report.settings_changed = True

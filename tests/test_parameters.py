@@ -1,0 +1,116 @@
+"""Parameter vectors the model cannot use: refused with a clear message, the defaults kept."""
+
+import json
+import math
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from fastapi.testclient import TestClient
+from sqlmodel import Session
+
+from app.backup import dump_backup, export_learner, restore_learner
+from app.bank import open_engine
+from app.cli import main as cli
+from app.config import Settings
+from app.main import create_app
+from app.parameters import DEFAULT_PARAMETERS, BadParameters, check_parameters
+from app.study import get_learner
+
+GOOD = list(DEFAULT_PARAMETERS)
+
+
+@pytest.mark.parametrize(
+    ("values", "reason", "message"),
+    [
+        (GOOD[:19], "wrong_length", "FSRS parameters: 19 numbers where FSRS-6 has 21"),
+        ([*GOOD, 0.1], "wrong_length", "FSRS parameters: 22 numbers where FSRS-6 has 21"),
+        ([math.nan, *GOOD[1:]], "not_finite", "FSRS parameter 0 is nan, not a number"),
+        ([*GOOD[:5], math.inf, *GOOD[6:]], "not_finite", "FSRS parameter 5 is inf, not a number"),
+        ([*GOOD[:3], "8", *GOOD[4:]], "not_finite", "FSRS parameter 3 is not a number"),
+        ([*GOOD[:20], 5.0], "out_of_range", "FSRS parameter 20 is 5, outside 0.1-0.8"),
+    ],
+)
+def test_bad_vectors_are_refused_saying_what_is_wrong(
+    values: list[Any], reason: str, message: str
+) -> None:
+    with pytest.raises(BadParameters) as refused:
+        check_parameters(values)
+    assert (refused.value.reason, str(refused.value)) == (reason, message)
+
+
+def test_the_defaults_pass() -> None:
+    assert check_parameters(GOOD) == DEFAULT_PARAMETERS
+
+
+@pytest.fixture
+def client(settings: Settings) -> Iterator[TestClient]:
+    with TestClient(create_app(settings), headers={"Accept-Language": "en"}) as client:
+        yield client
+
+
+def backup_text(settings: Settings, parameters: str) -> str:
+    """A backup of the local learner whose parameters are the JSON text `parameters`."""
+    with Session(open_engine(settings)) as session:
+        learner = get_learner(session, settings.learner_name)
+        doc = export_learner(session=session, learner=learner)
+    doc["learner"]["settings"]["new_per_day"] = 7
+    doc["learner"]["settings"]["fsrs_parameters"] = "@"
+    return dump_backup(doc).replace('"@"', parameters)
+
+
+@pytest.mark.parametrize(
+    ("parameters", "english", "chinese"),
+    [
+        (
+            json.dumps(GOOD[:19]),
+            "The FSRS parameters have 19 numbers where FSRS-6 has 21: the defaults are used "
+            "instead.",
+            "FSRS 参数有 19 个数，FSRS-6 需要 21 个：改用默认参数。",
+        ),
+        (
+            json.dumps(GOOD[:20]).replace("]", ", NaN]"),
+            "FSRS parameter 20 is not a finite number: the defaults are used instead.",
+            "FSRS 参数第 20 个不是有限的数：改用默认参数。",
+        ),
+        (
+            json.dumps(GOOD[:20]).replace("]", ", Infinity]"),
+            "FSRS parameter 20 is not a finite number: the defaults are used instead.",
+            "FSRS 参数第 20 个不是有限的数：改用默认参数。",
+        ),
+    ],
+)
+def test_a_restored_backup_with_bad_parameters_keeps_the_defaults_and_the_rest(
+    settings: Settings, client: TestClient, parameters: str, english: str, chinese: str
+) -> None:
+    text = backup_text(settings, parameters)
+    with Session(open_engine(settings)) as session:
+        learner = get_learner(session, settings.learner_name)
+        report = restore_learner(session=session, learner=learner, data=text)
+        assert report.parameters_refused is not None
+        assert (learner.fsrs_parameters, learner.new_per_day) == (None, 7)
+
+    for lang, expected in (("en", english), ("zh", chinese)):
+        upload = {"file": ("backup.json", text.encode(), "application/json")}
+        page = client.post("/backup/restore", files=upload, headers={"Accept-Language": lang})
+        assert page.status_code == 200
+        assert f'id="restore-parameters">{expected}</p>' in page.text
+
+    path = settings.content_dir.parent / "backup.json"
+    path.write_text(text, encoding="utf-8")
+    result = CliRunner().invoke(cli, ["restore", str(path)])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[-1].startswith("FSRS parameters not restored (FSRS param")
+    with Session(open_engine(settings)) as session:
+        assert get_learner(session, settings.learner_name).fsrs_parameters is None
+
+
+def test_a_restored_backup_with_good_parameters_uses_them(settings: Settings) -> None:
+    personal = [w * 1.1 if i < 4 else w for i, w in enumerate(GOOD)]
+    text = backup_text(settings, json.dumps(personal))
+    with Session(open_engine(settings)) as session:
+        learner = get_learner(session, settings.learner_name)
+        report = restore_learner(session=session, learner=learner, data=text)
+        assert report.parameters_refused is None and report.settings_changed
+        assert learner.fsrs_parameters == personal
