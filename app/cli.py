@@ -14,6 +14,7 @@ from app.content.errors import ContentError, ContentErrors
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
+    from pydantic_core import ErrorDetails
     from sqlmodel import Session
 
     from app.config import Settings
@@ -267,9 +268,18 @@ def _settings() -> "Settings":
     try:
         return get_settings()
     except ValidationError as exc:
-        problems = "; ".join(e["msg"].removeprefix("Value error, ") for e in exc.errors())
-        _fail(problems)
+        _fail("; ".join(_setting_problem(e) for e in exc.errors()))
         raise AssertionError("unreachable") from exc
+
+
+def _setting_problem(error: "ErrorDetails") -> str:
+    """One problem with the settings, named by the variable that sets it."""
+    message = error["msg"].removeprefix("Value error, ")
+    if not error["loc"]:  # a rule over several values, whose message names them
+        return message
+    field = str(error["loc"][0])
+    variable = field if field.isupper() else f"QBANK_{field.upper()}"
+    return f"{variable}: {message}"
 
 
 @main.group("db")

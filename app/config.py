@@ -6,8 +6,10 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
-from pydantic import field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from app.logs import LogFormat, LogLevel
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 PROJECT_ROOT = PACKAGE_DIR.parent
@@ -34,7 +36,9 @@ LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="QBANK_", env_file=".env", extra="ignore")
+    model_config = SettingsConfigDict(
+        env_prefix="QBANK_", env_file=".env", extra="ignore", populate_by_name=True
+    )
 
     database_url: str = f"sqlite:///{_default_database()}"
     content_dir: Path = resource_dir("bundled", source="content")
@@ -60,6 +64,12 @@ class Settings(BaseSettings):
     # The address people reach this instance at (https://qbank.example.org), for links that
     # leave it, such as those in Anki exports; None: such links are left out.
     public_url: str | None = None
+    log_level: LogLevel = "info"
+    # text: one line a record; json: one JSON object a line, for a log collector.
+    log_format: LogFormat = "text"
+    # Where prometheus_client's worker processes keep their counters so that /metrics adds them
+    # up. Under the library's own variable; `qbank serve --workers N` makes one when unset.
+    metrics_dir: Path | None = Field(default=None, validation_alias="PROMETHEUS_MULTIPROC_DIR")
 
     @field_validator("database_url")
     @classmethod
@@ -68,6 +78,16 @@ class Settings(BaseSettings):
             if value.startswith(prefix):
                 return "postgresql+psycopg://" + value[len(prefix) :]
         return value
+
+    @field_validator("log_level", "log_format", mode="before")
+    @classmethod
+    def _lower(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value
+
+    @field_validator("metrics_dir", mode="before")
+    @classmethod
+    def _blank_is_none(cls, value: object) -> object:
+        return None if value == "" else value
 
     @field_validator("public_url")
     @classmethod

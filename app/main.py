@@ -18,6 +18,7 @@ from app.bank import open_database
 from app.config import Settings, get_settings, resource_dir
 from app.errors import StudyError
 from app.jobs import wait_for_all
+from app.logs import REQUEST_ID
 from app.web.auth import NotSignedIn
 from app.web.deps import csrf_protect, members_only
 from app.web.headers import SecurityHeaders
@@ -139,6 +140,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> Response:
         log.exception("unhandled error on %s %s", request.method, request.url.path)
-        return _error(request, 500, "internal error; the details are in the server log")
+        response = _error(request, 500, "internal error; the details are in the server log")
+        # Sent from outside the access-log middleware, which adds the id to other answers.
+        if request_id := REQUEST_ID.get():
+            response.headers["x-request-id"] = request_id
+        return response
 
     return app

@@ -1,8 +1,15 @@
 """`qbank serve`: migrate, import when the bank is empty, optionally watch content, run uvicorn."""
 
-import copy
+import errno
 import logging
+import logging.config
+import os
+import shutil
+import socket
+import tempfile
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import uvicorn
@@ -13,6 +20,7 @@ from app.config import LOOPBACK, Settings
 from app.content.errors import ContentErrors
 from app.content.sync import import_content
 from app.learners import get_learner
+from app.logs import log_config
 from app.main import create_app
 from app.models import Card
 
@@ -63,12 +71,57 @@ def check_address(settings: Settings, host: str) -> None:
         )
 
 
+def check_port(host: str, port: int) -> None:
+    """Refuse, in one line with the fix, to start on an address another server holds."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        # As uvicorn binds: a port left in TIME_WAIT by a server just stopped is free.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise ServeError(
+                    f"port {port} on {host} is already in use, perhaps by another qbank: stop "
+                    "that server, or start this one on a free port with --port (or QBANK_PORT)"
+                ) from exc
+            raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
+
+
+@contextmanager
+def metrics_dir(settings: Settings, workers: int) -> Iterator[None]:
+    """A fresh folder for the workers' Prometheus counters while the server runs.
+
+    prometheus_client reads PROMETHEUS_MULTIPROC_DIR when it is imported, so the variable is
+    set before the worker processes start. Counters left by an earlier run would be added to
+    this run's: a folder given by the operator is emptied of them, one made here is removed.
+    """
+    if settings.metrics_dir is not None:
+        settings.metrics_dir.mkdir(parents=True, exist_ok=True)
+        for stale in settings.metrics_dir.glob("*.db"):
+            stale.unlink()
+        yield
+        return
+    if workers == 1:
+        yield
+        return
+    made = tempfile.mkdtemp(prefix="qbank-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = made
+    try:
+        yield
+    finally:
+        os.environ.pop("PROMETHEUS_MULTIPROC_DIR", None)
+        shutil.rmtree(made, ignore_errors=True)
+
+
 def serve(
     settings: Settings, *, host: str, port: int, watch: bool = False, workers: int = 1
 ) -> None:
     """Run the server; with several workers each process builds the app from the environment."""
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s: %(message)s")
+    logs = log_config(level=settings.log_level, fmt=settings.log_format)
+    logging.config.dictConfig(logs)
     check_address(settings, host)
+    check_port(host, port)
     ensure_imported(settings)  # also brings the schema up to date, once, before any worker
     if not settings.team:
         # Created now rather than by a study request, which on SQLite must only read
@@ -78,12 +131,9 @@ def serve(
     stop = threading.Event()
     if watch:
         threading.Thread(target=watch_content, args=(settings, stop), daemon=True).start()
-    # uvicorn configures logging in every worker process; our loggers must be part of that
-    # configuration, or workers would drop the access log.
-    log_config = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
-    log_config["loggers"]["qbank"] = {"handlers": ["default"], "level": "INFO", "propagate": False}
     common = {
-        "log_config": log_config,
+        # uvicorn applies it in every worker process, which would otherwise log its own way.
+        "log_config": logs,
         "host": host,
         "port": port,
         "access_log": False,  # app.web.observe logs every request with its id
@@ -92,9 +142,10 @@ def serve(
         "forwarded_allow_ips": settings.forwarded_allow_ips.strip() or None,
     }
     try:
-        if workers > 1:
-            uvicorn.run("app.main:create_app", factory=True, workers=workers, **common)
-        else:
-            uvicorn.run(create_app(settings), **common)
+        with metrics_dir(settings, workers):
+            if workers > 1:
+                uvicorn.run("app.main:create_app", factory=True, workers=workers, **common)
+            else:
+                uvicorn.run(create_app(settings), **common)
     finally:
         stop.set()

@@ -5,10 +5,20 @@ import re
 import secrets
 import time
 
-from prometheus_client import CONTENT_TYPE_LATEST, Counter, Histogram, generate_latest
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+)
+from prometheus_client.multiprocess import MultiProcessCollector
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.logs import REQUEST_ID
 
 log = logging.getLogger("qbank.access")
 
@@ -37,6 +47,9 @@ class AccessLog:
         incoming = dict(scope["headers"]).get(b"x-request-id", b"").decode("latin-1")
         request_id = incoming if _REQUEST_ID.match(incoming) else secrets.token_hex(8)
         scope.setdefault("state", {})["request_id"] = request_id
+        # Not reset on the way out: the handler of an unexpected error runs outside this
+        # middleware and logs under the same id. The request's task ends with it.
+        REQUEST_ID.set(request_id)
         started = time.perf_counter()
         status = 500
 
@@ -56,17 +69,31 @@ class AccessLog:
             name = getattr(route, "path", "unmatched")
             REQUESTS.labels(scope["method"], name, str(status)).inc()
             LATENCY.labels(name).observe(elapsed)
-            client = scope.get("client") or ("-", 0)
+            client = (scope.get("client") or ("-", 0))[0]
+            fields = {
+                "method": scope["method"],
+                "path": scope["path"],
+                "status": status,
+                "duration_ms": round(elapsed * 1000, 1),
+                "client": client,
+            }
             log.info(
-                '%s %s "%s %s" %d %.1fms',
-                request_id,
-                client[0],
+                '%s "%s %s" %d %.1fms',
+                client,
                 scope["method"],
                 scope["path"],
                 status,
                 elapsed * 1000,
+                extra=fields,
             )
 
 
-def metrics(_request: Request) -> Response:
-    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+def metrics(request: Request) -> Response:
+    """Every worker's counters, added up when the server runs several (multiprocess mode)."""
+    directory = request.app.state.settings.metrics_dir
+    if directory is None:
+        registry = REGISTRY
+    else:
+        registry = CollectorRegistry()
+        MultiProcessCollector(registry, path=str(directory))
+    return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
