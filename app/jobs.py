@@ -7,10 +7,12 @@ double click, a second tab or a retried request never starts the work twice.
 
 The work is a function of a fresh Session and the job's row; it returns a one-line message and
 an optional JSON-ready result. A StudyError it raises is the job's failure message, shown as
-is, with the error's `result` (if it has one) kept so a page can word it in its own language;
-anything else is logged and reported as an unexpected error. Pages poll `GET /api/jobs/{id}`.
+is, with the error's `result` (if it has one, as JobFailed does) kept so a page can word it in
+its own language; anything else is logged and reported as an unexpected error. Pages poll
+`GET /api/jobs/{id}`.
 """
 
+import contextvars
 import logging
 import threading
 import time
@@ -41,6 +43,14 @@ Work = Callable[[Session, Job], Outcome]
 
 _threads: dict[int, threading.Thread] = {}
 _threads_lock = threading.Lock()
+
+
+class JobFailed(StudyError):
+    """The work refused, with figures for its result (such as the problems it found)."""
+
+    def __init__(self, message: str, result: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.result = result
 
 
 def _now() -> datetime:
@@ -108,8 +118,13 @@ def start_job(
                 return start_job(engine, kind=kind, learner_id=learner_id, work=work)
             return running
     assert job.id is not None
+    # In the starting request's context, so that what the job logs carries the request's id.
+    context = contextvars.copy_context()
     thread = threading.Thread(
-        target=_run, args=(engine, job.id, work), name=f"job-{kind}-{job.id}", daemon=True
+        target=context.run,
+        args=(_run, engine, job.id, work),
+        name=f"job-{kind}-{job.id}",
+        daemon=True,
     )
     with _threads_lock:
         _threads[job.id] = thread

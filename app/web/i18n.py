@@ -282,6 +282,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "Imports the server's content directory; on any error the bank stays unchanged.",
     ),
     "admin.import_failed": ("导入失败，题库未改变：", "Import failed; the bank is unchanged:"),
+    "admin.import_running": ("正在导入，本页会自动刷新……", "Importing; this page reloads itself…"),
     "admin.role": ("角色", "Role"),
     "admin.status": ("状态", "Status"),
     "admin.actions": ("操作", "Actions"),

@@ -1,11 +1,14 @@
 """The administrators' pages: the team's progress per deck, and re-importing the content."""
 
+import threading
 from html.parser import HTMLParser
 
 from sqlmodel import Session, select
 from team_support import NOTES_DECK
 
 from app.catalog import MATURE_DAYS
+from app.imports import KIND
+from app.jobs import start_job, wait_for_all
 from app.models import Card, CardState, Deck
 
 CARD = """
@@ -152,6 +155,16 @@ def test_members_and_nobody_cannot_see_the_team_page(browser):
     )
 
 
+def _imported(admin):
+    """Start an import as `admin`; the page it leads to once the job has finished."""
+    started = admin.submit("/admin/import")
+    assert started.status_code == 303
+    page = started.headers["location"]
+    assert page.startswith("/admin/import?job=")
+    wait_for_all(timeout=30)
+    return admin.get(page)
+
+
 def test_an_admin_reimports_the_content(browser, write_content, db):
     admin, member = browser("admin"), browser("member")
     write_content({"decks/b-notes.md": NOTES_DECK + CARD})
@@ -159,19 +172,48 @@ def test_an_admin_reimports_the_content(browser, write_content, db):
     assert member.get("/api/cards/batching").status_code == 404
 
     assert admin.get("/admin/import").status_code == 200
-    response = admin.submit("/admin/import")
-    assert response.status_code == 200
+    page = _imported(admin)
+    assert page.status_code == 200
+    assert 'id="import-report"' in page.text and "+1 /" in page.text
+    assert 'http-equiv="refresh"' not in page.text
     assert member.get("/api/cards/batching").json()["question"] == "What is continuous batching?"
+    # Without a job named, the page shows the latest import.
+    assert 'id="import-report"' in admin.get("/admin/import").text
+
+
+def test_a_running_import_refreshes_its_page_and_is_not_started_twice(app, browser):
+    """While the import job runs, the page says so and reloads; a second click joins it."""
+    admin = browser("admin")
+    gate = threading.Event()
+    held = start_job(
+        app.state.engine, kind=KIND, learner_id=None, work=lambda s, j: (gate.wait(30), None)
+    )
+    try:
+        page = admin.get(f"/admin/import?job={held.id}")
+        assert 'id="import-status"' in page.text
+        assert '<meta http-equiv="refresh" content="1">' in page.text
+        again = admin.submit("/admin/import")
+        assert again.headers["location"] == f"/admin/import?job={held.id}"
+        # The job's status is in the API as well, for the administrator who polls it.
+        status = admin.get(f"/api/jobs/{held.id}").json()
+        assert status["kind"] == "import" and not status["finished"]
+    finally:
+        gate.set()
+        wait_for_all(timeout=30)
+    assert admin.get(f"/api/jobs/{held.id}").json()["finished"]
 
 
 def test_a_broken_import_changes_nothing(browser, write_content):
     admin, member = browser("admin"), browser("member")
     write_content({"decks/c-broken.md": "---\ntitle: [unclosed\n---\n\n## 1. Q {#q}\n"})
-    response = admin.submit("/admin/import")
-    assert response.status_code == 400
-    assert "c-broken.md" in response.text
+    page = _imported(admin)
+    assert page.status_code == 200
+    assert 'id="import-failed"' in page.text
+    assert "c-broken.md" in page.text
     assert member.get("/api/cards/q").status_code == 404
     assert member.get("/api/cards/kernel").status_code == 200
+    assert member.get("/admin/import?job=1").status_code == 403
+    assert admin.get("/admin/import?job=999").status_code == 404
 
 
 def test_admin_backs_up_and_restores_a_members_history(browser):

@@ -8,9 +8,8 @@ from starlette.responses import Response
 
 from app import accounts
 from app.backup import BackupError, restore_learner
-from app.content.errors import ContentErrors
-from app.content.sync import import_content
-from app.errors import StudyError
+from app.errors import NotFound, StudyError
+from app.imports import import_job, start_import
 from app.team import team_progress
 from app.web.deps import AdminDep, NowDep, SessionDep, SettingsDep
 from app.web.routes.data import backup_download, log_download, read_backup
@@ -133,20 +132,18 @@ def team(request: Request, session: SessionDep, admin: AdminDep, now: NowDep) ->
 
 
 @router.post("/import")
-def reimport(
-    request: Request, session: SessionDep, settings: SettingsDep, admin: AdminDep
-) -> Response:
-    try:
-        report = import_content(settings.content_dir, request.app.state.engine)
-    except ContentErrors as exc:
-        context = {"report": None, "errors": [str(e) for e in exc.errors]}
-        return render(request, "admin_import.html", context, status_code=400)
-    warnings = [str(w) for w in report.warnings]
-    return render(
-        request, "admin_import.html", {"report": report, "errors": [], "warnings": warnings}
-    )
+def reimport(request: Request, settings: SettingsDep, admin: AdminDep) -> Response:
+    """Start re-importing the content directory; the page shows how it goes."""
+    job = start_import(request.app.state.engine, settings.content_dir)
+    return RedirectResponse(f"/admin/import?job={job.id}", status_code=303)
 
 
 @router.get("/import")
-def import_page(request: Request, admin: AdminDep) -> Response:
-    return render(request, "admin_import.html", {"report": None, "errors": [], "warnings": []})
+def import_page(
+    request: Request, session: SessionDep, admin: AdminDep, job: int | None = None
+) -> Response:
+    """The import job `job` (else the latest one): running, its report, or its errors."""
+    found = import_job(session, job_id=job)
+    if job is not None and found is None:
+        raise NotFound(f"no import job {job}")
+    return render(request, "admin_import.html", {"job": found})

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 from app.jobs import get_job
 from app.models import Job, as_utc
 from app.study import NotFound
-from app.web.deps import LearnerDep, SessionDep
+from app.web.deps import LearnerDep, SessionDep, SettingsDep
 
 api = APIRouter(prefix="/api", tags=["api"])
 
@@ -42,9 +42,13 @@ def job_out(job: Job) -> JobOut:
 
 
 @api.get("/jobs/{job_id}", responses={404: {"description": "No such job of this learner"}})
-def job_status(job_id: int, session: SessionDep, learner: LearnerDep) -> JobOut:
-    """A job the learner started: its status, and its outcome once finished."""
+def job_status(
+    job_id: int, session: SessionDep, learner: LearnerDep, settings: SettingsDep
+) -> JobOut:
+    """A job of the learner's, or an administrator's view of the instance's (an import)."""
     job = get_job(session, job_id=job_id, learner_id=learner.id)
+    if job is None and (learner.is_admin or not settings.team):
+        job = get_job(session, job_id=job_id, learner_id=None)
     if job is None:
         raise NotFound(f"no job {job_id}")
     return job_out(job)
