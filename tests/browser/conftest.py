@@ -8,11 +8,14 @@ records each request its pages make; a request to anywhere but the test server f
 
 import re
 import socket
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 import uvicorn
@@ -27,7 +30,7 @@ from playwright.sync_api import (
     sync_playwright,
 )
 
-from app.bank import open_engine
+from app.bank import close_engine, open_engine
 from app.config import Settings
 from app.content.sync import import_content
 from app.main import create_app
@@ -49,14 +52,11 @@ DESKTOP = {"width": 1280, "height": 900}
 expect.set_options(timeout=10_000)
 
 
-@pytest.fixture(scope="session")
-def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The origin (`http://127.0.0.1:<port>`) of a local-mode qbank serving the bundled content."""
-    db = tmp_path_factory.mktemp("browser") / "qbank.db"
-    settings = Settings(database_url=f"sqlite:///{db}", content_dir=REPO / "content", mode="local")
+@contextmanager
+def serve(settings: Settings) -> Iterator[str]:
+    """Run qbank with `settings` in a background thread; yield its origin."""
     engine = open_engine(settings)
     try:
-        import_content(settings.content_dir, engine)
         server = uvicorn.Server(
             uvicorn.Config(create_app(settings), log_level="warning", lifespan="off")
         )
@@ -76,6 +76,38 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 thread.join(timeout=10)
     finally:
         engine.dispose()
+
+
+def bundled_settings(db: Path) -> Settings:
+    return Settings(database_url=f"sqlite:///{db}", content_dir=REPO / "content", mode="local")
+
+
+def copy_bank(source: Path, target: Path) -> None:
+    """Copy an SQLite bank with its write-ahead log, through SQLite's backup API."""
+    with sqlite3.connect(source) as src, sqlite3.connect(target) as dst:
+        src.backup(dst)
+
+
+@pytest.fixture(scope="session")
+def bundled_bank(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundled content imported into an SQLite file, nothing studied (copy it to use it)."""
+    db = tmp_path_factory.mktemp("bank") / "qbank.db"
+    settings = bundled_settings(db)
+    engine = open_engine(settings)
+    try:
+        import_content(settings.content_dir, engine)
+    finally:
+        close_engine(settings.database_url)
+    return db
+
+
+@pytest.fixture(scope="session")
+def live_server(tmp_path_factory: pytest.TempPathFactory, bundled_bank: Path) -> Iterator[str]:
+    """The origin (`http://127.0.0.1:<port>`) of a local-mode qbank serving the bundled content."""
+    db = tmp_path_factory.mktemp("browser") / "qbank.db"
+    copy_bank(bundled_bank, db)
+    with serve(bundled_settings(db)) as origin:
+        yield origin
 
 
 @pytest.fixture(scope="session")
@@ -119,7 +151,8 @@ def new_page(browser: Browser, live_server: str, traffic: Traffic) -> Iterator[N
     """Factory: `new_page(viewport=PHONE)` opens a page in a fresh context on the live server.
 
     Pages resolve relative URLs against the server, speak Chinese by default (like the
-    content), and their requests, responses and uncaught script errors land in `traffic`.
+    content), take other browser-context options (`is_mobile=True`), and their requests,
+    responses and uncaught script errors land in `traffic`.
     """
     contexts = []
 
@@ -139,9 +172,9 @@ def new_page(browser: Browser, live_server: str, traffic: Traffic) -> Iterator[N
     def on_error(error: WebError) -> None:
         traffic.page_errors.append(str(error.error))
 
-    def make(viewport: dict[str, int] | None = None, locale: str = "zh-CN") -> Page:
+    def make(viewport: dict[str, int] | None = None, locale: str = "zh-CN", **options: Any) -> Page:
         context = browser.new_context(
-            base_url=live_server, viewport=viewport or DESKTOP, locale=locale
+            base_url=live_server, viewport=viewport or DESKTOP, locale=locale, **options
         )
         context.set_default_timeout(10_000)
         context.route(elsewhere, abort)

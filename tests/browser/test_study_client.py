@@ -1,0 +1,266 @@
+"""The study page as a client of the JSON API, in a real Chromium against a real server.
+
+Each test gets its own server over a fresh copy of the bundled bank, and reads the review log
+straight from its SQLite file: a rating counts only once it is there, exactly once.
+"""
+
+import re
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, Route, expect
+
+from tests.browser.conftest import NewPage, bundled_settings, copy_bank, serve
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 390, "height": 844}
+REVIEWS = re.compile(r"/api/reviews(\?|$)")
+# Generous: a retry after a dropped connection waits out the outbox's backoff.
+SAVED_WITHIN_MS = 30_000
+
+
+@pytest.fixture
+def bank(tmp_path: Path, bundled_bank: Path) -> Path:
+    db = tmp_path / "qbank.db"
+    copy_bank(bundled_bank, db)
+    return db
+
+
+@pytest.fixture
+def live_server(bank: Path) -> Iterator[str]:
+    """A server of this test's own (overrides the session-wide one)."""
+    with serve(bundled_settings(bank)) as origin:
+        yield origin
+
+
+def query(bank: Path, sql: str, *params: object) -> list[tuple]:
+    with sqlite3.connect(bank) as connection:
+        return connection.execute(sql, params).fetchall()
+
+
+def logged(bank: Path) -> list[str]:
+    """Cards of the live study ratings, oldest first."""
+    rows = query(
+        bank, "SELECT card_id FROM reviewlog WHERE mode = 'study' AND undone_at IS NULL ORDER BY id"
+    )
+    return [card for (card,) in rows]
+
+
+def schedule(bank: Path) -> list[tuple]:
+    return query(bank, "SELECT * FROM cardstate ORDER BY card_id") + query(
+        bank, "SELECT new_cursor FROM learner"
+    )
+
+
+def shown(page: Page) -> str:
+    card = page.locator("#card")
+    expect(card).to_have_attribute("data-card-id", re.compile(r".+"))
+    return card.get_attribute("data-card-id") or ""
+
+
+def rate(page: Page, key: str = "3") -> str:
+    """Reveal the card shown and rate it with `key`; the id of the card rated."""
+    card = shown(page)
+    if page.locator("#card").get_attribute("data-revealed") != "true":
+        page.keyboard.press("Space")
+    expect(page.locator("#answer-side")).to_be_visible()
+    page.keyboard.press(key)
+    expect(page.locator("#card")).not_to_have_attribute("data-card-id", card)
+    return card
+
+
+def saved(page: Page) -> None:
+    page.wait_for_function(
+        "() => window.qbankOutbox.size() === 0 && !window.qbankOutbox.inFlight",
+        timeout=SAVED_WITHIN_MS,
+    )
+
+
+def open_study(page: Page, url: str = "/study") -> None:
+    """Open the study page and let it fill its buffer of cards ahead."""
+    page.goto(url)
+    page.wait_for_load_state("networkidle")
+
+
+def network(page: Page, *, offline: bool) -> None:
+    """Cut or restore the page's network (Playwright does it with CDP's network emulation)."""
+    page.context.set_offline(offline)
+
+
+def test_ratings_made_offline_arrive_once_when_the_network_returns(page: Page, bank: Path) -> None:
+    open_study(page)
+    first = rate(page)
+    saved(page)
+    assert logged(bank) == [first]
+
+    network(page, offline=True)
+    offline = [rate(page) for _ in range(5)]
+    expect(page.locator("#sync-status")).to_have_text("离线：5 个评分等待发送")
+    assert logged(bank) == [first]
+
+    network(page, offline=False)
+    saved(page)
+    expect(page.locator("#sync-status")).not_to_contain_text("离线")
+    assert logged(bank) == [first, *offline]
+    assert len(set(logged(bank))) == 6
+
+
+def test_a_reload_with_ratings_queued_loses_none(page: Page, bank: Path) -> None:
+    open_study(page)
+    page.route(REVIEWS, lambda route: route.abort())
+    queued = [rate(page) for _ in range(3)]
+    assert logged(bank) == []
+
+    page.unroute(REVIEWS)
+    page.reload()
+    saved(page)
+    assert logged(bank) == queued
+    assert shown(page) not in queued
+
+
+def test_a_closed_tab_is_sent_by_the_next_page(new_page: NewPage, bank: Path) -> None:
+    page = new_page()
+    open_study(page)
+    page.route(REVIEWS, lambda route: route.abort())
+    queued = [rate(page) for _ in range(2)]
+    context = page.context
+    page.close()
+    assert logged(bank) == []
+
+    home = context.new_page()
+    home.goto("/")
+    saved(home)
+    assert logged(bank) == queued
+
+
+def test_a_double_press_and_a_lost_answer_record_one_review(page: Page, bank: Path) -> None:
+    attempts: list[str] = []
+
+    def lose_the_first_answer(route: Route) -> None:
+        attempts.append(route.request.headers["idempotency-key"])
+        if len(attempts) == 1:
+            route.fetch()  # the server records the rating...
+            route.abort()  # ...and its answer never arrives
+        else:
+            route.continue_()
+
+    open_study(page)
+    page.route(REVIEWS, lose_the_first_answer)
+    card = shown(page)
+    page.keyboard.press("Space")
+    page.keyboard.press("3")
+    page.keyboard.press("3")
+    page.locator("#rate-form button.rate.good").dispatch_event("click")
+    saved(page)
+
+    assert logged(bank) == [card]
+    assert len(attempts) == 2 and attempts[0] == attempts[1], "the retry reuses its key"
+    assert page.locator("#answer-side").is_hidden(), "the next card waits to be revealed"
+
+
+def test_undo_three_deep_restores_all_three_cards(page: Page, bank: Path) -> None:
+    open_study(page)
+    kept = [rate(page, key) for key in "134"]
+    saved(page)
+    before = schedule(bank)
+
+    undone = [rate(page, key) for key in "432"]
+    saved(page)
+    assert logged(bank) == kept + undone
+    for _ in range(3):
+        page.keyboard.press("z")
+    expect(page.locator("#study-notice")).to_have_text("已撤销上一次评分。")
+    saved(page)
+
+    assert schedule(bank) == before
+    assert logged(bank) == kept
+    assert shown(page) == undone[0]
+    assert rate(page) == undone[0], "an undone card can be rated again"
+    saved(page)
+    assert logged(bank) == [*kept, undone[0]]
+
+
+def test_undo_of_ratings_not_yet_sent_stays_on_the_page(page: Page, bank: Path) -> None:
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
+    open_study(page)
+    first = shown(page)
+    network(page, offline=True)
+    rate(page)
+    rate(page)
+    page.keyboard.press("z")
+    page.keyboard.press("z")
+    assert shown(page) == first
+    network(page, offline=False)
+    page.wait_for_timeout(300)
+    saved(page)
+    assert logged(bank) == []
+    assert not [url for url in requests if "/api/reviews/undo" in url]
+
+
+# What a learner sees of a card with every collapsible open, and the shape of its markup.
+ANSWER_SIDE = """() => {
+  const text = (node) => node.innerText.replace(/\\s+/g, ' ').trim();
+  const side = document.querySelector('#answer-side');
+  side.querySelectorAll('details').forEach((box) => { box.open = true; });
+  return {
+    text: text(side),
+    shape: [...side.querySelectorAll('*')].map((n) => n.tagName + '.' + n.className),
+    meta: text(document.querySelector('.card-meta')),
+    intervals: [...document.querySelectorAll('.rate .interval')].map((n) => n.textContent),
+  };
+}"""
+
+
+def test_cards_painted_by_the_client_match_the_server_s(new_page: NewPage) -> None:
+    studying, reference = new_page(), new_page()
+    open_study(studying, "/study?deck=kernels-performance")
+    compared = 0
+    for _ in range(6):
+        rate(studying)
+        card = shown(studying)
+        studying.keyboard.press("Space")
+        reference.goto(f"/study?card={card}&reveal=1")
+        for view in (studying, reference):
+            view.evaluate(
+                "document.querySelectorAll('#answer-side details').forEach(d => d.open = true)"
+            )
+        painted, rendered = (view.evaluate(ANSWER_SIDE) for view in (studying, reference))
+        assert painted == rendered, card
+        compared += 1
+    assert compared == 6
+
+
+def test_the_rating_bar_is_in_reach_on_a_phone_for_every_card(
+    new_page: NewPage, bank: Path
+) -> None:
+    page = new_page(viewport=PHONE, is_mobile=True, has_touch=True)
+    cards = [card for (card,) in query(bank, "SELECT id FROM card WHERE NOT retired ORDER BY id")]
+    assert len(cards) >= 50
+    for card in cards:
+        page.goto(f"/study?card={card}&reveal=1")
+        expect(page.locator("#card")).to_have_attribute("data-card-id", card)
+        assert_bar_in_reach(page, card)
+
+    header = page.locator("header.top").bounding_box()
+    assert header is not None and header["height"] <= 56, header
+    expect(page.locator("#rate-form kbd").first).to_be_hidden()
+
+    # And on the cards the client paints, after a rating.
+    open_study(page)
+    for _ in range(3):
+        card = rate(page)
+        page.keyboard.press("Space")
+        assert_bar_in_reach(page, shown(page))
+
+
+def assert_bar_in_reach(page: Page, card: str) -> None:
+    bar = page.locator("#rate-form").bounding_box()
+    assert bar is not None, card
+    assert bar["y"] >= 0 and bar["y"] + bar["height"] <= PHONE["height"], (card, bar)
+    for button in page.locator("#rate-form button.rate").all():
+        box = button.bounding_box()
+        assert box is not None and box["height"] >= 44 and box["width"] >= 44, (card, box)
