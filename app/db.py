@@ -9,9 +9,12 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event, select
+from sqlalchemy import Table, event, select
+from sqlalchemy.dialects import postgresql as postgresql_dialect
+from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import DisconnectionError
+from sqlalchemy.sql.dml import Insert
 from sqlmodel import Session, create_engine
 
 from app.models import Learner
@@ -75,6 +78,10 @@ class Database:
             finally:
                 if session.in_transaction():
                     session.rollback()
+
+    def upsert(self, table: Table) -> Insert:
+        """An INSERT in the backend's dialect, which can add ON CONFLICT … DO UPDATE."""
+        return (sqlite_dialect if self.is_sqlite else postgresql_dialect).insert(table)
 
     def lock_learner(self, session: Session, learner_id: int) -> None:
         """PostgreSQL: ratings and undos of one learner take turns on its new-card cursor.

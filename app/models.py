@@ -273,18 +273,16 @@ class ApiToken(SQLModel, table=True):
     revoked_at: datetime | None = _tz(default=None, nullable=True)
 
 
-class LoginFailure(SQLModel, table=True):
-    """Failed sign-ins, kept in the database so throttling holds across processes."""
+class LoginThrottle(SQLModel, table=True):
+    """Password checks per account and per address in the current window (app.throttle).
 
-    __table_args__ = (
-        Index("ix_loginfailure_account_at", "account", "at"),
-        Index("ix_loginfailure_client_at", "client", "at"),
-    )
+    In the database, so that the limit holds across processes; one row per key, counted by a
+    single upsert, so that it holds under any concurrency.
+    """
 
-    id: int | None = Field(default=None, primary_key=True)
-    account: str
-    client: str
-    at: datetime = _tz()
+    key: str = Field(primary_key=True)  # "account:<name>" or "client:<address>"
+    window_start: datetime = _tz()
+    attempts: int
 
 
 class Job(SQLModel, table=True):

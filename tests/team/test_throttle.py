@@ -1,6 +1,18 @@
 """Login throttling: 5 failures in 15 minutes per account and per client, kept in the database."""
 
-from app.models import AuthSession, LoginFailure
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Literal
+
+import httpx2 as httpx
+import pytest
+from argon2 import PasswordHasher
+from sqlmodel import Session
+from team_support import PASSWORDS, SECRET
+
+from app import accounts, throttle
+from app.db import create_schema, make_engine
+from app.models import AuthSession
 
 WRONG = "not-the-password"
 
@@ -42,12 +54,14 @@ def test_one_address_is_refused_after_five_failures_on_any_accounts(browser, db)
     assert browser(client=address(8)).login("other").status_code == 303
 
 
-def test_refused_attempts_are_not_counted_again(browser, db):
+def test_refused_attempts_are_not_counted_again(browser, db, clock):
     for n in range(5):
         browser(client=address(n)).login("member", WRONG)
     for _ in range(3):
         assert browser(client=address(9)).login("member", WRONG).status_code == 429
-    assert db.count(LoginFailure) == 5
+    with Session(db.engine) as session:
+        assert throttle.attempts(session, key="account:member", now=clock.now) == 5
+        assert throttle.attempts(session, key="client:10.0.0.9", now=clock.now) == 0
 
 
 def test_failures_older_than_15_minutes_no_longer_count(browser, clock):
@@ -85,3 +99,130 @@ def test_a_disabled_account_cannot_sign_in(browser, db):
     assert response.status_code == 401
     assert "wrong user name or password" in response.text  # no hint that the account exists
     assert db.sessions("member") == 0
+
+
+class CountingHasher(PasswordHasher):
+    """argon2id at the lowest cost that counts the passwords it checks."""
+
+    def __init__(self) -> None:
+        super().__init__(time_cost=1, memory_cost=8, parallelism=1)
+        self.checks = 0
+        self._lock = threading.Lock()
+
+    def verify(self, hash: str | bytes, password: str | bytes) -> Literal[True]:
+        with self._lock:
+            self.checks += 1
+        return super().verify(hash, password)
+
+
+@pytest.fixture
+def hasher(monkeypatch: pytest.MonkeyPatch) -> CountingHasher:
+    counting = CountingHasher()
+    monkeypatch.setattr(accounts, "_hasher", counting)
+    return counting
+
+
+def test_30_parallel_wrong_passwords_over_two_processes_get_5_checks(
+    make_app, app, browser, db, hasher
+):
+    second = make_app(second=True)
+    for each in (app, second):
+        # FastAPI builds a route's form model on its first request, and racing threads that
+        # build it at once can fail: each app answers one sign-in before the burst.
+        assert browser(client=address(200), app=each).login("admin").status_code == 303
+    clients = [browser(client=address(n), app=(app, second)[n % 2]) for n in range(30)]
+    hasher.checks = 0
+    with ThreadPoolExecutor(30) as pool:
+        statuses = list(pool.map(lambda c: c.login("member", WRONG).status_code, clients))
+    assert sorted(set(statuses)) == [401, 429]
+    assert statuses.count(401) == hasher.checks == throttle.LIMIT
+    assert browser(client=address(99)).login("member").status_code == 429
+    assert hasher.checks == throttle.LIMIT
+    assert db.sessions("member") == 0
+
+
+def test_100_parallel_attempts_from_one_address_get_5_checks(browser, db, hasher):
+    assert browser(client=address(200)).login("admin").status_code == 303  # as above
+    hasher.checks = 0
+    names = [f"user-{n}" for n in range(97)] + ["member", "other", "admin"]
+    clients = [browser(client=address(7)) for _ in names]
+    with ThreadPoolExecutor(32) as pool:
+        statuses = list(
+            pool.map(
+                lambda pair: pair[0].login(pair[1], WRONG).status_code,
+                zip(clients, names, strict=True),
+            )
+        )
+    assert statuses.count(401) == hasher.checks == throttle.LIMIT
+    assert statuses.count(429) == 100 - throttle.LIMIT
+
+
+def test_a_right_password_gives_its_place_back(browser):
+    for _ in range(throttle.LIMIT + 2):
+        assert browser(client=address(3)).login("member").status_code == 303
+    for _ in range(throttle.LIMIT - 1):
+        assert browser(client=address(3)).login("member", WRONG).status_code == 401
+    assert browser(client=address(3)).login("member").status_code == 303
+
+
+@pytest.mark.parametrize("who", ["unknown", "disabled", "member"])
+def test_every_failed_sign_in_costs_one_password_check(browser, hasher, who):
+    if who == "disabled":
+        assert browser("admin").submit("/admin/users/other/disable").status_code == 303
+    name = {"unknown": "nobody-here", "disabled": "other", "member": "member"}[who]
+    before = hasher.checks
+    response = browser(client=address(5)).login(name, PASSWORDS.get(name, WRONG) + "-wrong")
+    assert response.status_code == 401
+    assert "wrong user name or password" in response.text
+    assert hasher.checks - before == 1
+    # The disabled account's right password is checked too, and still refused.
+    if who == "disabled":
+        assert browser(client=address(6)).login("other").status_code == 401
+        assert hasher.checks - before == 2
+
+
+def test_password_checks_wait_their_turn(monkeypatch, browser, hasher):
+    # With every slot taken, a sign-in waits and then says the server is busy; nothing counted.
+    monkeypatch.setattr(accounts, "VERIFY_WAIT_SECONDS", 0.01)
+    held = [accounts._verifications.acquire() for _ in range(accounts.CONCURRENT_VERIFICATIONS)]
+    try:
+        response = browser(client=address(4)).login("member")
+    finally:
+        for _ in held:
+            accounts._verifications.release()
+    assert response.status_code == 503
+    assert "busy" in response.text
+    assert hasher.checks == 0
+    assert browser(client=address(4)).login("member").status_code == 303
+
+
+def test_throttling_holds_in_a_real_server_with_two_workers(database_url, bank_dir, live_server):
+    # The same burst against `qbank serve --workers 2`, with a different X-Forwarded-For on
+    # each request: forwarded addresses are believed from no one by default.
+    engine = make_engine(database_url)
+    create_schema(engine)
+    with Session(engine) as session:
+        for name, password in PASSWORDS.items():
+            accounts.create_user(session, name=name, password=password)
+    engine.dispose()
+    env = {"QBANK_MODE": "team", "QBANK_SECRET_KEY": SECRET}
+    server = live_server(database_url, bank_dir, workers=2, env=env)
+
+    def attempt(n: int) -> int:
+        form = {"name": "member", "password": WRONG}
+        headers = {"X-Forwarded-For": f"10.9.0.{n}"}
+        with httpx.Client(base_url=server.url, timeout=60) as client:
+            return client.post("/login", data=form, headers=headers).status_code
+
+    with ThreadPoolExecutor(30) as pool:
+        statuses = list(pool.map(attempt, range(30)))
+    assert statuses.count(401) <= throttle.LIMIT
+    assert statuses.count(429) >= 30 - throttle.LIMIT
+    assert set(statuses) <= {401, 429}
+    with httpx.Client(base_url=server.url, timeout=60) as client:
+        right = {"name": "member", "password": PASSWORDS["member"]}
+        assert client.post("/login", data=right).status_code == 429
+        # Every attempt came from 127.0.0.1, whatever it forwarded: that address is spent too.
+        other = {"name": "other", "password": PASSWORDS["other"]}
+        response = client.post("/login", data=other, headers={"X-Forwarded-For": "10.9.9.9"})
+        assert response.status_code == 429
