@@ -187,9 +187,11 @@ def test_timed_practice_of_a_section(page: Page) -> None:
         press(page, "Space")
         expect(page.locator("#answer-side")).to_be_visible()
         expect(page.locator("#timer")).to_be_hidden()
-        prompt = page.locator(".followup-prompt")
+        # Every card of the deck has follow-up questions: they are what the interviewer presses.
+        prompt = page.locator(".followup-prompt").first
         expect(prompt).to_be_visible()
         expect(prompt.get_by_role("heading")).to_have_text("面试官追问")
+        expect(prompt.locator("li details summary").first).to_be_visible()
         press(page, rating)
         if position < total:
             expect(card).not_to_have_attribute("data-card-id", card_id or "")

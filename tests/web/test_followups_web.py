@@ -72,3 +72,16 @@ def test_search_finds_a_card_by_its_followup_answers(client, q):
 def test_search_finds_a_card_by_a_followup_question(client):
     hits = client.get("/api/search", params={"q": "head dim"}).json()
     assert [(hit["kind"], hit["id"]) for hit in hits] == [("card", "fa")]
+
+
+def test_practice_asks_the_followup_questions_and_keeps_the_prose_apart(client):
+    response = client.post("/practice", data={"deck": "attention", "order": "content"})
+    assert response.status_code == 303
+    page = client.get(f"{response.headers['location']}?reveal=1").text
+    section = r'class="(?:followup-prompt )?followup-(questions|prose)"[^>]*>\s*<h2>(.*?)</h2>'
+    headings = re.findall(section, page)
+    assert headings == [
+        ("questions", "The interviewer presses on"),
+        ("prose", "Follow-ups"),
+    ]
+    assert page.index("backward 不存 attention matrix") < page.index("回答里要点出 IO-aware")
