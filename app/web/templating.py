@@ -9,9 +9,12 @@ from starlette.responses import HTMLResponse
 
 from app.config import resource_dir
 from app.scheduling import format_interval
+from app.web.assets import Assets
 from app.web.i18n import language, translator
 
+assets = Assets(resource_dir("static"))
 templates = Jinja2Templates(directory=str(resource_dir("templates")))
+templates.env.globals["static_url"] = assets.url
 templates.env.globals["urlencode"] = urlencode
 templates.env.filters["interval"] = format_interval
 

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, Response, expect
 
+from app.web.templating import assets
+
 pytestmark = pytest.mark.browser
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
@@ -101,7 +103,7 @@ def test_header_search_marks_the_query(page: Page) -> None:
 
 
 def test_formulas_use_katex_fonts_from_the_server(page: Page, live_server: str) -> None:
-    fonts_dir = live_server + "/static/katex/fonts/"
+    fonts_dir = live_server + assets.url("katex/fonts/")
     fetched: list[tuple[str, int]] = []
 
     def on_response(response: Response) -> None:
@@ -133,6 +135,10 @@ def test_formulas_use_katex_fonts_from_the_server(page: Page, live_server: str) 
     assert all(url.startswith(fonts_dir) and status == 200 for url, status in fetched), fetched
     for family in set(fonts["loaded"]):
         assert any(url.startswith(f"{fonts_dir}{family}-") for url, _ in fetched), family
+    # The preloaded fonts are the very files the stylesheet asks for: each is fetched once.
+    urls = [url for url, _ in fetched]
+    assert fonts_dir + "KaTeX_Main-Regular.woff2" in urls
+    assert len(urls) == len(set(urls)), urls
 
 
 def test_timed_practice_of_a_section(page: Page) -> None:
