@@ -1,5 +1,6 @@
 """Learners: finding them, their own time (zone, study day), their study settings."""
 
+from collections.abc import Sequence
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -82,8 +83,13 @@ def update_settings(
     max_reviews_per_day: object,
     rollover_hour: object,
     timezone: object,
+    load_balance: bool | None = None,
+    easy_days: Sequence[object] | None = None,
 ) -> Learner:
-    """Validate and store a learner's settings; StudyError names the first bad value."""
+    """Validate and store a learner's settings; StudyError names the first bad value.
+
+    `load_balance` and `easy_days` (weekdays, 0 = Monday) stay as they are when None.
+    """
     retention = _number(desired_retention, "desired retention", float, 0.7, 0.99)
     new = int(_number(new_per_day, "new cards per day", int, 0, 9999))
     reviews = int(_number(max_reviews_per_day, "maximum reviews per day", int, 0, 99999))
@@ -93,6 +99,15 @@ def update_settings(
         ZoneInfo(zone)
     except (ZoneInfoNotFoundError, ValueError, OSError):
         raise StudyError(f"unknown time zone '{zone}' (use a name like Asia/Shanghai)") from None
+    if easy_days is not None:
+        days = {str(day).strip() for day in easy_days}
+        if not days <= set("0123456"):
+            raise StudyError("easy days must be weekdays 0 (Monday) to 6 (Sunday)")
+        if len(days) == 7:
+            raise StudyError("at most six easy days: one day a week must take the load")
+        learner.easy_days = "".join(sorted(days))
+    if load_balance is not None:
+        learner.load_balance = load_balance
     learner.desired_retention = retention
     learner.new_per_day = new
     learner.max_reviews_per_day = reviews

@@ -92,6 +92,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(stats.router, dependencies=members)
     app.include_router(stats.api, dependencies=members)
     app.include_router(jobs.api, dependencies=members)
+    app.include_router(settings_routes.api, dependencies=members)
     app.include_router(account.router, dependencies=[Depends(csrf_protect)])
     app.include_router(pages.public)
     app.add_route("/metrics", metrics, include_in_schema=False)

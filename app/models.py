@@ -3,7 +3,7 @@
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, DateTime, Index, Text, UniqueConstraint, false
+from sqlalchemy import JSON, Column, DateTime, Index, Text, UniqueConstraint, false, text
 from sqlmodel import Field, SQLModel
 
 
@@ -171,6 +171,10 @@ class Learner(SQLModel, table=True):
     # study queue looks for the next new card from here instead of walking past every card
     # the learner has seen. Kept by ratings and undos (app.study), reset by imports.
     new_cursor: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    # Spread due dates within the fuzz range to even out the daily load (app.scheduling.Spread),
+    # keeping the weekdays in `easy_days` (digits, 0 = Monday: "56" is the weekend) lighter.
+    load_balance: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
+    easy_days: str = Field(default="", sa_column_kwargs={"server_default": text("''")})
 
 
 class CardState(SQLModel, table=True):

@@ -27,6 +27,7 @@ from app.study import (
     record_review,
     undo_last,
 )
+from app.study.spread import spread_for
 
 START = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)  # a Monday morning, clear of the 04:00 rollover
 
@@ -245,7 +246,8 @@ def test_a_stored_parameter_set_the_model_cannot_use_schedules_with_the_defaults
             )
             shown = next_card(session, learner=learner, now=START, filters=Filters())
             assert shown is not None
-            assert shown.intervals == scheduling.preview(None, START)
+            spread = spread_for(session, learner=learner, card_id=shown.card.id, now=START)
+            assert shown.intervals == scheduling.preview(None, START, spread=spread)
 
 
 def test_an_unknown_learner_is_one_line(settings: Settings) -> None:
@@ -271,14 +273,20 @@ def test_stored_parameters_schedule_until_reset(settings: Settings) -> None:
 
         rated = record_review(session, learner=learner, card_id=card, rating=3, now=START)
         assert rated.state.stability == pytest.approx(personal[2])
-        assert rated.state != scheduling.review(None, 3, START)
+        spread = spread_for(session, learner=learner, card_id=card, now=START)
+        assert rated.state != scheduling.review(None, 3, START, spread=spread)
 
         later = START + timedelta(minutes=10)
         shown = next_card(session, learner=learner, now=later, filters=Filters())
         assert shown is not None and shown.state == rated.state
-        assert shown.intervals == scheduling.preview(shown.state, later, parameters=personal)
+        spread = spread_for(session, learner=learner, card_id=card, now=later)
+        expected = scheduling.preview(shown.state, later, parameters=personal, spread=spread)
+        assert shown.intervals == expected
         rated = record_review(session, learner=learner, card_id=card, rating=3, now=later)
-        assert rated.state == scheduling.review(shown.state, 3, later, parameters=personal)
+        expected_state = scheduling.review(
+            shown.state, 3, later, parameters=personal, spread=spread
+        )
+        assert rated.state == expected_state
 
     result = CliRunner().invoke(cli, ["optimize", "--reset"])
     assert (result.exit_code, result.output) == (
@@ -291,8 +299,9 @@ def test_stored_parameters_schedule_until_reset(settings: Settings) -> None:
         before = rated.state
         at = later + timedelta(days=30)
         rated = record_review(session, learner=learner, card_id=card, rating=3, now=at)
-        assert rated.state == scheduling.review(before, 3, at)
-        assert rated.state != scheduling.review(before, 3, at, parameters=personal)
+        spread = spread_for(session, learner=learner, card_id=card, now=at)
+        assert rated.state == scheduling.review(before, 3, at, spread=spread)
+        assert rated.state != scheduling.review(before, 3, at, parameters=personal, spread=spread)
 
 
 # The full path: fitted from the page in the background, stored, scheduling from then on.
@@ -341,7 +350,10 @@ def test_fitted_parameters_are_stored_and_schedule_from_then_on(
         now += timedelta(days=3)
         shown = next_card(session, learner=learner, now=now, filters=Filters())
         assert shown is not None and shown.state is not None
-        default = scheduling.preview(shown.state, now, desired_retention=learner.desired_retention)
+        spread = spread_for(session, learner=learner, card_id=shown.card.id, now=now)
+        default = scheduling.preview(
+            shown.state, now, desired_retention=learner.desired_retention, spread=spread
+        )
         assert shown.intervals != default
 
         # A rating is scheduled with them too, and undo still restores the exact state before.
@@ -349,9 +361,9 @@ def test_fitted_parameters_are_stored_and_schedule_from_then_on(
         rated = record_review(
             session, learner=learner, card_id=shown.card.id, rating=3, now=now, duration_ms=5000
         )
-        expected = scheduling.review(before_state, 3, now, parameters=personal)
+        expected = scheduling.review(before_state, 3, now, parameters=personal, spread=spread)
         assert rated.state == expected
-        assert rated.state != scheduling.review(before_state, 3, now)
+        assert rated.state != scheduling.review(before_state, 3, now, spread=spread)
         undo_last(session, learner=learner, now=now)
         assert (
             _state_json(session.get(CardState, (learner.id, shown.card.id)))

@@ -16,6 +16,7 @@ from app.cardview import GENERATION, CardView, card_view
 from app.learners import personal_parameters, study_day
 from app.models import Card, CardState, Deck, Learner, ReviewLog
 from app.study.filters import Filters
+from app.study.spread import spread_for
 
 # Learning steps due this soon are shown early when nothing else is left.
 LEARN_AHEAD = timedelta(minutes=20)
@@ -387,6 +388,7 @@ def _next(
             now,
             desired_retention=learner.desired_retention,
             parameters=personal_parameters(learner),
+            spread=spread_for(session, learner=learner, card_id=card_id, now=now),
         ),
     )
 

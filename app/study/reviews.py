@@ -15,6 +15,7 @@ from app.errors import Conflict, NotFound, StudyError
 from app.learners import personal_parameters
 from app.models import Card, CardState, Learner, ReviewLog
 from app.study.queue import state_row
+from app.study.spread import spread_for
 
 STALE = "this card was rated or changed meanwhile; reload to see its current state"
 
@@ -89,6 +90,7 @@ def record_review(
                 now,
                 desired_retention=learner.desired_retention,
                 parameters=personal_parameters(learner),
+                spread=spread_for(session, learner=learner, card_id=card_id, now=now),
             )
             key = {"learner_id": learner.id, "card_id": card_id}
             if row is None:

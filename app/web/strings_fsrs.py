@@ -81,4 +81,61 @@ FSRS_STRINGS: dict[str, tuple[str, str]] = {
         "FSRS parameter {index} is outside the range the model allows: the defaults are used "
         "instead.",
     ),
+    "spread.title": ("复习间隔的分散", "Spreading reviews"),
+    "spread.note": (
+        "3 天及以上的间隔会在一个小范围内随机浮动（每张卡固定），一起学的卡不会总在同一天到期。"
+        "打开负载均衡后，会在这个范围内挑复习较少的日子；“轻松日”尽量少排复习。",
+        "Intervals of 3 days or more move within a small range (fixed for each card), so cards "
+        "learned together do not all come due on one day. With load balancing, the day is "
+        "picked among the lighter ones in that range; easy days get as few reviews as possible.",
+    ),
+    "spread.load_balance": (
+        "负载均衡：让每天的复习量更平均",
+        "Load balancing: even out the daily load",
+    ),
+    "spread.easy_days": ("轻松日：", "Easy days:"),
+    "spread.weekdays": ("周一,周二,周三,周四,周五,周六,周日", "Mon,Tue,Wed,Thu,Fri,Sat,Sun"),
+    "workload.title": ("工作量与目标记忆保持率", "Workload and desired retention"),
+    "workload.intro": (
+        "按你的题库（{cards} 张卡）、每天 {new} 张新卡、最多 {reviews} 次复习和{params}，"
+        "模拟未来 365 天在不同目标记忆保持率下每天的复习次数和用时。",
+        "A simulation of the next 365 days for your bank ({cards} cards), {new} new cards and "
+        "at most {reviews} reviews a day and {params}: reviews and minutes per day at each "
+        "desired retention.",
+    ),
+    "workload.personal": ("你的个人参数", "your personal parameters"),
+    "workload.default": ("FSRS 默认参数", "the FSRS default parameters"),
+    "workload.advice": (
+        "帮我决定：目标记忆保持率 {retention} 时，每记住一张卡花的时间最少"
+        "（{minutes} 分钟/张）。你现在的设置是 {yours}。",
+        "Help me decide: at a desired retention of {retention} each card remembered costs the "
+        "least time ({minutes} min a card). Yours is {yours}.",
+    ),
+    "workload.empty": (
+        "题库是空的，或每天新卡数为 0：没有可模拟的工作量。",
+        "The bank is empty or new cards per day is 0: there is no workload to simulate.",
+    ),
+    "workload.axis_reviews": ("每天复习次数", "reviews a day"),
+    "workload.axis_minutes": ("每天分钟数", "minutes a day"),
+    "workload.axis_x": ("目标记忆保持率", "desired retention"),
+    "workload.best": (
+        "{retention}：每记住一张卡用时最少",
+        "{retention}: the least time per card remembered",
+    ),
+    "workload.yours": ("你的设置：{retention}", "Your setting: {retention}"),
+    "workload.point": (
+        "保持率 {retention}：每天 {reviews} 次复习，{minutes} 分钟",
+        "Retention {retention}: {reviews} reviews, {minutes} minutes a day",
+    ),
+    "workload.label": (
+        "目标记忆保持率 0.70 到 0.97 时每天的复习次数（{reviews}）和分钟数（{minutes}），"
+        "用时最省的是 {best}",
+        "Reviews ({reviews}) and minutes ({minutes}) a day for desired retention 0.70 to 0.97; "
+        "the least time per card remembered at {best}",
+    ),
+    "workload.numbers": ("查看数字", "Show the numbers"),
+    "workload.retention": ("保持率", "Retention"),
+    "workload.reviews": ("每天复习", "Reviews a day"),
+    "workload.minutes": ("每天分钟", "Minutes a day"),
+    "workload.remembered": ("一年后记住的卡", "Cards remembered after a year"),
 }

@@ -1,10 +1,11 @@
-"""The settings page: study settings, personal FSRS parameters (fitted as a background job)."""
+"""The settings page: study settings, personal FSRS parameters (a background fit), workload."""
 
 from datetime import UTC, datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse
+from pydantic import BaseModel, Field
 from sqlmodel import Session
 from starlette.responses import Response
 
@@ -12,7 +13,10 @@ from app import learners
 from app.errors import StudyError
 from app.models import Learner
 from app.optimize import optimization_status, reset_parameters, start_optimize
+from app.simulate import DAYS, learner_workload
 from app.web.deps import LearnerDep, NowDep, SessionDep
+from app.web.i18n import language, translator
+from app.web.svg_workload import workload_chart
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
@@ -28,11 +32,16 @@ def settings_response(
 ) -> Response:
     """The settings page; `context` adds what an action has to report."""
     now = now or datetime.now(UTC)
+    workload = learner_workload(session=session, learner=learner)
     base = {
         "learner": learner,
         "saved": False,
         "error": None,
         "optimizer": optimization_status(session=session, learner=learner, now=now),
+        "workload": workload,
+        "workload_chart": workload_chart(
+            workload, learner.desired_retention, translator(language(request))
+        ),
     }
     return render(request, "settings.html", base | context, status_code=status_code)
 
@@ -59,7 +68,10 @@ def save_settings(
     max_reviews_per_day: Annotated[str, Form()],
     rollover_hour: Annotated[str, Form()],
     timezone: Annotated[str, Form()],
+    load_balance: Annotated[str | None, Form()] = None,
+    easy_days: Annotated[list[str] | None, Form()] = None,
 ) -> Response:
+    # Unticked checkboxes send nothing: absent means off and no easy days.
     try:
         learners.update_settings(
             session,
@@ -69,6 +81,8 @@ def save_settings(
             max_reviews_per_day=max_reviews_per_day,
             rollover_hour=rollover_hour,
             timezone=timezone,
+            load_balance=load_balance is not None,
+            easy_days=easy_days or [],
         )
     except StudyError as exc:
         return settings_response(request, session, learner, status_code=400, error=str(exc))
@@ -87,3 +101,55 @@ def optimize(request: Request, learner: LearnerDep, now: NowDep) -> Response:
 def reset_optimized(session: SessionDep, learner: LearnerDep) -> Response:
     reset_parameters(session=session, learner=learner)
     return RedirectResponse("/settings?reset=1", status_code=303)
+
+
+api = APIRouter(prefix="/api", tags=["api"])
+
+
+class WorkloadPointOut(BaseModel):
+    retention: float = Field(description="Desired retention.")
+    reviews_per_day: float = Field(description="Reviews of seen cards a day, mean over the year.")
+    minutes_per_day: float = Field(description="Minutes of study a day, mean over the year.")
+    remembered: float = Field(description="Cards expected to be recalled on the last day.")
+    minutes_per_card: float | None = Field(
+        description="Minutes over the year per card remembered at its end (None: none is)."
+    )
+
+
+class SimulationOut(BaseModel):
+    days: int = Field(description="Days simulated, from today.")
+    cards: int = Field(description="Active cards in the bank; all start new.")
+    new_per_day: int
+    max_reviews_per_day: int
+    personal_parameters: bool = Field(description="The learner's fitted FSRS-6 parameters.")
+    desired_retention: float = Field(description="The learner's setting.")
+    best_retention: float | None = Field(
+        description="The retention with the least time per card remembered (None: no cards)."
+    )
+    points: list[WorkloadPointOut]
+
+
+@api.get("/simulate")
+def simulate_workload(session: SessionDep, learner: LearnerDep) -> SimulationOut:
+    """Simulated reviews and minutes a day over a year for desired retention 0.70-0.97."""
+    workload = learner_workload(session=session, learner=learner)
+    best = workload.best
+    return SimulationOut(
+        days=DAYS,
+        cards=workload.cards,
+        new_per_day=workload.new_per_day,
+        max_reviews_per_day=workload.max_reviews_per_day,
+        personal_parameters=workload.personal,
+        desired_retention=learner.desired_retention,
+        best_retention=best.retention if best else None,
+        points=[
+            WorkloadPointOut(
+                retention=point.retention,
+                reviews_per_day=point.reviews_per_day,
+                minutes_per_day=point.minutes_per_day,
+                remembered=point.remembered,
+                minutes_per_card=point.minutes_per_card if point.remembered else None,
+            )
+            for point in workload.points
+        ],
+    )
