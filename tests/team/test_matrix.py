@@ -39,6 +39,7 @@ PUBLIC = {
     ("GET", "/healthz"),  # for the container's HEALTHCHECK and the proxy
     ("GET", "/metrics"),  # no learner data; docs/deploy.md keeps it off the public proxy
     ("GET", "/static"),
+    ("GET", "/favicon.ico"),  # a redirect to the icon in /static
     ("GET", "/docs"),  # describes the API; every call it documents still needs an account
     ("GET", "/openapi.json"),
 }
