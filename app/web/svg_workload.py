@@ -31,6 +31,13 @@ def _line(points: Sequence[WorkloadPoint], values: Sequence[float], cls: str, co
     )
 
 
+def _swatch(x: float, y: float, colour: str) -> str:
+    return (
+        f'<line x1="{_n(x)}" y1="{_n(y)}" x2="{_n(x + 14)}" y2="{_n(y)}" stroke="{colour}"'
+        ' stroke-width="3"/>'
+    )
+
+
 def workload_chart(workload: Workload, desired: float, t: Translate) -> Markup:
     """Two curves over desired retention 0.70-0.97, the least-work retention marked."""
     points = workload.points
@@ -45,8 +52,11 @@ def workload_chart(workload: Workload, desired: float, t: Translate) -> Markup:
         _text(LEFT - 6, base, "0", anchor="end"),
         _text(WIDTH - RIGHT + 6, TOP + 4, f"{peak_minutes:.0f}", cls="label minutes"),
         _text(WIDTH - RIGHT + 6, base, "0"),
-        _text(LEFT, TOP - 10, t("workload.axis_reviews"), cls="label reviews"),
+        _text(LEFT + 18, TOP - 10, t("workload.axis_reviews"), cls="label reviews"),
         _text(WIDTH - RIGHT, TOP - 10, t("workload.axis_minutes"), anchor="end", cls="label"),
+        # Swatches: which line each axis belongs to.
+        _swatch(LEFT, TOP - 14, REVIEWS_COLOUR),
+        _swatch(WIDTH - RIGHT + 4, TOP - 14, MINUTES_COLOUR),
     ]
     for step in range(0, 30, 5):
         retention = LOW + step / 100
