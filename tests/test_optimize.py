@@ -16,7 +16,7 @@ from app.bank import open_engine
 from app.cli import main as cli
 from app.config import Settings
 from app.main import create_app
-from app.models import Card, CardState, Deck, Learner
+from app.models import Card, CardState, Deck, Job, Learner
 from app.optimize import MIN_REVIEWS, optimization_status
 from app.parameters import DEFAULT_PARAMETERS
 from app.practice import rate_practice, start_practice
@@ -381,3 +381,29 @@ def test_fitted_parameters_are_stored_and_schedule_from_then_on(
     ), result.output
     with Session(engine) as session:
         assert tuple(local_learner(session, settings).fsrs_parameters or ()) == personal
+
+
+def test_a_refit_is_suggested_a_month_on_once_the_log_has_grown(
+    session: Session, make_learner
+) -> None:
+    learner = make_learner()
+    cards = make_cards(session, 4)
+    for day in range(4):  # each card: first sight, then three reviews a day apart: 12 counted
+        for card in cards:
+            at = START + timedelta(days=day)
+            record_review(session, learner=learner, card_id=card, rating=3, now=at)
+    learner.fsrs_parameters = [*DEFAULT_PARAMETERS[:20], 0.2]
+    learner.fsrs_optimized_at = START + timedelta(days=4)
+    session.add(learner)
+    session.add(Job(kind="optimize", learner_id=learner.id, status="done", result={"items": 10}))
+    session.commit()
+
+    def suggested(days: int) -> bool:
+        now = START + timedelta(days=4 + days)
+        return optimization_status(session=session, learner=learner, now=now).refit_suggested
+
+    assert (suggested(10), suggested(30)) == (False, True)
+    # A fit on nearly the same log is not worth repeating.
+    session.add(Job(kind="optimize", learner_id=learner.id, status="done", result={"items": 11}))
+    session.commit()
+    assert suggested(30) is False
