@@ -1,26 +1,40 @@
-"""CPU per study cycle in-process: the app without HTTP, on the serving benchmark's bank.
+"""CPU per study cycle in-process, qbank next to Anki's own backend, on the same 10,000 cards.
 
-    python bench/study_cpu.py                       # 3,500 cycles, 32 learners, SQLite
-    python bench/study_cpu.py --profile out.prof    # and a cProfile of the measured cycles
+    python bench/study_cpu.py                       # 3,500 cycles each, 32 learners, SQLite
+    python bench/study_cpu.py --profile out.prof    # and a cProfile of qbank's measured cycles
 
-Builds the same bank and learners as bench/serve_bench.py (10,000 cards, 10 days of history,
-daily limits lifted) in a temporary SQLite file, creates the app with `create_app` and runs
-its lifespan, then calls it as an ASGI application: GET /api/study/next → POST /api/reviews
-(rating Good mostly), the learners taking turns. Prints the process's CPU time per cycle —
-the minimum and median of 7 rounds, since single runs on a shared machine vary by ±10% — which
-leaves out uvicorn's HTTP handling and the load generator, to tell the app's own cost apart.
-The access log is not written (it costs ~20 µs a request, see docs/benchmarks.md).
+Needs the `bench` extra (`pip install -e '.[bench]'`) for the `anki` package.
+
+qbank: builds the serving benchmark's bank and learners (bench/serve_bench.py: 10,000 cards,
+10 days of history each, daily limits lifted) in a temporary SQLite file, creates the app with
+`create_app` and runs its lifespan, then calls it as an ASGI application the way the study
+page does: one GET /api/study/next per learner for the first card, then one POST /api/reviews
+per card (rating, version, an Idempotency-Key), whose answer holds the next card with its
+HTML, intervals and counts. The learners take turns.
+
+Anki: the same bank exported with app.export.anki and imported into a collection of the
+`anki` package (its Rust backend and SQLite), FSRS on, limits lifted, as many review cards due
+as a qbank learner has on average; one cycle fetches the next queued card with its scheduling
+states, renders question and answer, labels the four buttons and answers it (bench/anki_peer.py).
+Anki runs in a process of its own.
+
+The two sides take turns, a round of each at a time, so that a change in the machine's load
+hits both. Each prints its process's CPU time per cycle (background threads included) as the
+minimum and median of 7 rounds, and the ratio of the medians against the target of 1.5×.
+The access log is not written. Exits 1 when the target is missed.
 """
 
 import argparse
 import asyncio
 import json
+import multiprocessing
 import os
 import random
 import secrets
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -29,12 +43,25 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 ROUNDS = 7
+WARMUP = 100
+RATIO_TARGET = 1.5
+RATINGS = (1, 2, 3, 4)
+RATING_WEIGHTS = (0.10, 0.15, 0.60, 0.15)  # Again, Hard, Good, Easy
 
 
-async def _call(app: Any, method: str, path: str, token: str, body: bytes | None = None) -> Any:
+async def _call(
+    app: Any,
+    method: str,
+    path: str,
+    token: str,
+    body: bytes | None = None,
+    key: str | None = None,
+) -> tuple[int, Any]:
     headers = [(b"host", b"127.0.0.1"), (b"authorization", f"Bearer {token}".encode())]
     if body is not None:
-        headers += [(b"content-type", b"application/json")]
+        headers.append((b"content-type", b"application/json"))
+    if key is not None:
+        headers.append((b"idempotency-key", key.encode()))
     scope = {
         "type": "http",
         "asgi": {"version": "3.0"},
@@ -67,64 +94,128 @@ async def _call(app: Any, method: str, path: str, token: str, body: bytes | None
             chunks.append(message.get("body", b""))
 
     await app(scope, receive, send)
+    if status[0] == 204:
+        return 204, None
     if status[0] != 200:
         raise SystemExit(f"{method} {path} answered {status[0]}: {b''.join(chunks)[:200]!r}")
-    return json.loads(b"".join(chunks))
+    return 200, json.loads(b"".join(chunks))
 
 
-async def _cycle(app: Any, token: str, rng: random.Random) -> None:
-    card = await _call(app, "GET", "/api/study/next", token)
-    rating = rng.choices((1, 2, 3, 4), weights=(0.10, 0.15, 0.60, 0.15))[0]
-    body = {"card_id": card["id"], "rating": rating, "version": card["version"]}
-    await _call(app, "POST", "/api/reviews", token, json.dumps(body).encode())
+class _Learners:
+    """The learners taking turns, each holding the card the server sent them last."""
+
+    def __init__(self, app: Any, tokens: list[str]) -> None:
+        self.app, self.tokens = app, tokens
+        self.held: dict[str, dict[str, Any] | None] = {}
+        self.rng = random.Random(1)
+        self.turn = 0
+
+    async def cycle(self) -> None:
+        token = self.tokens[self.turn % len(self.tokens)]
+        self.turn += 1
+        card = self.held.get(token)
+        if card is None:  # the first card of a session
+            _, card = await _call(self.app, "GET", "/api/study/next", token)
+            if card is None:
+                raise SystemExit("qbank: nothing left to study; give it a larger bank")
+        body = {
+            "card_id": card["id"],
+            "rating": self.rng.choices(RATINGS, RATING_WEIGHTS)[0],
+            "version": card["version"],
+        }
+        _, answer = await _call(
+            self.app, "POST", "/api/reviews", token, json.dumps(body).encode(), uuid.uuid4().hex
+        )
+        self.held[token] = answer["next"]
+
+    async def round(self, cycles: int) -> float:
+        started = time.process_time()
+        for _ in range(cycles):
+            await self.cycle()
+        return (time.process_time() - started) / cycles
 
 
-async def _measure(app: Any, tokens: list[str], cycles: int, profile: Path | None) -> list[float]:
-    rng = random.Random(1)
-    for i in range(100):  # warm-up: caches, compiled statements, the pool
-        await _cycle(app, tokens[i % len(tokens)], rng)
+def _export(url: str, path: Path) -> None:
+    from sqlmodel import Session
+
+    from app.db import make_engine
+    from app.export.anki import export_apkg
+
+    engine = make_engine(url)
+    with Session(engine) as session:
+        export_apkg(session=session, deck_slug=None, path=path)
+    engine.dispose()
+
+
+def _start_anki(package: Path, review_due: int, seed: int) -> tuple[Any, Any]:
+    from bench.anki_peer import run_peer
+
+    context = multiprocessing.get_context("spawn")
+    ours, theirs = context.Pipe()
+    process = context.Process(target=run_peer, args=(theirs, str(package), review_due, seed))
+    process.start()
+    return process, ours
+
+
+def _anki_round(conn: Any, cycles: int) -> float:
+    conn.send(("round", cycles))
+    kind, value = conn.recv()
+    assert kind == "round"
+    return value
+
+
+async def _measure(
+    app: Any, tokens: list[str], anki: Any, per_round: int, profile: Path | None
+) -> tuple[list[float], list[float]]:
+    learners = _Learners(app, tokens)
+    for _ in range(WARMUP):  # caches, compiled statements, the pool
+        await learners.cycle()
+    _anki_round(anki, WARMUP)
     profiler = None
     if profile:
         import cProfile
 
         profiler = cProfile.Profile()
-        profiler.enable()
-    per_round = max(cycles // ROUNDS, 1)
-    rounds = []
+    ours, theirs = [], []
     for _ in range(ROUNDS):
-        started = time.process_time()
-        for i in range(per_round):
-            await _cycle(app, tokens[i % len(tokens)], rng)
-        rounds.append((time.process_time() - started) / per_round)
+        if profiler:
+            profiler.enable()
+        ours.append(await learners.round(per_round))
+        if profiler:
+            profiler.disable()
+        theirs.append(_anki_round(anki, per_round))
     if profiler:
-        profiler.disable()
         profiler.dump_stats(profile)
-    return sorted(rounds)
+    return sorted(ours), sorted(theirs)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--cycles", type=int, default=3500, help="measured cycles in all")
-    parser.add_argument("--learners", type=int, default=32, help="learners taking turns")
+    parser.add_argument("--cycles", type=int, default=3500, help="measured cycles of each side")
+    parser.add_argument("--learners", type=int, default=32, help="qbank learners taking turns")
     parser.add_argument("--cards", type=int, default=10_000)
     parser.add_argument("--history-days", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--profile", type=Path, help="write a cProfile of the measured cycles")
+    parser.add_argument("--profile", type=Path, help="write a cProfile of qbank's measured cycles")
     args = parser.parse_args(argv)
 
     import logging
 
+    from bench._setup import prepare
     from bench._synthetic import write_bank
-    from bench.serve_bench import _prepare
 
     with tempfile.TemporaryDirectory(prefix="qbank-study-cpu-") as name:
         tmp = Path(name)
         content = tmp / "content"
         write_bank(content, cards=args.cards, seed=args.seed)
         url = f"sqlite:///{tmp / 'bench.db'}"
-        _, tokens, _ = _prepare(url, content, args.learners, args.history_days, args.seed, [])
+        _, tokens, queues = prepare(url, content, args.learners, args.history_days, args.seed, [])
+        review_due = round(sum(q["review"] for q in queues) / len(queues))
+        package = tmp / "bank.apkg"
+        _export(url, package)
+        process, anki = _start_anki(package, review_due, args.seed)
         os.environ |= {
             "QBANK_DATABASE_URL": url,
             "QBANK_CONTENT_DIR": str(content),
@@ -136,17 +227,36 @@ def main(argv: list[str] | None = None) -> int:
 
         logging.getLogger("qbank.access").setLevel(logging.WARNING)
         app = create_app(get_settings())
+        kind, anki_cards = anki.recv()
+        assert kind == "ready"
 
-        async def run() -> list[float]:
+        async def run() -> tuple[list[float], list[float]]:
             async with app.router.lifespan_context(app):
-                return await _measure(app, tokens, args.cycles, args.profile)
+                per_round = max(args.cycles // ROUNDS, 1)
+                return await _measure(app, tokens, anki, per_round, args.profile)
 
-        rounds = asyncio.run(run())
+        try:
+            ours, theirs = asyncio.run(run())
+        finally:
+            anki.send(("stop",))
+            process.join(timeout=30)
+
+    ratio = ours[ROUNDS // 2] / theirs[ROUNDS // 2]
     print(
-        f"{args.cycles} cycles, {args.learners} learners, SQLite: CPU per cycle "
-        f"min {rounds[0] * 1000:.3f} ms, median {rounds[len(rounds) // 2] * 1000:.3f} ms"
+        f"{args.cycles} cycles each, interleaved in {ROUNDS} rounds; CPU per cycle, min / median:"
     )
-    return 0
+    print(
+        f"  qbank  {ours[0] * 1000:.3f} / {ours[ROUNDS // 2] * 1000:.3f} ms  "
+        f"({args.learners} learners, {args.cards:,} cards, SQLite; one POST /api/reviews per "
+        "card through the ASGI app)"
+    )
+    print(
+        f"  Anki   {theirs[0] * 1000:.3f} / {theirs[ROUNDS // 2] * 1000:.3f} ms  "
+        f"(one collection, {anki_cards:,} cards, FSRS, {review_due} reviews due at the start)"
+    )
+    verdict = "PASS" if ratio <= RATIO_TARGET else "FAIL"
+    print(f"target qbank <= {RATIO_TARGET:g}x Anki (medians): {ratio:.2f}x  {verdict}")
+    return 0 if ratio <= RATIO_TARGET else 1
 
 
 if __name__ == "__main__":

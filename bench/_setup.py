@@ -1,0 +1,184 @@
+"""Benchmark set-up: the synthetic bank imported, and learners with a past of study.
+
+    schema, url = postgres_schema(base_url)      # PostgreSQL: a schema of its own, dropped after
+    timings, tokens, queues = prepare(url, content, learners=32, days=10, seed=0)
+
+`prepare` imports the bank, then creates one team-mode account per learner with a personal
+API token and gives each a review history through `app.study.record_review` at past times:
+`days` of sessions (due cards, then new cards in content order, learning steps repeated within
+the session), the last one 40 minutes ago, so that learning, review and new cards are all due.
+Daily limits are lifted (new and reviews 9999) so that no learner runs dry mid-run.
+"""
+
+import random
+import time
+import uuid
+from datetime import UTC, datetime, timedelta
+from heapq import heappop, heappush
+from pathlib import Path
+from typing import Any
+
+RATINGS = (1, 2, 3, 4)
+RATING_WEIGHTS = (0.10, 0.15, 0.60, 0.15)  # Again, Hard, Good, Easy
+PASSWORD = "bench-password-1"
+
+
+def postgres_schema(url: str) -> tuple[str, str]:
+    """Create a dedicated schema; return it and the URL whose search_path points at it."""
+    from sqlalchemy import create_engine
+    from sqlalchemy.pool import NullPool
+
+    schema = f"serve_bench_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(url, poolclass=NullPool)
+    with admin.begin() as connection:
+        connection.exec_driver_sql(f"CREATE SCHEMA {schema}")
+    admin.dispose()
+    joiner = "&" if "?" in url else "?"
+    return schema, f"{url}{joiner}options=-csearch_path%3D{schema}"
+
+
+def drop_schema(url: str, schema: str) -> None:
+    from sqlalchemy import create_engine
+    from sqlalchemy.pool import NullPool
+
+    admin = create_engine(url, poolclass=NullPool)
+    with admin.begin() as connection:
+        connection.exec_driver_sql(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+    admin.dispose()
+
+
+def _content_order(session: Any) -> list[str]:
+    from sqlmodel import col, select
+
+    from app.models import Card, Deck
+
+    query = (
+        select(Card.id)
+        .join(Deck, col(Deck.id) == Card.deck_id)
+        .where(col(Card.retired).is_(False), col(Deck.retired).is_(False))
+        .order_by(col(Deck.path), col(Card.position))
+    )
+    return list(session.exec(query))
+
+
+def _simulate_history(
+    session: Any, learner: Any, order: list[str], now: datetime, days: int, seed: int
+) -> int:
+    """Past study sessions through record_review; returns how many ratings were given."""
+    from app.study import record_review
+
+    rng = random.Random(seed)
+    due: dict[str, datetime] = {}
+    next_new = 0
+    given = 0
+    # One session a day at a varying hour, then a short one 40 minutes ago.
+    starts = [
+        now - timedelta(days=d) + timedelta(hours=rng.uniform(-3, 3)) for d in range(days, 0, -1)
+    ]
+    starts.append(now - timedelta(minutes=40))
+    for index, start in enumerate(starts):
+        last = index == len(starts) - 1
+        length = timedelta(minutes=28 if last else 45)
+        new_today = 6 if last else rng.randint(8, 12)
+        queue = sorted((c for c, d in due.items() if d <= start), key=due.__getitem__)
+        queue += order[next_new : next_new + new_today]
+        next_new += new_today
+        later: list[tuple[datetime, str]] = []  # learning steps coming up within the session
+        t = start
+        while queue or later:
+            if later and (later[0][0] <= t or not queue):
+                when, card_id = heappop(later)
+                if when > start + length:
+                    break
+                t = max(t, when)
+            else:
+                card_id = queue.pop(0)
+            rating = rng.choices(RATINGS, RATING_WEIGHTS)[0]
+            result = record_review(
+                session,
+                learner=learner,
+                card_id=card_id,
+                rating=rating,
+                now=t,
+                duration_ms=rng.randrange(3_000, 30_000),
+            )
+            given += 1
+            due[card_id] = result.due
+            if result.due <= start + length:
+                heappush(later, (result.due, card_id))
+            t += timedelta(seconds=rng.uniform(5, 25))
+    return given
+
+
+def prepare(
+    url: str, content: Path, learners: int, days: int, seed: int, setup_sql: list[str]
+) -> tuple[dict[str, float], list[str], list[dict[str, int]]]:
+    """Import the bank, create the accounts with their histories; return timings and tokens."""
+    from sqlmodel import Session
+
+    from app import accounts
+    from app.content.sync import import_content
+    from app.db import create_schema, make_engine
+    from app.learners import update_settings
+    from app.study import Filters, counts
+
+    engine = make_engine(url)
+    if engine.dialect.name == "postgresql":
+        from sqlalchemy import event
+
+        @event.listens_for(engine, "connect")
+        def _no_fsync(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+            # Only this set-up process's connections: tens of thousands of history commits.
+            with dbapi_connection.cursor() as cursor:
+                cursor.execute("SET synchronous_commit TO OFF")
+            dbapi_connection.commit()
+
+    create_schema(engine)
+    timings: dict[str, float] = {}
+    start = time.perf_counter()
+    report = import_content(content, engine)
+    timings["import"] = time.perf_counter() - start
+    timings["cards"] = report.added
+
+    now = datetime.now(UTC)
+    tokens: list[str] = []
+    queues: list[dict[str, int]] = []
+    start = time.perf_counter()
+    reviews = 0
+    with Session(engine) as session:
+        order = _content_order(session)
+        for i in range(learners):
+            learner = accounts.create_user(session, name=f"bench-{i:03d}", password=PASSWORD)
+            # Unlimited for the run: a learner whose queue ran dry would time 204s, not cycles.
+            update_settings(
+                session,
+                learner=learner,
+                desired_retention=0.9,
+                new_per_day=9999,
+                max_reviews_per_day=9999,
+                rollover_hour=4,
+                timezone="UTC",
+            )
+            reviews += _simulate_history(session, learner, order, now, days, seed * 1000 + i)
+            tokens.append(
+                accounts.create_api_token(session, learner=learner, name="bench", now=now)
+            )
+            left = counts(session, learner=learner, now=datetime.now(UTC), filters=Filters())
+            queues.append({"learning": left.learning, "review": left.review, "new": left.new})
+    timings["history"] = time.perf_counter() - start
+    timings["reviews"] = reviews
+    with engine.begin() as connection:
+        for statement in setup_sql:
+            connection.exec_driver_sql(statement)
+    if engine.dialect.name == "postgresql":
+        # What autovacuum would do within a minute of the import: planner statistics and the
+        # visibility map, so that the run does not start on an unanalysed database.
+        from sqlmodel import SQLModel
+
+        tables = ", ".join(SQLModel.metadata.tables)  # this schema's tables (search_path)
+        with engine.connect() as connection:
+            connection.execution_options(isolation_level="AUTOCOMMIT").exec_driver_sql(
+                f"VACUUM ANALYZE {tables}"
+            )
+    engine.dispose()
+    return timings, tokens, queues
