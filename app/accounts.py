@@ -7,10 +7,12 @@ import secrets
 import threading
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import cache
+from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import delete, func, update
+from sqlalchemy import bindparam, delete, func, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
@@ -304,13 +306,19 @@ def revoke_api_token(session: Session, *, learner: Learner, token_id: int, now: 
     session.commit()
 
 
-def token_learner(session: Session, token: str, now: datetime) -> Learner | None:
-    """The (enabled) learner of a live API token, recording its use."""
-    found = session.exec(
+@cache
+def _token_statement() -> Any:
+    # Built once: scripts send a token with every request.
+    return (
         select(ApiToken, Learner)
         .join(Learner, col(Learner.id) == ApiToken.learner_id)
-        .where(ApiToken.token_hash == _digest(token))
-    ).first()
+        .where(ApiToken.token_hash == bindparam("digest"))
+    )
+
+
+def token_learner(session: Session, token: str, now: datetime) -> Learner | None:
+    """The (enabled) learner of a live API token, recording its use."""
+    found = session.exec(_token_statement(), params={"digest": _digest(token)}).first()
     if found is None:
         return None
     row, learner = found

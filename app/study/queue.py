@@ -278,13 +278,17 @@ _STATE_COLUMNS = (
 )
 
 
-def state_row(session: Session, *, learner: Learner, card_id: str) -> Row[Any] | None:
-    """The learner's state of the card with its version (None if the card is new to them)."""
-    statement = select(*_STATE_COLUMNS).where(
+@lru_cache(maxsize=1)
+def _state_statement() -> Any:
+    return select(*_STATE_COLUMNS).where(
         CardState.learner_id == bindparam("learner_id"), CardState.card_id == bindparam("card")
     )
+
+
+def state_row(session: Session, *, learner: Learner, card_id: str) -> Row[Any] | None:
+    """The learner's state of the card with its version (None if the card is new to them)."""
     params = {"learner_id": learner.id, "card": card_id}
-    return session.connection().execute(statement, params).first()
+    return session.connection().execute(_state_statement(), params).first()
 
 
 def card_state(session: Session, *, learner: Learner, card_id: str) -> CardStateValue | None:

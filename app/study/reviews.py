@@ -2,9 +2,10 @@
 
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 from typing import Any
 
-from sqlalchemy import and_, delete, func, insert, select, update
+from sqlalchemy import and_, bindparam, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col
 
@@ -68,15 +69,8 @@ def record_review(
         with database.writing(session) as connection:
             if idempotency_key and (done := _replay(session, learner, idempotency_key)):
                 return done
-            found = connection.execute(
-                select(Card.retired, CardState.version)
-                .select_from(Card)
-                .outerjoin(
-                    CardState,
-                    and_(CardState.card_id == Card.id, CardState.learner_id == learner.id),
-                )
-                .where(Card.id == card_id)
-            ).first()
+            key = {"learner_id": learner.id, "card_id": card_id}
+            found = connection.execute(_card_statement(), key).first()
             if found is None or found.retired:
                 raise NotFound(f"no card '{card_id}' to study")
             row = state_row(session, learner=learner, card_id=card_id) if found.version else None
@@ -92,38 +86,30 @@ def record_review(
                 parameters=personal_parameters(learner),
                 spread=spread_for(session, learner=learner, card_id=card_id, now=now),
             )
-            key = {"learner_id": learner.id, "card_id": card_id}
             if row is None:
-                connection.execute(insert(CardState).values(**key, version=1, **after.columns()))
+                connection.execute(_insert_statement(), {**key, "version": 1, **after.columns()})
                 database.lock_learner(session, learner.id)  # type: ignore[arg-type]
-                connection.execute(_advance_cursor(learner.id))  # type: ignore[arg-type]
+                connection.execute(_advance_cursor(), {"cursor_learner_id": learner.id})
             else:
+                expected = {"old_learner_id": learner.id, "old_card_id": card_id}
                 moved = connection.execute(
-                    update(CardState)
-                    .where(
-                        CardState.learner_id == learner.id,
-                        CardState.card_id == card_id,
-                        CardState.version == version,
-                    )
-                    .values(version=version + 1, **after.columns())
+                    _update_statement(),
+                    {**expected, "old_version": version, "version": version + 1, **after.columns()},
                 )
                 if moved.rowcount != 1:
                     raise _Lost()
-            log_id = connection.execute(
-                insert(ReviewLog)
-                .values(
-                    **key,
-                    rating=rating,
-                    mode=Mode.STUDY.value,
-                    queue=scheduling.queue_of(before).value,
-                    reviewed_at=now,
-                    duration_ms=duration_ms,
-                    state_before=before.to_json() if before else None,
-                    state_after=after.to_json(),
-                    idempotency_key=idempotency_key,
-                )
-                .returning(ReviewLog.id)
-            ).scalar_one()
+            entry = {
+                **key,
+                "rating": rating,
+                "mode": Mode.STUDY.value,
+                "queue": scheduling.queue_of(before).value,
+                "reviewed_at": now,
+                "duration_ms": duration_ms,
+                "state_before": before.to_json() if before else None,
+                "state_after": after.to_json(),
+                "idempotency_key": idempotency_key,
+            }
+            log_id = connection.execute(_log_statement(), entry).scalar_one()
             session.commit()
             return ReviewResult(card_id, rating, after, version + 1, log_id)
     except (_Lost, IntegrityError):
@@ -139,12 +125,56 @@ class _Lost(Exception):
     """The compare-and-set on the card's version found it changed."""
 
 
-def _replay(session: Session, learner: Learner, key: str) -> ReviewResult | None:
-    log = session.execute(
-        select(ReviewLog.id, ReviewLog.card_id, ReviewLog.rating, ReviewLog.state_after).where(
-            ReviewLog.learner_id == learner.id, ReviewLog.idempotency_key == key
+# A rating's statements are built once and run with their parameters: building a statement,
+# and its cache key, cost more than running it.
+_STATE = CardState.__table__  # type: ignore[attr-defined]
+_LOG = ReviewLog.__table__  # type: ignore[attr-defined]
+
+
+@cache
+def _card_statement() -> Any:
+    """The card's retired flag and the learner's version of its state: `learner_id`, `card_id`."""
+    return (
+        select(Card.retired, CardState.version)
+        .select_from(Card)
+        .outerjoin(
+            CardState,
+            and_(CardState.card_id == Card.id, CardState.learner_id == bindparam("learner_id")),
         )
-    ).first()
+        .where(Card.id == bindparam("card_id"))
+    )
+
+
+@cache
+def _insert_statement() -> Any:
+    return insert(_STATE)
+
+
+@cache
+def _update_statement() -> Any:
+    """Compare-and-set of a card state on `old_version`; the new columns come as parameters."""
+    return update(_STATE).where(
+        _STATE.c.learner_id == bindparam("old_learner_id"),
+        _STATE.c.card_id == bindparam("old_card_id"),
+        _STATE.c.version == bindparam("old_version"),
+    )
+
+
+@cache
+def _log_statement() -> Any:
+    return insert(_LOG).returning(_LOG.c.id)
+
+
+@cache
+def _replay_statement() -> Any:
+    return select(ReviewLog.id, ReviewLog.card_id, ReviewLog.rating, ReviewLog.state_after).where(
+        ReviewLog.learner_id == bindparam("learner_id"),
+        ReviewLog.idempotency_key == bindparam("key"),
+    )
+
+
+def _replay(session: Session, learner: Learner, key: str) -> ReviewResult | None:
+    log = session.execute(_replay_statement(), {"learner_id": learner.id, "key": key}).first()
     if log is None:
         return None
     row = state_row(session, learner=learner, card_id=log.card_id)
@@ -152,8 +182,10 @@ def _replay(session: Session, learner: Learner, key: str) -> ReviewResult | None
     return ReviewResult(log.card_id, log.rating, state, row.version if row else 0, log.id, True)
 
 
-def _advance_cursor(learner_id: int) -> Any:
-    """Move the learner's new-card cursor to their first unseen active card at or after it."""
+@cache
+def _advance_cursor() -> Any:
+    """Move `cursor_learner_id`'s new-card cursor to their first unseen active card from it."""
+    learner_id = bindparam("cursor_learner_id")
     learner = Learner.__table__  # type: ignore[attr-defined]
     card = Card.__table__  # type: ignore[attr-defined]
     seen = select(CardState.card_id).where(
