@@ -34,6 +34,11 @@ def press(page: Page, key: str) -> None:
     page.keyboard.press(key)
 
 
+def outbox_drained(page: Page) -> None:
+    """Wait until the study page has sent every rating and undo it holds."""
+    page.wait_for_function("() => window.qbankOutbox.size() === 0 && !window.qbankOutbox.inFlight")
+
+
 def test_study_reveal_rate_and_undo(page: Page) -> None:
     page.goto("/")
     before = page.request.get("/api/study/next").json()
@@ -55,6 +60,7 @@ def test_study_reveal_rate_and_undo(page: Page) -> None:
     press(page, "3")
     expect(card).not_to_have_attribute("data-card-id", before["id"])
     expect(page.locator("#answer-side")).to_be_hidden()
+    outbox_drained(page)  # the next card is painted before the rating reaches the server
     rated = page.request.get("/api/study/next").json()
     assert rated["id"] != before["id"]
     assert rated["counts"]["new"] == before["counts"]["new"] - 1
@@ -64,6 +70,7 @@ def test_study_reveal_rate_and_undo(page: Page) -> None:
     expect(card).to_have_attribute("data-card-id", before["id"])
     expect(page.locator("#answer-side")).to_be_hidden()
     expect(card.locator(".badge")).to_have_text("新卡")
+    outbox_drained(page)
     after = page.request.get("/api/study/next").json()
     for key in ("id", "queue", "version", "counts", "intervals"):
         assert after[key] == before[key], key
