@@ -9,6 +9,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 
 from app.content.errors import ContentError, ContentWarning
 from app.content.parse import (
@@ -156,7 +157,8 @@ def compile_items(
     in_flight: deque[Future[_RemoteResult] | None] = deque()
     try:
         for item in items:
-            in_flight.append(pool.submit(_compile_remote, item) if item else None)
+            job = pool.submit(_compile_remote, item, renderer.root) if item else None
+            in_flight.append(job)
             if len(in_flight) > 2 * workers:
                 yield _collect(in_flight.popleft(), renderer)
                 done += 1
@@ -188,13 +190,13 @@ _RemoteResult = tuple[CompiledDeck | CompiledTopic, list[_RemoteProblem], list[F
 
 
 @cache
-def _worker_renderer() -> Renderer:
+def _worker_renderer(root: Path | None) -> Renderer:
     """The renderer of a worker process, kept across its items so formulas render once."""
-    return Renderer()
+    return Renderer(root)
 
 
-def _compile_remote(item: Parsed) -> _RemoteResult:
-    renderer = _worker_renderer()
+def _compile_remote(item: Parsed, root: Path | None) -> _RemoteResult:
+    renderer = _worker_renderer(root)
     seen = renderer.formulas_rendered
     errors: list[ContentError] = []
     compiled = compile_item(item, renderer, errors)

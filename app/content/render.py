@@ -5,6 +5,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import islice
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -18,6 +19,7 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 from app.content.cjk import cjk_emphasis_plugin
 from app.content.errors import ContentError, ContentWarning
 from app.content.highlight import highlight_code
+from app.content.images import Image, ImageError, load, resolve
 
 FormulaKey = tuple[str, bool]  # (TeX, display mode)
 
@@ -109,8 +111,11 @@ class Rendered:
 class Renderer:
     """Render content to HTML; one instance per import so its formula cache is per import."""
 
-    def __init__(self) -> None:
+    def __init__(self, root: Path | None = None) -> None:
+        """`root` is the content directory that image paths are resolved in (None: no images)."""
         self.md = build_markdown()
+        self.root = root
+        self._images: dict[str, Image | ImageError] = {}
         self._formulas: dict[FormulaKey, str | Exception] = {}
         self._rendered_elsewhere: set[FormulaKey] = set()
 
@@ -179,7 +184,9 @@ class Renderer:
         for token in tokens:
             if token.map:
                 block_line = line + token.map[0]
-            if token.type in _MATH_TYPES or token.type == "math_block_label":
+            if token.type == "image":
+                self._image(token, path, block_line, errors)
+            elif token.type in _MATH_TYPES or token.type == "math_block_label":
                 display = _MATH_TYPES.get(token.type, True)
                 plain.append(token.content)
                 try:
@@ -213,6 +220,35 @@ class Renderer:
                 block_line += 1
             if token.children:
                 self._walk(token.children, block_line, path, errors, plain)
+
+    def _image(self, token: Token, path: str, line: int, errors: list[ContentError]) -> None:
+        src = str(token.attrGet("src") or "")
+        if not "".join(child.content for child in token.children or []).strip():
+            errors.append(
+                ContentError(path, line, f"image '{src}' needs alt text: ![what it shows]")
+            )
+        try:
+            image = self.image(resolve(src, path))
+        except ImageError as exc:
+            errors.append(ContentError(path, line, str(exc)))
+            return
+        token.attrSet("src", image.url)
+        token.attrSet("loading", "lazy")
+        token.attrSet("decoding", "async")
+
+    def image(self, path: str) -> Image:
+        """The checked image at content-relative `path`; raise ImageError."""
+        if path not in self._images:
+            try:
+                if self.root is None:
+                    raise ImageError(f"image '{path}' cannot be shown here (no content directory)")
+                self._images[path] = load(self.root, path)
+            except ImageError as exc:
+                self._images[path] = exc
+        found = self._images[path]
+        if isinstance(found, ImageError):
+            raise found
+        return found
 
 
 def strip_tags(fragment: str) -> str:

@@ -90,7 +90,7 @@ def _link_warnings(
 def check_content(root: Path) -> CheckReport:
     """Parse and render everything under `root` and report every problem, touching no database."""
     sources, errors = scan(root)
-    renderer = Renderer()
+    renderer = Renderer(root)
     compiled = compile_sources(sources, renderer)
     report = CheckReport(errors=errors + compiled.errors, formulas=renderer.formulas_rendered)
     report.warnings += compiled.warnings
@@ -157,7 +157,7 @@ def import_content(root: Path, engine: Engine) -> ImportReport:
         # Checked against the bank as it was, before any of this import is written.
         bank_errors = _bank_errors(session, decks, topics, stale_paths)
 
-        renderer = Renderer()
+        renderer = Renderer(root)
         items = compile_items([item for item, _ in parsed], renderer, workers=worker_count(changed))
         errors = []
         pending: list[CompiledDeck] = []

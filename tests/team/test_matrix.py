@@ -54,7 +54,9 @@ SETTINGS_FORM = {
 }
 ROLES = ("anonymous", "member", "admin")
 # Signed-in requests answered with a refusal about their content, not about who sent them.
-CONTENT_REFUSALS: dict[tuple[str, str], set[int]] = {}
+CONTENT_REFUSALS: dict[tuple[str, str], set[int]] = {
+    ("GET", "/media/{path:path}"): {404},  # this bank shows no image (tests/web/test_media.py does)
+}
 
 
 @dataclass
@@ -141,6 +143,7 @@ def path_value(call: Call, path: str, param: str) -> str:
         "token_id": lambda: call.ids.token[call.owner],
         "name": lambda: "other",
         "job_id": lambda: call.ids.job[call.owner],
+        "path": lambda: "assets/figure.png",
         "token": call.ids.invite,  # a fresh one each time: invites are single-use
     }
     if param not in values:

@@ -1,0 +1,102 @@
+"""Images beside the content: resolved against the file that shows them, checked, given a URL.
+
+`![alt](../assets/roofline.png)` in `decks/gpu.md` names `assets/roofline.png` under the content
+directory. Only files inside that directory, of a known image type whose bytes match it and
+under MAX_BYTES, are shown; anything else is a content error at the line that asks for it.
+The URL carries a hash of the bytes, so browsers may keep an image for good.
+"""
+
+import hashlib
+import os
+import posixpath
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from urllib.parse import quote, unquote, urlsplit
+
+TYPES = {
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".gif": "image/gif",
+    ".webp": "image/webp",
+    ".svg": "image/svg+xml",
+}
+MAX_BYTES = 2 * 1024 * 1024
+
+
+class ImageError(ValueError):
+    """Why an image reference cannot be shown."""
+
+
+@dataclass(frozen=True)
+class Image:
+    path: str  # relative to the content root, with forward slashes
+    sha: str  # of the bytes, shortened
+
+    @property
+    def url(self) -> str:
+        return f"/media/{quote(self.path)}?v={self.sha}"
+
+    @property
+    def media_type(self) -> str:
+        return TYPES[posixpath.splitext(self.path)[1].lower()]
+
+
+def resolve(src: str, source: str) -> str:
+    """The content-relative path that `src`, written in the file `source`, names."""
+    if urlsplit(src).scheme or src.startswith(("/", "\\")) or "\\" in src:
+        raise ImageError(
+            f"image '{src}' must be a file in the content directory, named by a relative path"
+        )
+    path = posixpath.normpath(posixpath.join(posixpath.dirname(source), unquote(src)))
+    if path == ".." or path.startswith("../"):
+        raise ImageError(f"image '{src}' is outside the content directory")
+    if any(part.startswith(".") for part in path.split("/")):
+        raise ImageError(f"image '{src}' is in a hidden folder or file")
+    return path
+
+
+def load(root: Path, path: str) -> Image:
+    """Check the image at content-relative `path` under `root`; raise ImageError."""
+    suffix = posixpath.splitext(path)[1].lower()
+    if suffix not in TYPES:
+        kinds = ", ".join(sorted(TYPES))
+        raise ImageError(f"image '{path}' is not a supported type ({kinds})")
+    real_root = os.path.realpath(root)
+    full = os.path.realpath(os.path.join(real_root, path))
+    # A symlink may point anywhere: what counts is where the file really is.
+    if os.path.commonpath([full, real_root]) != real_root:
+        raise ImageError(f"image '{path}' is outside the content directory")
+    try:
+        stat = os.stat(full)
+    except OSError:
+        raise ImageError(f"image '{path}' not found") from None
+    if not os.path.isfile(full):
+        raise ImageError(f"image '{path}' not found")
+    if stat.st_size > MAX_BYTES:
+        raise ImageError(
+            f"image '{path}' is {stat.st_size:,} bytes; the limit is {MAX_BYTES:,} bytes"
+        )
+    return Image(path, _checked_hash(full, suffix, stat.st_mtime_ns, stat.st_size))
+
+
+@lru_cache(maxsize=1024)
+def _checked_hash(full: str, suffix: str, mtime_ns: int, size: int) -> str:
+    # Keyed by modification time and size too, so an edited file is read again.
+    data = Path(full).read_bytes()
+    if not _looks_like(data, suffix):
+        raise ImageError(f"image '{os.path.basename(full)}' is not a {suffix[1:]} file")
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def _looks_like(data: bytes, suffix: str) -> bool:
+    if suffix == ".png":
+        return data.startswith(b"\x89PNG\r\n\x1a\n")
+    if suffix in (".jpg", ".jpeg"):
+        return data.startswith(b"\xff\xd8\xff")
+    if suffix == ".gif":
+        return data.startswith((b"GIF87a", b"GIF89a"))
+    if suffix == ".webp":
+        return data.startswith(b"RIFF") and data[8:12] == b"WEBP"
+    return b"<svg" in data[:4096]

@@ -1,0 +1,146 @@
+"""Images in content: resolved beside the file that shows them, checked at check and import."""
+
+import struct
+import zlib
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from app.cli import main
+from app.content import images
+from app.content.errors import ContentError
+from app.content.render import Renderer
+from tests.conftest import WriteContent
+
+
+def png(width: int = 2, height: int = 1) -> bytes:
+    """A real, tiny PNG."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    rows = b"".join(b"\0" + b"\xff\x00\x00" * width for _ in range(height))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    (tmp_path / "assets").mkdir()
+    (tmp_path / "decks").mkdir()
+    (tmp_path / "assets" / "roofline.png").write_bytes(png())
+    (tmp_path / "decks" / "figure.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg"/>')
+    return tmp_path
+
+
+def render(root: Path | None, text: str, line: int = 10) -> tuple[str, list[str]]:
+    errors: list[ContentError] = []
+    out = Renderer(root).render(text, path="decks/gpu.md", line=line, errors=errors)
+    return out.html, [str(e) for e in errors]
+
+
+def test_an_image_beside_the_content_gets_a_hashed_url_alt_text_and_lazy_loading(
+    root: Path,
+) -> None:
+    html, errors = render(root, "见下图：\n\n![Roofline 图：A1 在斜坡下](../assets/roofline.png)")
+    assert errors == []
+    sha = images.load(root, "assets/roofline.png").sha
+    assert (
+        f'<img src="/media/assets/roofline.png?v={sha}" alt="Roofline 图：A1 在斜坡下" '
+        'loading="lazy" decoding="async" />'
+    ) in html
+
+
+def test_an_image_in_the_same_folder_and_an_svg(root: Path) -> None:
+    html, errors = render(root, "![示意](figure.svg)")
+    assert errors == []
+    assert 'src="/media/decks/figure.svg?v=' in html
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("![图](../assets/missing.png)", "image 'assets/missing.png' not found"),
+        ("![图](../../etc/passwd.png)", "image '../../etc/passwd.png' is outside the content"),
+        ("![图](/etc/x.png)", "image '/etc/x.png' must be a file in the content directory"),
+        ("![图](https://example.com/x.png)", "must be a file in the content directory"),
+        ("![图](data:image/png;base64,AAAA)", "must be a file in the content directory"),
+        ("![图](../assets/roofline.bmp)", "image 'assets/roofline.bmp' is not a supported type"),
+        ("![图](../.git/x.png)", "image '../.git/x.png' is in a hidden folder or file"),
+        ("![](../assets/roofline.png)", "image '../assets/roofline.png' needs alt text"),
+    ],
+)
+def test_bad_images_are_errors_at_their_line(root: Path, text: str, message: str) -> None:
+    _, errors = render(root, "第一行\n\n" + text, line=10)
+    assert len(errors) == 1, errors
+    assert errors[0].startswith("decks/gpu.md:12: ")
+    assert message in errors[0]
+
+
+def test_bytes_that_are_not_the_named_type(root: Path) -> None:
+    (root / "assets" / "fake.png").write_text("not a picture")
+    _, errors = render(root, "![图](../assets/fake.png)")
+    assert errors == ["decks/gpu.md:10: image 'fake.png' is not a png file"]
+
+
+def test_an_image_over_the_size_limit(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(images, "MAX_BYTES", 10)
+    _, errors = render(root, "![图](../assets/roofline.png)")
+    assert len(errors) == 1
+    assert f"image 'assets/roofline.png' is {len(png())} bytes; the limit is 10 bytes" in errors[0]
+
+
+def test_a_symlink_out_of_the_content_directory(
+    root: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    outside = tmp_path_factory.mktemp("outside") / "secret.png"
+    outside.write_bytes(png())
+    (root / "assets" / "link.png").symlink_to(outside)
+    _, errors = render(root, "![图](../assets/link.png)")
+    assert errors == ["decks/gpu.md:10: image 'assets/link.png' is outside the content directory"]
+
+
+def test_without_a_content_directory_images_are_errors() -> None:
+    _, errors = render(None, "![图](../assets/roofline.png)")
+    assert len(errors) == 1
+    assert "cannot be shown here" in errors[0]
+
+
+DECK = """\
+---
+title: GPU
+---
+
+## 计算
+
+### Q：roofline 图怎么读？ {#roofline-figure}
+
+**面试回答。** 看图：
+
+![Roofline：三个 kernel 的位置](../assets/{name})
+"""
+
+
+def test_check_and_import_report_a_missing_image_with_its_line(
+    write_content: WriteContent, settings: object
+) -> None:
+    root = write_content({"decks/gpu.md": DECK.replace("{name}", "nowhere.png")})
+    checked = CliRunner().invoke(main, ["check", str(root)])
+    assert checked.exit_code == 1
+    assert "decks/gpu.md:11: image 'assets/nowhere.png' not found" in checked.stderr
+    assert "Traceback" not in checked.output
+    imported = CliRunner().invoke(main, ["import", str(root)])
+    assert imported.exit_code == 1
+    assert "decks/gpu.md:11: image 'assets/nowhere.png' not found" in imported.stderr
+
+    (root / "assets").mkdir()
+    (root / "assets" / "nowhere.png").write_bytes(png())
+    assert CliRunner().invoke(main, ["check", str(root)]).exit_code == 0
+    assert CliRunner().invoke(main, ["import", str(root)]).exit_code == 0
