@@ -62,7 +62,7 @@ def _start_server(tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
         stderr=subprocess.STDOUT,
     )
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 180
+    deadline = time.monotonic() + 900
     while time.monotonic() < deadline:
         try:
             urllib.request.urlopen(base + "/healthz", timeout=2)
