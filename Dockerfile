@@ -1,28 +1,59 @@
 # qbank: multi-stage build; the runtime image has no build tools and runs as a non-root user.
-FROM python:3.11-slim AS build
-ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
-RUN python -m venv /opt/qbank
-WORKDIR /srv/qbank
-COPY pyproject.toml README.md ./
-COPY app ./app
-# Installed in place: templates/ and static/ are read next to the app package.
-RUN /opt/qbank/bin/pip install -e .
+#
+# BASE is any Debian-based image with Python 3.11 (`python3` and its venv module): the official
+# python:3.11-slim by default, or one made with debootstrap where no registry can be reached
+# (deploy/check-image.sh). Behind a TLS-inspecting proxy, hand pip the proxy's CA bundle as a
+# build secret, which stays out of every layer:
+#   buildah bud --format docker --secret id=ca,src=/etc/ssl/certs/ca-certificates.crt .
+#   docker build --secret id=ca,src=/etc/ssl/certs/ca-certificates.crt .
+ARG BASE=python:3.11-slim
 
-FROM python:3.11-slim
+FROM ${BASE} AS build
+ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+# A C compiler for dependencies that have no wheel for the platform: pykatex ships none for
+# Linux on arm64 (Graviton, Apple Silicon) and is built from its sdist (QuickJS and KaTeX, in C).
+# Python's headers come with the official images; a Debian base needs python3-dev for them.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends gcc libc6-dev \
+    && if ! python3 -c "import sysconfig, os, sys; sys.exit(not os.path.exists(sysconfig.get_paths()['include'] + '/Python.h'))"; then \
+         apt-get install -y --no-install-recommends python3-dev; \
+       fi \
+    && rm -rf /var/lib/apt/lists/*
+RUN python3 -m venv /opt/qbank
+# `--build-arg PIP_NO_BINARY=pykatex` builds pykatex from its sdist as on arm64, to test that path
+# on any machine.
+ARG PIP_NO_BINARY
+WORKDIR /src
+# The locked versions, checked against their hashes; a layer of its own, so code changes
+# rebuild only the last step.
+COPY requirements.lock ./
+RUN --mount=type=secret,id=ca \
+    if [ -s /run/secrets/ca ]; then export PIP_CERT=/run/secrets/ca; fi \
+    && /opt/qbank/bin/pip install --require-hashes -r requirements.lock
+COPY pyproject.toml setup.py README.md LICENSE ./
+COPY app ./app
+COPY templates ./templates
+COPY static ./static
+COPY content ./content
+# A regular (non-editable) install: the wheel carries templates, static files, migrations and
+# the bundled content inside the package.
+RUN --mount=type=secret,id=ca \
+    if [ -s /run/secrets/ca ]; then export PIP_CERT=/run/secrets/ca; fi \
+    && /opt/qbank/bin/pip install --no-deps . \
+    && /opt/qbank/bin/qbank --help >/dev/null
+
+FROM ${BASE}
 ENV PATH=/opt/qbank/bin:$PATH \
     PYTHONUNBUFFERED=1 \
     QBANK_CONTENT_DIR=/srv/qbank/content \
     QBANK_DATABASE_URL=sqlite:////var/lib/qbank/qbank.db \
     QBANK_MODE=team
-RUN useradd --system --uid 10001 --no-create-home qbank \
+RUN useradd --uid 10001 --no-create-home --home-dir /var/lib/qbank --shell /usr/sbin/nologin qbank \
     && mkdir -p /var/lib/qbank && chown qbank /var/lib/qbank
 COPY --from=build /opt/qbank /opt/qbank
-WORKDIR /srv/qbank
-COPY --from=build /srv/qbank ./
-COPY templates ./templates
-COPY static ./static
 # The bundled content; mount your own over /srv/qbank/content to replace it.
-COPY content ./content
+COPY content /srv/qbank/content
+WORKDIR /srv/qbank
 USER qbank
 VOLUME ["/var/lib/qbank"]
 EXPOSE 8000
