@@ -3,7 +3,7 @@
 import schemathesis
 from fastapi import FastAPI
 from hypothesis import HealthCheck, settings
-from schemathesis.checks import not_a_server_error
+from schemathesis.checks import not_a_server_error, response_schema_conformance
 from schemathesis.config import SchemathesisConfig
 
 from app.config import Settings
@@ -33,4 +33,4 @@ schema = schemathesis.openapi.from_dict(_openapi(), config=SchemathesisConfig.fr
 # `clock` pins "now" so the run does not depend on the day it happens on.
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_api_never_answers_with_a_server_error(case, app: FastAPI, clock):
-    case.call_and_validate(app=app, checks=[not_a_server_error])
+    case.call_and_validate(app=app, checks=[not_a_server_error, response_schema_conformance])

@@ -59,3 +59,19 @@ def test_the_next_card_honours_the_scope_and_skips_held_cards(client):
     assert answer.json()["next"]["id"] not in {"gemm-core", "roofline"}
     held = client.get("/api/study/next", params={"exclude": ["roofline"]}).json()
     assert held["id"] == answer.json()["next"]["id"]
+
+
+def test_cards_held_by_the_client_count_against_the_daily_new_limit(client, bank):
+    bank.configure(new_per_day=2)
+    first = client.get("/api/study/next").json()
+    second = client.get("/api/study/next", params={"exclude": [first["id"]]}).json()
+    assert [first["id"], second["id"]] == ["gemm-core", "roofline"]
+    beyond = client.get("/api/study/next", params={"exclude": [first["id"], second["id"]]})
+    assert beyond.status_code == 204, "two new cards a day, both already held"
+
+    answer = client.post(
+        "/api/reviews",
+        params={"exclude": [second["id"]]},
+        json={"card_id": first["id"], "rating": 3, "version": first["version"]},
+    )
+    assert answer.json()["next"] is None or answer.json()["next"]["queue"] != "new"
