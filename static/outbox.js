@@ -72,14 +72,15 @@
 
   Outbox.prototype.size = function () { return this.entries().length; };
 
-  // Store an action ({type: "rate"|"undo", ...}); returns its id. Sending starts at once.
-  Outbox.prototype.add = function (entry) {
+  // Store an action ({type: "rate"|"undo", ...}); returns its id. Sending starts at once
+  // unless `options.send` is false (the caller flushes when it is ready).
+  Outbox.prototype.add = function (entry, options) {
     const id = stamp();
     entry.key = entry.key || newKey();
     localStorage.setItem(this.prefix + id, JSON.stringify(entry));
     entry.id = id;
     this.emit("change");
-    this.flush(true);
+    if (!options || options.send !== false) this.flush(true);
     return id;
   };
 

@@ -35,6 +35,8 @@
   let exhausted = false; // the server had nothing beyond the cards held
   let fetching = false;
   let shownAt = performance.now();
+  let scrolled = window.scrollY > 0;
+  window.addEventListener("scroll", function () { scrolled = window.scrollY > 0; }, { passive: true });
 
   function t(key, values) {
     let text = strings[key] || key;
@@ -123,16 +125,23 @@
     return section;
   }
 
-  function paintMeta(card) {
+  function metaNodes(card) {
     const deck = node("a", { href: "/decks/" + encodeURIComponent(card.deck) });
     deck.textContent = card.deck_title;
     const badge = node("span", { class: "badge " + card.queue });
     badge.textContent = t("queue." + card.queue);
     const permalink = node("a", { class: "permalink", href: "/cards/" + encodeURIComponent(card.id) });
     permalink.textContent = t("card.permalink");
-    metaNode.replaceChildren(deck);
-    if (card.section) metaNode.append(" › " + card.section);
-    metaNode.append(" ", badge, " ", permalink);
+    return [deck].concat(card.section ? [" › " + card.section] : [], [" ", badge, " ", permalink]);
+  }
+
+  // A card's markup, parsed ahead of time so that showing it only swaps nodes in.
+  function prepare(card) {
+    if (card.nodes) return card.nodes;
+    const question = document.createDocumentFragment();
+    question.append(node("template", {}, card.question_html).content);
+    card.nodes = { meta: metaNodes(card), question: question, answer: answerSection(card) };
+    return card.nodes;
   }
 
   function paint() {
@@ -148,9 +157,11 @@
       revealRow.hidden = true;
       return;
     }
-    paintMeta(card);
-    questionNode.innerHTML = card.question_html;
-    answerNode.replaceChildren(answerSection(card));
+    const nodes = prepare(card);
+    card.nodes = null; // nodes live in one place: shown again (after an undo), it is rebuilt
+    metaNode.replaceChildren(...nodes.meta);
+    questionNode.replaceChildren(nodes.question);
+    answerNode.replaceChildren(nodes.answer);
     for (const interval of card.intervals) {
       const label = rateForm.querySelector('button[data-key="' + interval.rating + '"] .interval');
       if (label) label.textContent = interval.label;
@@ -161,8 +172,10 @@
     revealRow.hidden = false;
     cardNode.dataset.cardId = card.id; // set last: the card is complete once its id changes
     shownAt = performance.now();
-    window.scrollTo(0, 0);
-    revealLink.focus({ preventScroll: true });
+    // Reading the scroll position or moving focus would lay the page out before the frame
+    // does; both wait for the frame, the scroll known from its events.
+    if (scrolled) window.scrollTo(0, 0);
+    afterPaint(function () { if (current === card && !revealed()) revealLink.focus({ preventScroll: true }); });
   }
 
   function paintCounts(counts) {
@@ -220,6 +233,7 @@
     if ((card.queue === "learning" || card.queue === "relearning") && dueNow(card)) buffer.unshift(card);
     else buffer.push(card);
     if (!current) advance();
+    else prepare(card);
   }
 
   function advance() {
@@ -287,11 +301,16 @@
     // Move on first: the rating is safe in the outbox before any request is made.
     current = null;
     done += 1;
-    const entryId = outbox.add(entry);
+    const entryId = outbox.add(entry, { send: false });
     history.push({ card: card, entryId: entryId });
     advance();
     paintCounts(null);
-    topUp();
+    afterPaint(function () { outbox.flush(true); topUp(); });
+  }
+
+  // Network work waits until the frame with the new card is on screen.
+  function afterPaint(work) {
+    requestAnimationFrame(function () { setTimeout(work, 0); });
   }
 
   function undo() {
@@ -302,7 +321,8 @@
     }
     if (!outbox.take(last.entryId)) {
       // Already on its way or saved: the server undoes it, in order after what went before.
-      outbox.add({ type: "undo", card_id: last.card.id, tab: tab });
+      outbox.add({ type: "undo", card_id: last.card.id, tab: tab }, { send: false });
+      afterPaint(function () { outbox.flush(true); });
       last.card.version = null;
     }
     done = Math.max(0, done - 1);
