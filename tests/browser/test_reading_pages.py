@@ -1,0 +1,69 @@
+"""Reading pages in a real browser: highlighted code, and the statistics page on a phone."""
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.conftest import NewPage
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 390, "height": 844}
+CODE_CARD = "gk-warp-shuffle-reduce"  # a CUDA warp-shuffle reduction in a fenced block
+
+PAGE_WIDTH = "() => document.documentElement.scrollWidth"
+# The size a chart's text is drawn at: its font size times the chart's scale on screen.
+CHART_TEXT = """() => [...document.querySelectorAll('svg.chart')].map(svg => {
+    const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    const text = svg.querySelector('text');
+    return [svg.classList[1], text ? parseFloat(getComputedStyle(text).fontSize) * scale : 99];
+})"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_cuda_code_is_highlighted_in_both_themes(new_page: NewPage, scheme: str) -> None:
+    page = new_page(color_scheme=scheme)
+    page.goto(f"/cards/{CODE_CARD}")
+    keyword = page.locator("pre code.language-cuda .hl-k", has_text="return").first
+    expect(keyword).to_be_visible()
+    colour = keyword.evaluate("el => getComputedStyle(el).color")
+    plain = page.locator("pre code.language-cuda").evaluate("el => getComputedStyle(el).color")
+    assert colour != plain  # the keyword really has its own colour
+    page_bg = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert (page_bg == "rgb(21, 23, 26)") == (scheme == "dark")
+
+
+def test_long_code_scrolls_inside_its_box_on_a_phone(new_page: NewPage) -> None:
+    page = new_page(viewport=PHONE)
+    page.goto(f"/cards/{CODE_CARD}")
+    box = page.locator(".prose pre").first
+    assert box.evaluate("el => el.scrollWidth > el.clientWidth")
+    assert box.evaluate("el => getComputedStyle(el).overflowX") == "auto"
+    assert page.evaluate(PAGE_WIDTH) <= PHONE["width"]
+
+
+def test_statistics_page_at_phone_width(new_page: NewPage) -> None:
+    page = new_page(viewport=PHONE)
+    page.goto("/stats")
+    expect(page.locator("svg.chart.heatmap")).to_be_visible()
+    assert page.evaluate(PAGE_WIDTH) <= PHONE["width"]
+    sizes = page.evaluate(CHART_TEXT)
+    assert sizes, "no charts"
+    for kind, size in sizes:
+        assert size >= 11, f"{kind} labels drawn at {size:.1f} px"
+    # Charts wider than the phone scroll inside their own box; the calendar opens on its
+    # newest weeks.
+    heat = page.locator("#reviews .chart-box")
+    assert heat.evaluate("el => el.scrollWidth > el.clientWidth")
+    newest = page.locator("svg.heatmap .cells rect").last
+    assert newest.evaluate("el => el.getBoundingClientRect().right") <= PHONE["width"]
+    # The numbers stay in tables, which scroll rather than widen the page.
+    page.locator("#reviews summary").click()
+    table = page.locator("#reviews .table-wrap")
+    expect(table).to_be_visible()
+    assert page.evaluate(PAGE_WIDTH) <= PHONE["width"]
+
+
+def test_statistics_page_on_a_desktop_shows_charts_whole(page: Page) -> None:
+    page.goto("/stats")
+    for box in page.locator(".chart-box").all():
+        assert box.evaluate("el => el.scrollWidth <= el.clientWidth")
