@@ -55,7 +55,7 @@ def _start_server(tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
     port = _free_port()
     env = {**os.environ, "QBANK_DATABASE_URL": f"sqlite:///{tmp / 'pages.db'}"}
     server = subprocess.Popen(
-        [sys.executable, "-m", "app.cli", "serve", "--port", str(port)],
+        [sys.executable, "-c", "from app.cli import main; main()", "serve", "--port", str(port)],
         cwd=ROOT,
         env=env,
         stdout=(tmp / "serve.log").open("wb"),
@@ -63,7 +63,7 @@ def _start_server(tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
     )
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 900
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and server.poll() is None:
         try:
             urllib.request.urlopen(base + "/healthz", timeout=2)
             return server, base
