@@ -25,7 +25,21 @@ from app.web.deps import csrf_protect, members_only
 from app.web.headers import SecurityHeaders
 from app.web.hosts import HostGuard
 from app.web.observe import AccessLog, metrics
-from app.web.routes import account, admin, api, data, jobs, media, pages, practice, stats, study
+from app.web.routes import (
+    account,
+    admin,
+    api,
+    data,
+    interview,
+    interview_api,
+    jobs,
+    media,
+    mock,
+    pages,
+    practice,
+    stats,
+    study,
+)
 from app.web.routes import settings as settings_routes
 from app.web.templating import assets, render, templates
 
@@ -86,7 +100,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # for every card, comes first.
     app.include_router(api.health)
     app.include_router(api.router, dependencies=members)
-    for module in (pages, settings_routes, study, practice, admin, media):
+    app.include_router(interview_api.router, dependencies=members)
+    for module in (pages, settings_routes, study, practice, interview, mock, admin, media):
         app.include_router(module.router, dependencies=members)
     app.include_router(data.router, dependencies=members)
     app.include_router(stats.router, dependencies=members)

@@ -1,9 +1,19 @@
 """Database tables: the shared question bank and each learner's private schedule."""
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, DateTime, Index, Text, UniqueConstraint, false, text
+from sqlalchemy import (
+    JSON,
+    Column,
+    DateTime,
+    Index,
+    LargeBinary,
+    Text,
+    UniqueConstraint,
+    false,
+    text,
+)
 from sqlmodel import Field, SQLModel
 
 
@@ -309,3 +319,78 @@ class Job(SQLModel, table=True):
     created_at: datetime = _tz(default_factory=utcnow)
     started_at: datetime | None = _tz(default=None, nullable=True)
     finished_at: datetime | None = _tz(default=None, nullable=True)
+
+
+class Interview(SQLModel, table=True):
+    """An interview a learner prepares for: its day and the cards it may ask about."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    learner_id: int = Field(foreign_key="learner.id", index=True)
+    name: str = Field(max_length=200)
+    day: date  # in the learner's own calendar
+    deck: str | None = Field(default=None, max_length=200)
+    section: str | None = Field(default=None, max_length=500)
+    tag: str | None = Field(default=None, max_length=200)
+    target: float = 0.9  # the predicted recall on the day that counts as ready
+    created_at: datetime = _tz(default_factory=utcnow)
+
+
+class StudyPin(SQLModel, table=True):
+    """A card the study queue serves first on one day: an interview's plan, or a mock's misses."""
+
+    learner_id: int = Field(foreign_key="learner.id", primary_key=True)
+    day: date = Field(primary_key=True)
+    card_id: str = Field(foreign_key="card.id", primary_key=True)
+    position: int = 0
+    source: str = "plan"  # plan | mock
+
+
+class MockSession(SQLModel, table=True):
+    """A mock interview: questions against the clock, follow-ups, a checklist per answer."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    learner_id: int = Field(foreign_key="learner.id", index=True)
+    card_ids: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    position: int = 0
+    seconds_per_question: int = 120
+    followup_seconds: int = 60
+    order: str = "random"  # random | weakest
+    label: str = ""
+    started_at: datetime = _tz(default_factory=utcnow)
+    finished_at: datetime | None = _tz(default=None, nullable=True)
+
+
+class MockAnswer(SQLModel, table=True):
+    """How one question of a mock interview went."""
+
+    __table_args__ = (UniqueConstraint("mock_id", "card_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    mock_id: int = Field(foreign_key="mocksession.id", index=True)
+    card_id: str = Field(foreign_key="card.id")
+    position: int = 0
+    answer_ms: int = 0  # from the question to the end of the main answer
+    total_ms: int = 0  # follow-ups and checklist included
+    limit_ms: int = 0
+    points_total: int = 0
+    points_said: list[int] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    followups_total: int = 0
+    followups_answered: int = 0
+    rating: int = 3
+    counted: bool = False  # rated as a study review, which moved the schedule
+    answered_at: datetime = _tz(default_factory=utcnow)
+
+
+class Recording(SQLModel, table=True):
+    """An answer spoken aloud in a mock interview; private to its learner."""
+
+    __table_args__ = (UniqueConstraint("mock_id", "card_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    learner_id: int = Field(foreign_key="learner.id", index=True)
+    mock_id: int = Field(foreign_key="mocksession.id", index=True)
+    card_id: str = Field(foreign_key="card.id")
+    mime: str = Field(max_length=100)
+    size: int = 0
+    data: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    created_at: datetime = _tz(default_factory=utcnow)

@@ -13,6 +13,7 @@ from sqlmodel import Session, col, select
 from app import scheduling
 from app.cardstate import CardStateValue, Mode, Queue, State, aware
 from app.cardview import GENERATION, CardView, card_view
+from app.interview.pins import next_pinned
 from app.learners import personal_parameters, study_day
 from app.models import Card, CardState, Deck, Learner, ReviewLog
 from app.study.filters import Filters
@@ -349,7 +350,9 @@ def study_next(
     row = session.connection().execute(statement, params).one()
     today = _counts(row, learner, done, prefix="count_")
     card_id = pinned if pinned and _studyable(session, learner, now, filters, pinned) else None
-    card_id = card_id or row.learning or row.review or row.new or row.ahead
+    # While an interview is ahead, its plan's cards for today come right after learning steps.
+    planned = next_pinned(session, learner=learner, now=now, filters=filters, exclude=exclude)
+    card_id = card_id or row.learning or planned or row.review or row.new or row.ahead
     if card_id is None:
         return None, today
     state = state_row(session, learner=learner, card_id=card_id) if card_id != row.new else None

@@ -3,6 +3,7 @@
 from fastapi import Request
 
 from app.web.strings_fsrs import FSRS_STRINGS
+from app.web.strings_interview import INTERVIEW_STRINGS
 
 LANGUAGES = ("zh", "en")
 COOKIE = "qbank_lang"
@@ -312,6 +313,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "error.not_found": ("页面不存在", "Page not found"),
     "error.back": ("返回首页", "Back to home"),
     **FSRS_STRINGS,
+    **INTERVIEW_STRINGS,
     "error.bad_host": (
         "本服务不接受发往主机名 “{host}” 的请求。如果这是本实例的地址，请把它加入 "
         "QBANK_ALLOWED_HOSTS 或设为 QBANK_PUBLIC_URL。",

@@ -10,6 +10,7 @@ from starlette.responses import Response
 from app import catalog
 from app.cardview import card_view
 from app.errors import NotFound
+from app.interview.today import ahead
 from app.search import deck_choices
 from app.search import search as run_search
 from app.study import card_state, counts
@@ -29,7 +30,9 @@ def home(
     decks = catalog.deck_summaries(session, learner=learner, now=now)
     today = counts(session, learner=learner, now=now, filters=filters)
     tags = catalog.tag_summaries(decks)
-    return render(request, "home.html", {"decks": decks, "today": today, "tags": tags})
+    interviews = ahead(session, learner=learner, now=now)
+    context = {"decks": decks, "today": today, "tags": tags, "ahead": interviews}
+    return render(request, "home.html", context)
 
 
 @router.get("/decks/{slug}")

@@ -1,0 +1,1 @@
+"""Interview mode: interviews on a date, readiness and a plan for them, mock interviews."""

@@ -1,0 +1,100 @@
+"""Interviews a learner prepares for: set, list, delete; each private to its learner."""
+
+from datetime import date, datetime, timedelta
+
+from sqlmodel import Session, col, func, select
+
+from app.errors import NotFound, StudyError
+from app.learners import local_day
+from app.models import Card, Deck, Interview, Learner
+from app.study import Filters
+
+MAX_DAYS_AHEAD = 366
+MAX_INTERVIEWS = 50
+
+
+def scope(interview: Interview) -> Filters:
+    return Filters(deck=interview.deck, section=interview.section, tag=interview.tag)
+
+
+def scope_size(session: Session, filters: Filters) -> int:
+    """The active cards in `filters`."""
+    query = filters.apply(
+        select(func.count()).select_from(Card).join(Deck, col(Deck.id) == Card.deck_id)
+    )
+    return session.exec(query).one()
+
+
+def create_interview(
+    session: Session,
+    *,
+    learner: Learner,
+    name: str,
+    day: date,
+    filters: Filters,
+    now: datetime,
+    target: float = 0.9,
+) -> Interview:
+    """Set an interview; StudyError says what is wrong with the name, the day or the scope."""
+    name = name.strip()
+    if not name:
+        raise StudyError("give the interview a name")
+    today = local_day(learner, now)
+    if day < today:
+        raise StudyError(f"the interview date {day.isoformat()} is in the past")
+    if day > today + timedelta(days=MAX_DAYS_AHEAD):
+        raise StudyError(f"the interview date {day.isoformat()} is more than a year ahead")
+    if not 0.7 <= target <= 0.99:
+        raise StudyError("the target recall must be between 0.7 and 0.99")
+    if scope_size(session, filters) == 0:
+        raise StudyError(f"no cards match the scope '{filters.label or '—'}'")
+    count = session.exec(
+        select(func.count()).select_from(Interview).where(Interview.learner_id == learner.id)
+    ).one()
+    if count >= MAX_INTERVIEWS:
+        raise StudyError(f"at most {MAX_INTERVIEWS} interviews; delete a past one first")
+    interview = Interview(
+        learner_id=learner.id,  # type: ignore[arg-type]
+        name=name,
+        day=day,
+        deck=filters.deck,
+        section=filters.section,
+        tag=filters.tag,
+        target=target,
+        created_at=now,
+    )
+    session.add(interview)
+    session.commit()
+    session.refresh(interview)
+    return interview
+
+
+def interviews(session: Session, *, learner: Learner) -> list[Interview]:
+    """The learner's interviews, soonest first."""
+    return list(
+        session.exec(
+            select(Interview)
+            .where(Interview.learner_id == learner.id)
+            .order_by(col(Interview.day), col(Interview.id))
+        )
+    )
+
+
+def upcoming(session: Session, *, learner: Learner, now: datetime) -> list[Interview]:
+    """The learner's interviews from today on, soonest first."""
+    today = local_day(learner, now)
+    return [i for i in interviews(session, learner=learner) if i.day >= today]
+
+
+def get_interview(session: Session, *, learner: Learner, interview_id: int) -> Interview:
+    found = session.get(Interview, interview_id)
+    # Another learner's interview is reported as missing: its existence is private too.
+    if found is None or found.learner_id != learner.id:
+        raise NotFound("no such interview")
+    return found
+
+
+def delete_interview(session: Session, *, learner: Learner, interview_id: int) -> None:
+    found = get_interview(session, learner=learner, interview_id=interview_id)
+    session.delete(found)
+    session.commit()

@@ -1,0 +1,236 @@
+"""Mock interviews: questions against the clock, follow-ups pressed, a checklist per answer.
+
+Ratings follow practice mode's rule (logged, the schedule untouched) unless the learner counts
+an answer as a review, which rates it through the study loop.
+"""
+
+import random
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlmodel import Session, col, select
+
+from app import scheduling
+from app.cardstate import CardStateValue
+from app.cardview import CardView, card_view
+from app.errors import Conflict, NotFound, StudyError
+from app.interview.keypoints import key_points, points_key, suggested_rating
+from app.learners import personal_parameters
+from app.models import Card, CardState, Deck, Learner, MockAnswer, MockSession, ReviewLog
+from app.study import Filters, card_state, record_review
+
+ORDERS = ("random", "weakest")
+MAX_QUESTIONS = 50
+MAX_SECONDS = 30 * 60
+MAX_MS = 24 * 3600 * 1000
+
+
+class PointsChanged(Conflict):
+    """The card's key points changed (an import) between showing the checklist and ticking it."""
+
+
+def _weakness(
+    session: Session, learner: Learner, ids: list[str], now: datetime
+) -> dict[str, float]:
+    """Each card's predicted recall now (0 for a card never studied)."""
+    rows = session.exec(
+        select(CardState).where(CardState.learner_id == learner.id, col(CardState.card_id).in_(ids))
+    )
+    parameters = personal_parameters(learner)
+    found = {
+        row.card_id: scheduling.retrievability(
+            CardStateValue.from_row(row), now, parameters=parameters
+        )
+        or 0.0
+        for row in rows
+    }
+    return {card_id: found.get(card_id, 0.0) for card_id in ids}
+
+
+def start_mock(
+    session: Session,
+    *,
+    learner: Learner,
+    filters: Filters,
+    count: int,
+    order: str,
+    seconds_per_question: int,
+    followup_seconds: int,
+    now: datetime,
+    seed: int | None = None,
+) -> MockSession:
+    """Start a mock interview of `count` questions from the scope, at random or weakest first."""
+    if order not in ORDERS:
+        raise StudyError("order must be 'random' or 'weakest'")
+    if not 1 <= count <= MAX_QUESTIONS:
+        raise StudyError(f"a mock interview has 1 to {MAX_QUESTIONS} questions")
+    for seconds in (seconds_per_question, followup_seconds):
+        if not 10 <= seconds <= MAX_SECONDS:
+            raise StudyError(f"time limits must be between 10 and {MAX_SECONDS} seconds")
+    ids = list(
+        session.exec(
+            filters.apply(
+                select(Card.id).join(Deck, col(Deck.id) == Card.deck_id).order_by(col(Card.ordinal))
+            )
+        )
+    )
+    if not ids:
+        raise StudyError(f"no cards match the scope '{filters.label or '—'}'")
+    random.Random(seed).shuffle(ids)
+    if order == "weakest":
+        recall = _weakness(session, learner, ids, now)
+        ids.sort(key=lambda card_id: recall[card_id])  # stable: ties stay shuffled
+    run = MockSession(
+        learner_id=learner.id,  # type: ignore[arg-type]
+        card_ids=ids[:count],
+        seconds_per_question=seconds_per_question,
+        followup_seconds=followup_seconds,
+        order=order,
+        label=filters.label,
+        started_at=now,
+    )
+    session.add(run)
+    session.commit()
+    session.refresh(run)
+    return run
+
+
+def get_mock(session: Session, *, learner: Learner, mock_id: int) -> MockSession:
+    run = session.get(MockSession, mock_id)
+    # Another learner's session is reported as missing: its existence is private too.
+    if run is None or run.learner_id != learner.id:
+        raise NotFound("no such mock interview")
+    return run
+
+
+@dataclass(frozen=True)
+class Question:
+    card: CardView
+    position: int
+    points: list[str]
+
+    @property
+    def key(self) -> str:
+        return points_key(self.points)
+
+
+def question(session: Session, run: MockSession) -> Question | None:
+    """The question the session is at, or None when it is over."""
+    while run.position < len(run.card_ids):
+        view = card_view(session, run.card_ids[run.position])
+        if view is not None:
+            return Question(view, run.position, key_points(view.answer_html))
+        run.position += 1  # a card deleted since the session began is skipped
+    return None
+
+
+def answer(
+    session: Session,
+    *,
+    learner: Learner,
+    run: MockSession,
+    card_id: str,
+    said: list[int],
+    key: str,
+    followups_answered: int,
+    answer_ms: int,
+    total_ms: int,
+    rating: int | None,
+    count_as_review: bool,
+    now: datetime,
+) -> MockAnswer:
+    """Record how a question went and move on; `rating` None takes the one coverage suggests."""
+    done = session.exec(
+        select(MockAnswer).where(MockAnswer.mock_id == run.id, MockAnswer.card_id == card_id)
+    ).first()
+    if done is not None:
+        return done  # a repeated submission (double click, back button, a retry)
+    current = question(session, run)
+    if current is None or run.finished_at is not None:
+        raise Conflict("this mock interview is over")
+    if current.card.id != card_id:
+        raise Conflict("that is not the current question of this mock interview")
+    if key != current.key:
+        raise PointsChanged(
+            "the key points of this answer changed while you were answering (the content was "
+            "imported again): tick them again; your time and recording are kept"
+        )
+    total = len(current.points)
+    if any(not 0 <= index < total for index in said):
+        raise StudyError(f"key points are numbered 0 to {total - 1}")
+    if rating is not None and rating not in scheduling.RATINGS:
+        raise StudyError("rating must be 1, 2, 3 or 4")
+    followups = len(current.card.followups)
+    if not 0 <= followups_answered <= followups:
+        raise StudyError(f"this question has {followups} follow-ups")
+    answer_ms = min(max(answer_ms, 0), MAX_MS)
+    total_ms = min(max(total_ms, answer_ms), MAX_MS)
+    limit_ms = run.seconds_per_question * 1000
+    said = sorted(set(said))
+    if rating is None:
+        rating = suggested_rating(len(said), total, overtime=answer_ms > limit_ms)
+    if count_as_review:
+        record_review(
+            session, learner=learner, card_id=card_id, rating=rating, now=now, duration_ms=total_ms
+        )
+    else:
+        state = card_state(session, learner=learner, card_id=card_id)
+        logged = state.to_json() if state else None
+        session.add(
+            ReviewLog(
+                learner_id=learner.id,  # type: ignore[arg-type]
+                card_id=card_id,
+                rating=rating,
+                mode="practice",
+                queue="practice",
+                reviewed_at=now,
+                duration_ms=total_ms,
+                state_before=logged,
+                state_after=logged,
+            )
+        )
+    result = MockAnswer(
+        mock_id=run.id,  # type: ignore[arg-type]
+        card_id=card_id,
+        position=current.position,
+        answer_ms=answer_ms,
+        total_ms=total_ms,
+        limit_ms=limit_ms,
+        points_total=total,
+        points_said=said,
+        followups_total=followups,
+        followups_answered=followups_answered,
+        rating=rating,
+        counted=count_as_review,
+        answered_at=now,
+    )
+    session.add(result)
+    run.position = current.position + 1
+    if run.position >= len(run.card_ids):
+        run.finished_at = now
+    session.add(run)
+    session.commit()
+    session.refresh(result)
+    return result
+
+
+def answers(session: Session, run: MockSession) -> list[MockAnswer]:
+    return list(
+        session.exec(
+            select(MockAnswer)
+            .where(MockAnswer.mock_id == run.id)
+            .order_by(col(MockAnswer.position))
+        )
+    )
+
+
+def mocks(session: Session, *, learner: Learner, limit: int = 50) -> list[MockSession]:
+    """The learner's mock interviews, the latest first."""
+    return list(
+        session.exec(
+            select(MockSession)
+            .where(MockSession.learner_id == learner.id)
+            .order_by(col(MockSession.id).desc())
+            .limit(limit)
+        )
+    )

@@ -1,0 +1,198 @@
+"""How ready a learner is for an interview: predicted recall on the day, per deck and section."""
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import and_
+from sqlmodel import Session, col, func, select
+
+from app.cardstate import CardStateValue
+from app.interview.interviews import scope
+from app.interview.plan import Plan, Scheduling, make_plan, recall
+from app.learners import day_start, local_day, personal_parameters
+from app.models import Card, CardState, Deck, Interview, Learner, ReviewLog
+
+WEAKEST = 10
+
+
+@dataclass(frozen=True)
+class CardRecall:
+    card_id: str
+    deck: str
+    deck_title: str
+    section: str
+    question_html: str
+    recall: float  # predicted on the day; 0 for a card never studied
+    studied: bool
+
+
+@dataclass(frozen=True)
+class Group:
+    """A deck or a section of one, with how many of its cards are ready."""
+
+    deck: str
+    title: str
+    section: str | None
+    cards: int
+    ready: int
+
+    @property
+    def share(self) -> float:
+        return self.ready / self.cards if self.cards else 0.0
+
+
+@dataclass(frozen=True)
+class Readiness:
+    interview: Interview
+    days_left: int
+    cards: tuple[CardRecall, ...]
+    plan: Plan
+
+    @property
+    def target(self) -> float:
+        return self.interview.target
+
+    @property
+    def ready(self) -> int:
+        return sum(c.recall >= self.target for c in self.cards)
+
+    @property
+    def share_ready(self) -> float:
+        return self.ready / len(self.cards) if self.cards else 0.0
+
+    @property
+    def weakest(self) -> list[CardRecall]:
+        unready = [c for c in self.cards if c.recall < self.target]
+        return sorted(unready, key=lambda c: (c.studied, c.recall))[:WEAKEST]
+
+    def groups(self, *, sections: bool) -> list[Group]:
+        found: OrderedDict[tuple[str, str | None], list[CardRecall]] = OrderedDict()
+        for card in self.cards:
+            found.setdefault((card.deck, card.section if sections else None), []).append(card)
+        return [
+            Group(
+                deck=deck,
+                title=members[0].deck_title,
+                section=section,
+                cards=len(members),
+                ready=sum(c.recall >= self.target for c in members),
+            )
+            for (deck, section), members in found.items()
+        ]
+
+
+def _scheduling(learner: Learner, interview: Interview, now: datetime) -> Scheduling:
+    return Scheduling(
+        today=local_day(learner, now),
+        day=interview.day,
+        moment=day_start(learner, interview.day),
+        now=now,
+        target=interview.target,
+        parameters=personal_parameters(learner),
+        new_per_day=learner.new_per_day,
+        max_reviews_per_day=learner.max_reviews_per_day,
+    )
+
+
+def _cards(session: Session, learner: Learner, interview: Interview) -> list[tuple[object, ...]]:
+    seen = and_(CardState.card_id == Card.id, CardState.learner_id == learner.id)
+    query = scope(interview).apply(
+        select(
+            Card.id,
+            Deck.slug,
+            Deck.title,
+            Card.section,
+            Card.question_html,
+            CardState.state,
+            CardState.step,
+            CardState.stability,
+            CardState.difficulty,
+            CardState.due,
+            CardState.last_review,
+            CardState.reps,
+            CardState.lapses,
+        )
+        .select_from(Card)
+        .join(Deck, col(Deck.id) == Card.deck_id)
+        .outerjoin(CardState, seen)
+        .order_by(col(Card.ordinal))
+    )
+    return list(session.exec(query))  # type: ignore[arg-type]
+
+
+# Plans computed, per learner: made again when the learner rates a card, the bank changes, the
+# interview or the day changes. A plan over a few thousand cards takes a second or so.
+_CACHE: OrderedDict[tuple[object, ...], tuple[tuple[CardRecall, ...], Plan]] = OrderedDict()
+_LOCK = threading.Lock()
+CACHE_SIZE = 64
+
+
+def _version(session: Session, learner: Learner) -> tuple[object, ...]:
+    from app.cardview import bank_generation
+
+    last = session.exec(
+        select(func.max(ReviewLog.id), func.count(col(ReviewLog.undone_at))).where(
+            ReviewLog.learner_id == learner.id
+        )
+    ).one()
+    return (bank_generation(session), *last)
+
+
+def readiness(
+    session: Session, *, learner: Learner, interview: Interview, now: datetime
+) -> Readiness:
+    """The learner's readiness for `interview` and the plan to be ready, as of `now`."""
+    plan_input = _scheduling(learner, interview, now)
+    key = (
+        learner.id,
+        learner.new_per_day,
+        learner.max_reviews_per_day,
+        tuple(learner.fsrs_parameters or ()),
+        interview.id,
+        interview.day,
+        interview.target,
+        scope(interview),
+        plan_input.today,
+        *_version(session, learner),
+    )
+    with _LOCK:
+        cached = _CACHE.get(key)
+    if cached is not None:
+        return Readiness(interview, plan_input.days_left, *cached)
+    cards: list[CardRecall] = []
+    states: list[tuple[str, CardStateValue | None]] = []
+    for row in _cards(session, learner, interview):
+        card_id, deck, title, section, question_html = row[:5]
+        state = CardStateValue.from_row(_StateRow(*row[5:])) if row[5] is not None else None
+        states.append((card_id, state))  # type: ignore[arg-type]
+        cards.append(
+            CardRecall(
+                card_id=card_id,  # type: ignore[arg-type]
+                deck=deck,  # type: ignore[arg-type]
+                deck_title=title,  # type: ignore[arg-type]
+                section=section,  # type: ignore[arg-type]
+                question_html=question_html,  # type: ignore[arg-type]
+                recall=recall(state, plan_input),
+                studied=state is not None,
+            )
+        )
+    computed = (tuple(cards), make_plan(states, plan_input))
+    with _LOCK:
+        _CACHE[key] = computed
+        while len(_CACHE) > CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    return Readiness(interview, plan_input.days_left, *computed)
+
+
+@dataclass(frozen=True)
+class _StateRow:
+    state: int
+    step: int | None
+    stability: float | None
+    difficulty: float | None
+    due: datetime
+    last_review: datetime | None
+    reps: int
+    lapses: int

@@ -1,0 +1,110 @@
+"""Interview pages: set an interview, see readiness and the plan for it."""
+
+import datetime as dt
+from typing import Annotated
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import RedirectResponse
+from sqlmodel import Session
+from starlette.responses import Response
+
+from app import catalog
+from app.errors import StudyError
+from app.interview.interviews import create_interview, delete_interview, get_interview
+from app.interview.readiness import readiness
+from app.interview.today import ahead
+from app.learners import local_day
+from app.models import Learner
+from app.study import Filters
+from app.web.deps import LearnerDep, NowDep, SessionDep
+from app.web.templating import render
+
+router = APIRouter(include_in_schema=False)
+
+
+def _interviews_page(
+    request: Request,
+    session: Session,
+    learner: Learner,
+    now: dt.datetime,
+    *,
+    form: dict[str, str] | None = None,
+    error: str | None = None,
+    status_code: int = 200,
+) -> Response:
+    decks = catalog.deck_summaries(session, learner=learner, now=now)
+    return render(
+        request,
+        "interviews.html",
+        {
+            "ahead": ahead(session, learner=learner, now=now),
+            "decks": decks,
+            "tags": catalog.tag_summaries(decks),
+            "form": form or {},
+            "error": error,
+            "today": local_day(learner, now).isoformat(),
+        },
+        status_code=status_code,
+    )
+
+
+@router.get("/interviews")
+def interviews_page(
+    request: Request, session: SessionDep, learner: LearnerDep, now: NowDep
+) -> Response:
+    return _interviews_page(request, session, learner, now)
+
+
+@router.post("/interviews")
+def interviews_add(
+    request: Request,
+    session: SessionDep,
+    learner: LearnerDep,
+    now: NowDep,
+    name: Annotated[str, Form(max_length=200)] = "",
+    date: Annotated[str, Form(max_length=20)] = "",
+    deck: Annotated[str, Form(max_length=200)] = "",
+    section: Annotated[str, Form(max_length=500)] = "",
+    tag: Annotated[str, Form(max_length=200)] = "",
+    target: Annotated[int, Form(ge=70, le=99)] = 90,
+) -> Response:
+    form = {"name": name, "date": date, "deck": deck, "section": section, "tag": tag}
+    try:
+        try:
+            day = dt.date.fromisoformat(date)
+        except ValueError:
+            raise StudyError(f"'{date}' is not a date (use YYYY-MM-DD)") from None
+        interview = create_interview(
+            session,
+            learner=learner,
+            name=name,
+            day=day,
+            filters=Filters(deck=deck or None, section=section or None, tag=tag or None),
+            now=now,
+            target=target / 100,
+        )
+    except StudyError as exc:
+        # The form comes back filled in, with the reason, so nothing typed is lost.
+        return _interviews_page(
+            request, session, learner, now, form=form, error=str(exc), status_code=400
+        )
+    return RedirectResponse(f"/interviews/{interview.id}", status_code=303)
+
+
+@router.get("/interviews/{interview_id}")
+def interview_page(
+    request: Request, interview_id: int, session: SessionDep, learner: LearnerDep, now: NowDep
+) -> Response:
+    interview = get_interview(session, learner=learner, interview_id=interview_id)
+    ahead(session, learner=learner, now=now)
+    found = readiness(session, learner=learner, interview=interview, now=now)
+    return render(request, "interview.html", {"r": found, "interview": interview})
+
+
+@router.post("/interviews/{interview_id}/delete")
+def interview_delete(
+    interview_id: int, session: SessionDep, learner: LearnerDep, now: NowDep
+) -> Response:
+    delete_interview(session, learner=learner, interview_id=interview_id)
+    ahead(session, learner=learner, now=now)
+    return RedirectResponse("/interviews", status_code=303)

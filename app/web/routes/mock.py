@@ -1,0 +1,260 @@
+"""Mock interview pages: the question against the clock, follow-ups, checklist, report."""
+
+import datetime as dt
+from typing import Annotated
+
+from fastapi import APIRouter, Form, Query, Request
+from fastapi.responses import RedirectResponse
+from sqlmodel import Session
+from starlette.responses import Response
+
+from app import catalog
+from app.interview.interviews import interviews
+from app.interview.mock import (
+    MAX_MS,
+    PointsChanged,
+    Question,
+    answer,
+    get_mock,
+    question,
+    start_mock,
+)
+from app.interview.pins import set_pins
+from app.interview.recordings import delete_recording, get_recording
+from app.interview.report import history, recordings_of, report
+from app.models import MockSession
+from app.study import Filters
+from app.web.deps import LearnerDep, NowDep, SessionDep
+from app.web.svg_mock import history_chart
+from app.web.templating import render, templates
+
+router = APIRouter(include_in_schema=False)
+
+
+def mmss(ms: int) -> str:
+    """Milliseconds as m:ss."""
+    seconds = max(int(ms), 0) // 1000
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+templates.env.filters["mmss"] = mmss
+
+Phase = Annotated[str, Query(pattern=r"^(question|answer|f\d{1,2})$")]
+Millis = Annotated[int | None, Query(ge=0)]
+
+
+def _ms(moment: dt.datetime) -> int:
+    return int(moment.timestamp() * 1000)
+
+
+def _since(started: int | None, now: dt.datetime) -> int:
+    """A client-carried start time (ms), kept within the last day and not after now."""
+    current = _ms(now)
+    if started is None or not current - MAX_MS <= started <= current:
+        return current
+    return started
+
+
+@router.get("/interview/mock")
+def mock_form(
+    request: Request,
+    session: SessionDep,
+    learner: LearnerDep,
+    now: NowDep,
+    deck: str = "",
+    section: str = "",
+    tag: str = "",
+) -> Response:
+    decks = catalog.deck_summaries(session, learner=learner, now=now)
+    points = history(session, learner=learner)
+    return render(
+        request,
+        "mock_start.html",
+        {
+            "decks": decks,
+            "tags": catalog.tag_summaries(decks),
+            "interviews": interviews(session, learner=learner),
+            "deck": deck,
+            "section": section,
+            "tag": tag,
+            "history": points,
+            "chart": history_chart(points, request),
+        },
+    )
+
+
+@router.post("/interview/mock")
+def mock_start(
+    session: SessionDep,
+    learner: LearnerDep,
+    now: NowDep,
+    deck: Annotated[str, Form(max_length=200)] = "",
+    section: Annotated[str, Form(max_length=500)] = "",
+    tag: Annotated[str, Form(max_length=200)] = "",
+    count: Annotated[int, Form(ge=1, le=50)] = 10,
+    order: Annotated[str, Form(max_length=20)] = "random",
+    minutes: Annotated[float, Form(ge=0.25, le=30)] = 2,
+    followup_seconds: Annotated[int, Form(ge=10, le=1800)] = 60,
+) -> Response:
+    run = start_mock(
+        session,
+        learner=learner,
+        filters=Filters(deck=deck or None, section=section or None, tag=tag or None),
+        count=count,
+        order=order,
+        seconds_per_question=round(minutes * 60),
+        followup_seconds=followup_seconds,
+        now=now,
+    )
+    return RedirectResponse(f"/interview/mock/{run.id}", status_code=303)
+
+
+def _question_page(
+    request: Request,
+    session: Session,
+    run: MockSession,
+    current: Question,
+    now: dt.datetime,
+    *,
+    phase: str,
+    t0: int,
+    t1: int | None,
+    error: str | None = None,
+    form: dict[str, object] | None = None,
+    status_code: int = 200,
+) -> Response:
+    followups = current.card.followups
+    if phase.startswith("f") and int(phase[1:]) >= len(followups):
+        phase = "answer"
+    if phase != "question" and t1 is None:
+        t1 = _ms(now)  # the main answer ended when the learner moved on from it
+    recording = recordings_of(session, run).get(current.card.id)
+    return render(
+        request,
+        "mock.html",
+        {
+            "run": run,
+            "q": current,
+            "card": current.card,
+            "phase": phase,
+            "followup": int(phase[1:]) if phase.startswith("f") else None,
+            "t0": t0,
+            "t1": t1,
+            "now_ms": _ms(now),
+            "elapsed_ms": (t1 or _ms(now)) - t0,
+            "recording": recording,
+            "error": error,
+            "form": form or {},
+        },
+        status_code=status_code,
+    )
+
+
+@router.get("/interview/mock/{mock_id}")
+def mock_question(
+    request: Request,
+    mock_id: int,
+    session: SessionDep,
+    learner: LearnerDep,
+    now: NowDep,
+    phase: Phase = "question",
+    t0: Millis = None,
+    t1: Millis = None,
+) -> Response:
+    run = get_mock(session, learner=learner, mock_id=mock_id)
+    current = question(session, run)
+    if current is None:
+        return RedirectResponse(f"/interview/mock/{run.id}/summary", status_code=303)
+    start = _since(t0, now)
+    end = _since(t1, now) if t1 is not None else None
+    return _question_page(request, session, run, current, now, phase=phase, t0=start, t1=end)
+
+
+@router.post("/interview/mock/{mock_id}/answer")
+def mock_answer(
+    request: Request,
+    mock_id: int,
+    session: SessionDep,
+    learner: LearnerDep,
+    now: NowDep,
+    card_id: Annotated[str, Form(max_length=200)],
+    key: Annotated[str, Form(max_length=64)],
+    t0: Annotated[int, Form(ge=0)],
+    t1: Annotated[int | None, Form(ge=0)] = None,
+    said: Annotated[list[int] | None, Form()] = None,
+    followups_answered: Annotated[list[int] | None, Form()] = None,
+    rating: Annotated[int, Form(ge=0, le=4)] = 0,
+    count_as_review: Annotated[bool, Form()] = False,
+) -> Response:
+    run = get_mock(session, learner=learner, mock_id=mock_id)
+    start = _since(t0, now)
+    end = _since(t1, now) if t1 is not None else _ms(now)
+    try:
+        answer(
+            session,
+            learner=learner,
+            run=run,
+            card_id=card_id,
+            said=said or [],
+            key=key,
+            followups_answered=len(set(followups_answered or [])),
+            answer_ms=max(end - start, 0),
+            total_ms=max(_ms(now) - start, 0),
+            rating=rating or None,
+            count_as_review=count_as_review,
+            now=now,
+        )
+    except PointsChanged as exc:
+        current = question(session, run)
+        assert current is not None  # the answer was refused, so the session is still on it
+        form = {
+            "rating": rating,
+            "count_as_review": count_as_review,
+            "followups": set(followups_answered or []),
+        }
+        return _question_page(
+            request,
+            session,
+            run,
+            current,
+            now,
+            phase="answer",
+            t0=start,
+            t1=end,
+            error=str(exc),
+            form=form,
+            status_code=409,
+        )
+    return RedirectResponse(f"/interview/mock/{run.id}", status_code=303)
+
+
+@router.get("/interview/mock/{mock_id}/summary")
+def mock_summary(
+    request: Request, mock_id: int, session: SessionDep, learner: LearnerDep
+) -> Response:
+    run = get_mock(session, learner=learner, mock_id=mock_id)
+    return render(request, "mock_summary.html", {"report": report(session, run)})
+
+
+@router.post("/interview/mock/{mock_id}/study")
+def mock_study_missed(
+    mock_id: int, session: SessionDep, learner: LearnerDep, now: NowDep
+) -> Response:
+    run = get_mock(session, learner=learner, mock_id=mock_id)
+    missed = report(session, run).missed_ids
+    set_pins(session, learner=learner, now=now, card_ids=missed, source="mock", replace=False)
+    return RedirectResponse("/study", status_code=303)
+
+
+@router.get("/interview/recordings/{recording_id}")
+def recording_audio(recording_id: int, session: SessionDep, learner: LearnerDep) -> Response:
+    found = get_recording(session, learner=learner, recording_id=recording_id)
+    # Private: never kept by shared caches; the audio type was checked when it was stored.
+    headers = {"Cache-Control": "private, max-age=3600"}
+    return Response(found.data, media_type=found.mime, headers=headers)
+
+
+@router.post("/interview/recordings/{recording_id}/delete")
+def recording_delete(recording_id: int, session: SessionDep, learner: LearnerDep) -> Response:
+    found = delete_recording(session, learner=learner, recording_id=recording_id)
+    return RedirectResponse(f"/interview/mock/{found.mock_id}/summary", status_code=303)

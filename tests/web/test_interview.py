@@ -1,0 +1,459 @@
+"""Interview mode over real HTTP: interviews, readiness, the plan in the study queue, mocks."""
+
+import re
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from conftest import KERNELS_DECK, NOTES_DECK, START, TOPICS
+from fsrs import Scheduler
+from sqlmodel import Session, col, select
+
+from app.cardstate import aware
+from app.interview.keypoints import key_points, points_key
+from app.models import CardState, MockAnswer, Recording, ReviewLog, StudyPin
+
+MOCK_DECK = """
+---
+title: Mock
+slug: mock
+language: en
+style: numbered
+---
+
+## 1. What is a cache line? {#line}
+
+**Answer.**
+
+- The unit a cache moves: 64 B on CPUs.
+- On NVIDIA GPUs 128 B, in four 32 B sectors.
+- Neighbouring data comes along for free.
+
+**Follow-ups.**
+
+- Q: Why does false sharing hurt?
+  A: Two cores write one line and it moves back and forth between them.
+- Q: What is a sector?
+  A: The 32 B unit that L2 fills and moves.
+
+**Continue reading.** Operator Fusion
+
+## 2. What does a TLB do? {#tlb}
+
+**Answer.** It caches page translations. A miss walks the page table. Huge pages reach further.
+"""
+
+WEBM = b"\x1a\x45\xdf\xa3" + b"\x00" * 2000  # an EBML header, then anything
+
+
+@pytest.fixture
+def bank_dir(write_content: Callable[[dict[str, str]], Path]) -> Path:
+    return write_content(
+        {
+            "decks/a-kernels.md": KERNELS_DECK,
+            "decks/b-notes.md": NOTES_DECK,
+            "decks/c-mock.md": MOCK_DECK,
+            **TOPICS,
+        }
+    )
+
+
+def days(n: float) -> str:
+    return (START + timedelta(days=n)).date().isoformat()
+
+
+def set_state(bank, card_id: str, *, stability: float, days_ago: float, due_in: float) -> None:
+    """A hand-built review state: last reviewed `days_ago`, due in `due_in` days."""
+    learner = bank.learner()
+    with Session(bank.engine) as session:
+        session.merge(
+            CardState(
+                learner_id=learner.id,
+                card_id=card_id,
+                state=2,
+                stability=stability,
+                difficulty=5.0,
+                due=START + timedelta(days=due_in),
+                last_review=START - timedelta(days=days_ago),
+                reps=3,
+                version=1,
+            )
+        )
+        session.commit()
+
+
+# Interviews and readiness.
+
+
+def test_set_list_and_delete_an_interview(client):
+    made = client.post(
+        "/api/interviews", json={"name": "NVIDIA kernel team", "date": days(12), "deck": "kernels"}
+    )
+    assert made.status_code == 201, made.text
+    interview = made.json()
+    assert interview == {
+        "id": interview["id"],
+        "name": "NVIDIA kernel team",
+        "date": days(12),
+        "deck": "kernels",
+        "section": None,
+        "tag": None,
+        "target": 0.9,
+    }
+    assert client.get("/api/interviews").json() == [interview]
+    ready = client.get(f"/api/interviews/{interview['id']}/readiness").json()
+    assert (ready["cards"], ready["ready"], ready["share_ready"], ready["days_left"]) == (
+        3,
+        0,
+        0,
+        12,
+    )
+    assert ready["total_reviews"] == sum(day["reviews"] for day in ready["plan"]) > 0
+    assert ready["per_day"] == max(day["reviews"] for day in ready["plan"])
+    assert [d["deck"] for d in ready["decks"]] == ["kernels"]
+    assert [(s["section"], s["cards"]) for s in ready["sections"]] == [("GPU 基础", 2), ("推理", 1)]
+    assert {w["card_id"] for w in ready["weakest"]} == {"gemm-core", "roofline", "kv-cache"}
+
+    home = client.get("/").text
+    assert "NVIDIA kernel team" in home
+    assert "in 12 days" in home and "ready: 0% of 3 cards at 90%" in home
+
+    assert client.delete(f"/api/interviews/{interview['id']}").status_code == 204
+    assert client.get("/api/interviews").json() == []
+    assert client.get(f"/api/interviews/{interview['id']}/readiness").status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"name": "Past", "date": days(-1)}, "is in the past"),
+        ({"name": "Far", "date": days(400)}, "more than a year ahead"),
+        ({"name": "Nothing", "date": days(3), "deck": "no-such-deck"}, "no cards match"),
+        ({"name": "  ", "date": days(3)}, "give the interview a name"),
+    ],
+)
+def test_bad_interviews_are_refused_with_a_reason(client, body, message):
+    refused = client.post("/api/interviews", json=body)
+    assert refused.status_code == 400
+    assert message in refused.json()["detail"]
+    assert client.get("/api/interviews").json() == []
+
+
+def test_the_form_comes_back_filled_in_when_the_date_is_wrong(client, find):
+    page = client.post("/interviews", data={"name": "Kernel team", "date": days(-3)})
+    assert page.status_code == 400
+    assert "is in the past" in find(page.text, "interview-error").text
+    assert 'value="Kernel team"' in page.text and f'value="{days(-3)}"' in page.text
+    made = client.post("/interviews", data={"name": "Kernel team", "date": days(5), "tag": "gpu"})
+    assert made.status_code == 303
+    detail = client.get(made.headers["location"]).text
+    assert "Kernel team" in detail and "ready: 0% of 3 cards at 90%" in detail
+    assert find(detail, "plan") is not None
+
+
+def test_readiness_is_fsrs_predicted_recall_on_the_day(client, bank):
+    set_state(bank, "gemm-core", stability=400.0, days_ago=1, due_in=300)
+    set_state(bank, "roofline", stability=5.0, days_ago=3, due_in=2)
+    interview = client.post(
+        "/api/interviews", json={"name": "Soon", "date": days(10), "deck": "kernels"}
+    ).json()
+    ready = client.get(f"/api/interviews/{interview['id']}/readiness").json()
+    decay = -Scheduler().parameters[20]
+    factor = 0.9 ** (1 / decay) - 1
+    # The interview's day starts at 04:00 UTC for this learner (rollover hour 4).
+    moment = datetime.fromisoformat(days(10)).replace(hour=4, tzinfo=UTC)
+    roofline = (1 + factor * (moment - (START - timedelta(days=3))).days / 5.0) ** decay
+    weakest = {w["card_id"]: w for w in ready["weakest"]}
+    assert "gemm-core" not in weakest  # ready
+    assert weakest["roofline"]["recall"] == pytest.approx(roofline, abs=1e-4)
+    assert weakest["kv-cache"] == {
+        "card_id": "kv-cache",
+        "deck": "kernels",
+        "section": "推理",
+        "recall": 0.0,
+        "studied": False,
+    }
+    assert ready["weakest"][0]["card_id"] == "kv-cache"  # never studied first
+    assert (ready["cards"], ready["ready"]) == (3, 1)
+    assert ready["share_ready"] == pytest.approx(1 / 3, abs=1e-4)
+    sections = {s["section"]: (s["ready"], s["cards"]) for s in ready["sections"]}
+    assert sections == {"GPU 基础": (1, 2), "推理": (0, 1)}
+
+
+# The plan in the study queue.
+
+
+def test_the_queue_serves_plan_cards_first_until_the_interview(client, bank, clock):
+    # Everything is scheduled far ahead: nothing is due, and there are no new cards.
+    for card_id in ("gemm-core", "roofline", "kv-cache", "fusion", "paged", "line", "tlb"):
+        set_state(bank, card_id, stability=3.0, days_ago=2, due_in=40)
+    assert client.get("/api/study/next").status_code == 204
+    interview = client.post(
+        "/api/interviews", json={"name": "Notes", "date": days(6), "deck": "notes"}
+    ).json()
+    plan = client.get(f"/api/interviews/{interview['id']}/readiness").json()["plan"]
+    assert plan[0]["date"] == days(0) and plan[0]["reviews"] >= 1
+
+    served = []
+    while (nxt := client.get("/api/study/next")).status_code == 200:
+        card = nxt.json()
+        assert card["deck"] == "notes"  # only plan cards: nothing else is due
+        served.append(card["id"])
+        rated = client.post(
+            "/api/reviews", json={"card_id": card["id"], "rating": 3, "version": card["version"]}
+        )
+        assert rated.status_code == 200
+        assert len(served) < 10
+    assert set(served) <= {"fusion", "paged"} and served
+    # The rating moved the card's schedule on as an early review.
+    assert aware(bank.state(served[0]).last_review) == START
+
+    # After the interview the plan is gone: the queue is the normal schedule again.
+    clock.advance(days=7)
+    assert client.get("/api/study/next").status_code == 204
+    with Session(bank.engine) as session:
+        assert session.exec(select(StudyPin).where(StudyPin.day > clock.now.date())).all() == []
+
+
+# Mock interviews.
+
+
+def start_mock(client, **form: str) -> str:
+    response = client.post("/interview/mock", data={"count": "2", **form})
+    assert response.status_code == 303, response.text
+    assert re.fullmatch(r"/interview/mock/\d+", response.headers["location"])
+    return response.headers["location"]
+
+
+def hidden(page: str, name: str) -> str:
+    found = re.search(rf'name="{name}" (?:id="[^"]*" )?value="([^"]*)"', page)
+    assert found, name
+    return found.group(1)
+
+
+def test_a_mock_interview_end_to_end(client, clock, find, bank):
+    url = start_mock(client, deck="mock", minutes="2", followup_seconds="30", order="weakest")
+    page = client.get(url).text
+    card_id = find(page, "mock-card").attrs["data-card-id"]
+    first = card_id
+    # The question alone, with its clock; the answer is not shown yet.
+    assert find(page, "phase-question").hidden is False
+    assert find(page, "phase-answer").hidden
+    assert find(page, "mock-clock").text == "2:00"
+    t0 = int(find(page, "mock-card").attrs["data-t0"])
+    assert t0 == int(START.timestamp() * 1000)
+
+    # Answering takes 2.5 minutes: the clock goes into overtime and stays on the page.
+    clock.advance(seconds=150)
+    link = find(page, "done-answering").attrs["href"]
+    followups = int(find(page, "mock-card").attrs["data-followups"])
+    if card_id == "line":
+        assert followups == 2 and "phase=f0" in link
+        ask = client.get(url + link.replace("&amp;", "&")).text
+        assert not find(ask, "phase-f0").hidden and find(ask, "phase-question").hidden
+        assert "Why does false sharing hurt?" in find(ask, "phase-f0").text
+        assert find(ask, "mock-clock").text == "+0:30"
+        assert "over" in find(ask, "mock-timer").attrs["class"]
+        link = re.search(r'href="(\?phase=f1[^"]*)"', ask).group(1)
+        clock.advance(seconds=20)
+        ask = client.get(url + link.replace("&amp;", "&")).text
+        assert "What is a sector?" in find(ask, "phase-f1").text
+        link = re.search(r'href="(\?phase=answer[^"]*)"', ask).group(1)
+    answer_page = client.get(url + link.replace("&amp;", "&")).text
+    assert not find(answer_page, "phase-answer").hidden
+    points = key_points(
+        {"line": "<ul><li>The unit a cache moves: 64 B on CPUs.</li>", "tlb": ""}[card_id]
+    )
+    checklist = find(answer_page, "checklist").text
+    if card_id == "line":
+        assert points and "The unit a cache moves" in checklist and "four 32 B sectors" in checklist
+    else:
+        assert "It caches page translations." in checklist and "Huge pages" in checklist
+    clock.advance(seconds=30)
+    form = {
+        "card_id": card_id,
+        "key": hidden(answer_page, "key"),
+        "t0": hidden(answer_page, "t0"),
+        "t1": hidden(answer_page, "t1"),
+        "said": ["0", "1"],
+        "followups_answered": ["0"] if followups else [],
+        "rating": "0",  # as coverage suggests
+    }
+    done = client.post(f"{url}/answer", data=form)
+    assert done.status_code == 303 and done.headers["location"] == url
+    # The same submission again (a double click) records nothing more.
+    assert client.post(f"{url}/answer", data=form).status_code == 303
+
+    # The second question, counted as a review, with everything said.
+    page = client.get(url).text
+    card_id = find(page, "mock-card").attrs["data-card-id"]
+    assert card_id != first
+    answer_page = client.get(f"{url}?phase=answer&t0={find(page, 'mock-card').attrs['data-t0']}")
+    total = len(re.findall(r'name="said"', answer_page.text))
+    clock.advance(seconds=40)
+    finished = client.post(
+        f"{url}/answer",
+        data={
+            "card_id": card_id,
+            "key": hidden(answer_page.text, "key"),
+            "t0": hidden(answer_page.text, "t0"),
+            "said": [str(i) for i in range(total)],
+            "rating": "4",
+            "count_as_review": "true",
+        },
+    )
+    assert finished.status_code == 303
+    assert client.get(url).headers["location"] == f"{url}/summary"
+
+    with Session(bank.engine) as session:
+        answers = {a.card_id: a for a in session.exec(select(MockAnswer))}
+        logs = list(session.exec(select(ReviewLog).order_by(col(ReviewLog.id))))
+    one, two = answers[first], answers[card_id]
+    assert one.answer_ms == 150_000  # to the end of the main answer, follow-ups apart
+    assert one.total_ms == (180_000 if first == "tlb" else 200_000)
+    assert one.limit_ms == 120_000
+    assert one.points_said == [0, 1]
+    assert one.followups_answered == (1 if first == "line" else 0)
+    # Coverage suggested the rating: 2 of 3 points is Hard (< 70%).
+    assert one.rating == 2 and one.points_total == 3 and not one.counted
+    assert two.rating == 4 and two.counted
+    assert [(log.card_id, log.mode) for log in logs] == [(first, "practice"), (card_id, "study")]
+    # Practice leaves the schedule alone; the counted answer moved it.
+    assert bank.state(first) is None
+    assert bank.state(card_id) is not None
+
+    summary = client.get(f"{url}/summary")
+    assert summary.status_code == 200
+    result = find(summary.text, f"result-{first}").text
+    assert "Overtime +0:" in result
+    assert "Coverage 2/3 (67%)" in result
+    assert "Rate Hard" in result
+    assert find(summary.text, "mean-coverage").text == "83%"
+    if first == "line":
+        assert "Follow-ups answered 1/2" in result
+        assert "Weakest topics" in summary.text and "/topics/fusion" in summary.text
+
+    # The missed question goes to today's study, first in the queue.
+    assert client.post(f"{url}/study").headers["location"] == "/study"
+    assert client.get("/api/study/next").json()["id"] == first
+
+    history = client.get("/interview/mock").text
+    assert "Mock interview history" in history
+    assert '<svg xmlns="http://www.w3.org/2000/svg" class="chart mock-history"' in history
+
+
+def test_changed_key_points_are_asked_again_with_nothing_lost(client, clock, find):
+    url = start_mock(client, deck="mock", count="1")
+    page = client.get(url).text
+    card_id = find(page, "mock-card").attrs["data-card-id"]
+    answer_page = client.get(url + "?phase=answer&t0=" + find(page, "mock-card").attrs["data-t0"])
+    t0, t1 = hidden(answer_page.text, "t0"), hidden(answer_page.text, "t1")
+    stale = points_key(["a point that is no longer there"])
+    refused = client.post(
+        f"{url}/answer",
+        data={"card_id": card_id, "key": stale, "t0": t0, "t1": t1, "said": ["0"], "rating": "3"},
+    )
+    assert refused.status_code == 409
+    assert "key points of this answer changed" in find(refused.text, "mock-error").text
+    # The checklist is shown again, up to date, with the times and the rating kept.
+    assert hidden(refused.text, "key") == hidden(answer_page.text, "key")
+    assert (hidden(refused.text, "t0"), hidden(refused.text, "t1")) == (t0, t1)
+    assert 'name="rating" value="3" checked' in refused.text
+    assert client.get(url).status_code == 200  # still on that question
+
+
+@pytest.mark.parametrize(
+    ("form", "status"),
+    [
+        ({"count": "0"}, 400),
+        ({"count": "2", "deck": "no-such-deck"}, 400),
+        ({"count": "2", "order": "alphabetical"}, 400),
+        ({"count": "2", "minutes": "0"}, 400),
+    ],
+)
+def test_bad_mock_interviews_are_refused(client, form, status):
+    assert client.post("/interview/mock", data=form).status_code == status
+
+
+# Recordings.
+
+
+def test_recordings_are_kept_played_back_and_deleted(client, bank):
+    url = start_mock(client, deck="mock")
+    mock_id = url.rsplit("/", 1)[1]
+    card_id = client.get(url).text.split('data-card-id="', 1)[1].split('"', 1)[0]
+    sent = client.post(
+        f"/api/mocks/{mock_id}/recordings",
+        params={"card_id": card_id},
+        content=WEBM,
+        headers={"Content-Type": "audio/webm;codecs=opus"},
+    )
+    assert sent.status_code == 201, sent.text
+    body = sent.json()
+    assert (body["type"], body["size"], body["card_id"]) == ("audio/webm", len(WEBM), card_id)
+    played = client.get(body["url"])
+    assert played.status_code == 200
+    assert played.content == WEBM and played.headers["content-type"] == "audio/webm"
+    assert played.headers["cache-control"].startswith("private")
+    assert [r["id"] for r in client.get("/api/recordings").json()] == [body["id"]]
+
+    # Recording the same question again replaces the first take.
+    again = client.post(
+        f"/api/mocks/{mock_id}/recordings",
+        params={"card_id": card_id},
+        content=b"OggS" + b"\x00" * 100,
+        headers={"Content-Type": "audio/ogg"},
+    )
+    assert again.status_code == 201
+    assert [r["type"] for r in client.get("/api/recordings").json()] == ["audio/ogg"]
+    assert client.get(again.json()["url"]).content.startswith(b"OggS")
+
+    assert client.delete(f"/api/recordings/{again.json()['id']}").status_code == 204
+    assert client.get("/api/recordings").json() == []
+    with Session(bank.engine) as session:
+        assert session.exec(select(Recording)).all() == []
+
+
+@pytest.mark.parametrize(
+    ("content", "content_type", "status", "message"),
+    [
+        (b"hello", "text/plain", 415, "recordings must be audio"),
+        (b"not really webm", "audio/webm", 415, "are not audio/webm"),
+        (WEBM[:4] + b"\x00" * (8 * 1024 * 1024), "audio/webm", 413, "at most 8 MB"),
+        (b"", "audio/webm", 400, "empty"),
+    ],
+)
+def test_bad_recordings_are_refused_with_a_reason(client, content, content_type, status, message):
+    url = start_mock(client, deck="mock")
+    mock_id = url.rsplit("/", 1)[1]
+    refused = client.post(
+        f"/api/mocks/{mock_id}/recordings",
+        params={"card_id": "line"},
+        content=content,
+        headers={"Content-Type": content_type},
+    )
+    assert refused.status_code == status
+    assert message in refused.json()["detail"]
+    assert client.get("/api/recordings").json() == []
+
+
+def test_a_recording_belongs_to_a_question_of_the_session(client):
+    url = start_mock(client, deck="notes")
+    mock_id = url.rsplit("/", 1)[1]
+    refused = client.post(
+        f"/api/mocks/{mock_id}/recordings",
+        params={"card_id": "line"},
+        content=WEBM,
+        headers={"Content-Type": "audio/webm"},
+    )
+    assert refused.status_code == 404
+    assert (
+        client.post(
+            "/api/mocks/999/recordings",
+            params={"card_id": "line"},
+            content=WEBM,
+            headers={"Content-Type": "audio/webm"},
+        ).status_code
+        == 404
+    )
