@@ -8,6 +8,7 @@ import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 from urllib.parse import quote
 
@@ -21,6 +22,9 @@ from team_support import NEW_PASSWORD, PASSWORDS, START
 
 from app import accounts, catalog
 from app.backup import dump_backup, export_learner
+from app.interview.interviews import create_interview
+from app.interview.mock import start_mock
+from app.interview.recordings import save_recording
 from app.jobs import run_job
 from app.models import Learner
 from app.practice import start_practice
@@ -56,7 +60,10 @@ ROLES = ("anonymous", "member", "admin")
 # Signed-in requests answered with a refusal about their content, not about who sent them.
 CONTENT_REFUSALS: dict[tuple[str, str], set[int]] = {
     ("GET", "/media/{path:path}"): {404},  # this bank shows no image (tests/web/test_media.py does)
+    # The checklist's key is made up here, so the answer is refused as stale, not as foreign.
+    ("POST", "/interview/mock/{mock_id}/answer"): {409},
 }
+WEBM = b"\x1a\x45\xdf\xa3" + b"\x00" * 64
 
 
 @dataclass
@@ -71,6 +78,7 @@ class Ids:
     backup: dict[str, bytes]
     job: dict[str, int]
     serial: itertools.count  # type: ignore[type-arg]
+    interview: dict[str, dict[str, int]]  # per learner: rows of interview mode by use
 
     def fresh_name(self) -> str:
         return f"newcomer-{next(self.serial)}"
@@ -130,7 +138,35 @@ BODIES: dict[tuple[str, str], Callable[[Call], dict[str, Any]]] = {
     },
     ("POST", "/account/tokens"): lambda c: {"data": {"name": "matrix"}},
     ("POST", "/account/tokens/{token_id}/revoke"): lambda c: {},
+    ("POST", "/api/interviews"): lambda c: {"json": {"name": "Matrix", "date": "2025-03-20"}},
+    ("POST", "/interviews"): lambda c: {"data": {"name": "Matrix", "date": "2025-03-20"}},
+    ("POST", "/interviews/{interview_id}/delete"): lambda c: {},
+    ("POST", "/interview/mock"): lambda c: {"data": {"count": "2"}},
+    ("POST", "/interview/mock/{mock_id}/answer"): lambda c: {
+        "data": {"card_id": "kernel", "key": "stale", "t0": "0"}
+    },
+    ("POST", "/interview/mock/{mock_id}/study"): lambda c: {},
+    ("POST", "/interview/recordings/{recording_id}/delete"): lambda c: {},
+    ("DELETE", "/api/interviews/{interview_id}"): lambda c: {},
+    ("DELETE", "/api/recordings/{recording_id}"): lambda c: {},
+    ("POST", "/api/mocks/{mock_id}/recordings"): lambda c: {
+        "content": WEBM,
+        "params": {"card_id": "paged"},  # not one of the recordings the other routes read
+        "headers": {"Content-Type": "audio/webm"},
+    },
 }
+
+
+def interview_row(call: Call, path: str, kind: str) -> int:
+    """The caller's own row; the routes that delete one get one of their own."""
+    rows = call.ids.interview[call.owner]
+    doomed = {
+        "/api/interviews/{interview_id}": "interview_api",
+        "/interviews/{interview_id}/delete": "interview_form",
+        "/api/recordings/{recording_id}": "recording_api",
+        "/interview/recordings/{recording_id}/delete": "recording_form",
+    }
+    return rows[doomed.get(path, kind)]
 
 
 def path_value(call: Call, path: str, param: str) -> str:
@@ -145,6 +181,9 @@ def path_value(call: Call, path: str, param: str) -> str:
         "job_id": lambda: call.ids.job[call.owner],
         "path": lambda: "assets/figure.png",
         "token": call.ids.invite,  # a fresh one each time: invites are single-use
+        "interview_id": lambda: interview_row(call, path, "interview"),
+        "mock_id": lambda: interview_row(call, path, "mock"),
+        "recording_id": lambda: interview_row(call, path, "recording"),
     }
     if param not in values:
         pytest.fail(f"{path}: no value for the path parameter {{{param}}}; add one to path_value")
@@ -183,7 +222,7 @@ def matrix_app(make_app: Callable[..., FastAPI], app: FastAPI) -> FastAPI:
 
 @pytest.fixture
 def ids(matrix_app: FastAPI, users: dict[str, Learner]) -> Ids:
-    practice, token, backup, job = {}, {}, {}, {}
+    practice, token, backup, job, interview = {}, {}, {}, {}, {}
     with Session(matrix_app.state.engine) as session:
         topic = catalog.topics(session)[0][0]
         for name in ("member", "admin"):
@@ -211,9 +250,60 @@ def ids(matrix_app: FastAPI, users: dict[str, Learner]) -> Ids:
                 work=lambda _session, _job: ("done", None),
             )
             job[name] = done.id
+            interview[name] = interview_rows(session, learner)
         return Ids(
-            matrix_app, topic.slug, topic.title, practice, token, backup, job, itertools.count()
+            matrix_app,
+            topic.slug,
+            topic.title,
+            practice,
+            token,
+            backup,
+            job,
+            itertools.count(),
+            interview,
         )
+
+
+def interview_rows(session: Session, learner: Learner) -> dict[str, int]:
+    """An interview, a mock interview over every card and recordings, to read and delete."""
+    rows = {}
+    for key in ("interview", "interview_api", "interview_form"):
+        made = create_interview(
+            session,
+            learner=learner,
+            name=key,
+            day=START.date() + timedelta(days=5),
+            filters=Filters(),
+            now=START,
+        )
+        rows[key] = made.id
+    run = start_mock(
+        session,
+        learner=learner,
+        filters=Filters(),
+        count=5,
+        order="random",
+        seconds_per_question=60,
+        followup_seconds=30,
+        now=START,
+    )
+    rows["mock"] = run.id
+    for key, card_id in (
+        ("recording", "kernel"),
+        ("recording_api", "fusion"),
+        ("recording_form", "gemm"),
+    ):
+        kept = save_recording(
+            session,
+            learner=learner,
+            run=run,
+            card_id=card_id,
+            content_type="audio/webm",
+            data=WEBM,
+            now=START,
+        )
+        rows[key] = kept.id
+    return rows
 
 
 def login_url(method: str, url: httpx2.URL) -> str:
@@ -259,6 +349,7 @@ def test_every_route(role, matrix_app, ids, browser):
         url, kwargs = request_for(Call(ids, role), method, path)
         cookies = httpx2.Cookies(client.client.cookies)
         headers = {"X-CSRF-Token": client.csrf} if client.csrf else {}
+        headers |= kwargs.pop("headers", {})
         response = client.client.request(method, url, headers=headers, **kwargs)
         # Signing in or up elsewhere (login, invites, sign-up) would switch this browser's user.
         client.client.cookies = cookies
