@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, Route, expect
 
-from tests.browser.conftest import NewPage, bundled_settings, copy_bank, serve
+from tests.browser.conftest import NewPage, Traffic, bundled_settings, copy_bank, serve
 
 pytestmark = pytest.mark.browser
 
@@ -264,3 +264,32 @@ def assert_bar_in_reach(page: Page, card: str) -> None:
     for button in page.locator("#rate-form button.rate").all():
         box = button.bounding_box()
         assert box is not None and box["height"] >= 44 and box["width"] >= 44, (card, box)
+
+
+def test_a_card_rated_elsewhere_meanwhile_gets_a_notice_and_the_page_moves_on(
+    page: Page, bank: Path, traffic: Traffic
+) -> None:
+    open_study(page)
+    held = page.evaluate("() => JSON.parse(document.getElementById('study-state').textContent)")
+    first = held["current"]["id"]
+    rate(page)
+    saved(page)
+    following = shown(page)
+    # Another tab rates the card this page holds.
+    state = page.request.get(f"/api/study/next?exclude={first}").json()
+    assert state["id"] == following
+    elsewhere = page.request.post(
+        "/api/reviews", data={"card_id": following, "rating": 4, "version": state["version"]}
+    )
+    assert elsewhere.ok
+
+    rate(page, "1")
+    expect(page.locator("#study-notice")).to_have_text(
+        "这张卡片的评分未记录：它在别处已被评分或修改。"
+    )
+    saved(page)
+    assert logged(bank) == [first, following], "the stale rating is refused, not recorded"
+    assert shown(page) not in (first, following)
+    refused = [(url, status) for url, status in traffic.failed() if "/api/reviews?" in url]
+    assert [status for _, status in refused] == [409]
+    traffic.responses = [r for r in traffic.responses if r not in refused]  # expected, not a fault
