@@ -406,6 +406,12 @@
     current = null;
     paint();
   }
+  // Cards shown later may need KaTeX's fonts: fetch them while there is a connection.
+  if (document.fonts) {
+    for (const face of ["1em KaTeX_Main", "italic 1em KaTeX_Math", "1em KaTeX_Size1", "1em KaTeX_Size2", "1em KaTeX_AMS"]) {
+      document.fonts.load(face).catch(function () {});
+    }
+  }
   paintCounts(current ? current.counts : null);
   paintStatus();
   outbox.flush(true);
