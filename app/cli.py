@@ -164,7 +164,13 @@ def export_anki_command(deck: str | None, base_url: str | None, out: Path) -> No
     except ValueError as exc:
         _fail(str(exc))
     with _bank() as session:
-        report = export_apkg(session=session, deck_slug=deck, path=out, base_url=base_url)
+        report = export_apkg(
+            session=session,
+            deck_slug=deck,
+            path=out,
+            base_url=base_url,
+            content_dir=_settings().content_dir,
+        )
     click.echo(f"{report.decks} decks, {report.notes} notes, {report.formulas} formulas: {out}")
 
 

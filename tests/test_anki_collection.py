@@ -11,6 +11,7 @@ from sqlmodel import Session
 
 from app.content.sync import import_content
 from app.export.anki import FIELDS, export_apkg
+from tests.test_images import png
 
 anki_collection = pytest.importorskip("anki.collection")
 
@@ -146,3 +147,39 @@ def test_reimport_updates_notes_instead_of_duplicating_them(
 
     assert collection.note_count() == 2
     assert "3.35 TB/s" in notes_by_card(collection)["hbm"]["Answer"]
+
+
+def test_images_travel_as_anki_media(
+    write_content: WriteContent,
+    engine: Engine,
+    collection: "anki_collection.Collection",
+    tmp_path: Path,
+) -> None:
+    deck = DECK.replace("约 3 TB/s。", "约 3 TB/s。\n\n![HBM 带宽随代际增长](../assets/hbm.png)")
+    root = write_content({"decks/gpu.md": deck, "topics/roofline.md": TOPIC})
+    (root / "assets").mkdir()
+    (root / "assets" / "hbm.png").write_bytes(png())
+    import_content(root, engine)
+    package = tmp_path / "gpu.apkg"
+    with Session(engine) as session:
+        report = export_apkg(session=session, deck_slug=None, path=package, content_dir=root)
+    assert report.images == 1
+    import_into(collection, package)
+
+    answer = notes_by_card(collection)["hbm"]["Answer"]
+    [name] = re.findall(r'<img src="([^"]+)" alt="HBM 带宽随代际增长"', answer)
+    assert "/" not in name and name.endswith(".png")
+    assert (Path(collection.media.dir()) / name).read_bytes() == png()
+
+
+def test_without_the_content_directory_the_image_is_left_as_it_was(
+    write_content: WriteContent, engine: Engine, tmp_path: Path
+) -> None:
+    deck = DECK.replace("约 3 TB/s。", "约 3 TB/s。\n\n![图](../assets/hbm.png)")
+    root = write_content({"decks/gpu.md": deck, "topics/roofline.md": TOPIC})
+    (root / "assets").mkdir()
+    (root / "assets" / "hbm.png").write_bytes(png())
+    import_content(root, engine)
+    with Session(engine) as session:
+        report = export_apkg(session=session, deck_slug=None, path=tmp_path / "x.apkg")
+    assert report.images == 0

@@ -3,7 +3,9 @@
 import hashlib
 import html
 import itertools
+import json
 import os
+import re
 import sqlite3
 import tempfile
 import zipfile
@@ -12,12 +14,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import BinaryIO
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 import genanki
 from sqlmodel import Session, col, select
 
 from app import catalog
+from app.content.images import ImageError, load
 from app.errors import NotFound
 from app.export.tex import katex_to_tex
 from app.models import Card, CardLink, Deck, Followup
@@ -66,6 +69,7 @@ class ExportReport:
     decks: int
     notes: int
     formulas: int
+    images: int = 0
 
 
 def anki_tag(text: str) -> str:
@@ -126,19 +130,46 @@ def _source(deck: Deck, card: Card, base_url: str | None) -> str:
     return f"{where} / {ident}" if where else ident
 
 
+# What the import made of `![alt](…)`: see app/content/images.py.
+_IMAGE_SRC = re.compile(r'(<img src=")/media/([^"?]+)\?v=[0-9a-f]+(")')
+
+
+class _Media:
+    """Images the exported notes show, as Anki media: flat names, the files from `root`."""
+
+    def __init__(self, root: Path | None) -> None:
+        self.root = root
+        self.files: dict[str, Path] = {}
+
+    def rewrite(self, fragment: str) -> str:
+        return _IMAGE_SRC.sub(self._replace, fragment)
+
+    def _replace(self, match: re.Match[str]) -> str:
+        if self.root is None:
+            return match[0]
+        try:
+            image = load(self.root, unquote(match[2]))
+        except ImageError:
+            return match[0]  # gone since the import: Anki shows the alt text
+        name = f"qbank-{image.sha}{Path(image.path).suffix.lower()}"
+        self.files[name] = self.root / image.path
+        return f"{match[1]}{html.escape(name)}{match[3]}"
+
+
 def _note(
     deck: Deck,
     card: Card,
     links: list[CardLink],
     questions: list[Followup],
     base_url: str | None,
+    media: _Media,
 ) -> tuple[genanki.Note, int]:
     formulas = 0
     fields = []
     followups = _followups(questions, card.followups_html)
     for fragment in (card.question_html, card.answer_html, followups, card.pitfalls_html):
         text, count = katex_to_tex(fragment)
-        fields.append(text)
+        fields.append(media.rewrite(text))
         formulas += count
     fields += [_reading(links, base_url), _source(deck, card, base_url)]
     tags = [anki_tag(tag) for tag in (*deck.tags, card.section)]
@@ -153,9 +184,16 @@ def _note(
 
 
 def build_package(
-    *, session: Session, deck_slug: str | None, base_url: str | None = None
-) -> tuple[genanki.Package, ExportReport]:
-    """One Anki deck per qbank deck, holding a note for each active card."""
+    *,
+    session: Session,
+    deck_slug: str | None,
+    base_url: str | None = None,
+    content_dir: Path | None = None,
+) -> tuple[genanki.Package, dict[str, Path], ExportReport]:
+    """One Anki deck per qbank deck, holding a note for each active card, and its media.
+
+    Images the cards show are taken from `content_dir`, as {name in the package: file}.
+    """
     decks = _decks(session, deck_slug)
     by_id = {deck.id: deck for deck in decks}
     cards = session.exec(
@@ -175,6 +213,7 @@ def build_package(
         for deck in decks
     }
     formulas = 0
+    media = _Media(content_dir)
     for card in cards:
         note, count = _note(
             by_id[card.deck_id],
@@ -182,14 +221,18 @@ def build_package(
             links.get(card.id, []),
             questions.get(card.id, []),
             base_url,
+            media,
         )
         anki_decks[card.deck_id].add_note(note)
         formulas += count
     package = genanki.Package(list(anki_decks.values()))
-    return package, ExportReport(decks=len(decks), notes=len(cards), formulas=formulas)
+    report = ExportReport(len(decks), len(cards), formulas, images=len(media.files))
+    return package, media.files, report
 
 
-def _write(package: genanki.Package, target: Path | BinaryIO, timestamp: float) -> None:
+def _write(
+    package: genanki.Package, media: dict[str, Path], target: Path | BinaryIO, timestamp: float
+) -> None:
     # Package.write_to_file leaves its temporary SQLite file behind and cannot write to a
     # stream, so build the collection in a directory that is cleaned up, then zip it.
     with tempfile.TemporaryDirectory(prefix="qbank-apkg-") as tmp:
@@ -204,7 +247,12 @@ def _write(package: genanki.Package, target: Path | BinaryIO, timestamp: float) 
             connection.close()
         with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as archive:
             archive.write(collection, "collection.anki2")
-            archive.writestr("media", "{}")
+            # Anki's media list: numbered members of the archive, each with its file name.
+            names = {}
+            for number, (name, source) in enumerate(sorted(media.items())):
+                archive.write(source, str(number))
+                names[str(number)] = name
+            archive.writestr("media", json.dumps(names))
 
 
 def export_apkg(
@@ -213,19 +261,22 @@ def export_apkg(
     deck_slug: str | None,
     path: Path | str | BinaryIO,
     base_url: str | None = None,
+    content_dir: Path | None = None,
     now: datetime | None = None,
 ) -> ExportReport:
     """Write one deck (or every deck) to `path` as an .apkg; NotFound for an unknown deck."""
-    package, report = build_package(session=session, deck_slug=deck_slug, base_url=base_url)
+    package, media, report = build_package(
+        session=session, deck_slug=deck_slug, base_url=base_url, content_dir=content_dir
+    )
     timestamp = (now or datetime.now(UTC)).timestamp()
     if not isinstance(path, str | Path):
-        _write(package, path, timestamp)
+        _write(package, media, path, timestamp)
         return report
     # Write beside the target and rename, so a failed export never leaves half a package.
     target = Path(path)
     partial = target.with_name(target.name + ".part")
     try:
-        _write(package, partial, timestamp)
+        _write(package, media, partial, timestamp)
         os.replace(partial, target)
     finally:
         partial.unlink(missing_ok=True)

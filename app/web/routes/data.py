@@ -40,7 +40,13 @@ def export_anki(
     # Links point at the configured public address only: the request's Host header is the
     # client's to choose, and a loopback address means nothing on another device.
     buffer = io.BytesIO()
-    export_apkg(session=session, deck_slug=deck or None, path=buffer, base_url=settings.public_url)
+    export_apkg(
+        session=session,
+        deck_slug=deck or None,
+        path=buffer,
+        base_url=settings.public_url,
+        content_dir=settings.content_dir,
+    )
     return _download(buffer.getvalue(), "application/octet-stream", f"qbank-{deck or 'all'}.apkg")
 
 
