@@ -54,7 +54,7 @@ def test_an_image_beside_the_content_gets_a_hashed_url_alt_text_and_lazy_loading
     sha = images.load(root, "assets/roofline.png").sha
     assert (
         f'<img src="/media/assets/roofline.png?v={sha}" alt="Roofline 图：A1 在斜坡下" '
-        'loading="lazy" decoding="async" />'
+        'width="2" height="1" loading="lazy" decoding="async" />'
     ) in html
 
 
@@ -62,6 +62,33 @@ def test_an_image_in_the_same_folder_and_an_svg(root: Path) -> None:
     html, errors = render(root, "![示意](figure.svg)")
     assert errors == []
     assert 'src="/media/decks/figure.svg?v=' in html
+    assert "width=" not in html  # this SVG does not say its size
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "size"),
+    [
+        ("a.png", png(640, 480), (640, 480)),
+        ("a.gif", b"GIF89a\x20\x03\x58\x02" + b"\0" * 20, (800, 600)),
+        (
+            "a.jpg",
+            b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00"
+            b"\xff\xc0\x00\x11\x08\x01\xe0\x02\x80\x03" + b"\0" * 20,
+            (640, 480),
+        ),
+        (
+            "a.svg",
+            b'<svg xmlns="http://www.w3.org/2000/svg" width="420" height="260px"/>',
+            (420, 260),
+        ),
+        ("a.webp", b"RIFF\0\0\0\0WEBPVP8 " + b"\0" * 20, None),
+    ],
+)
+def test_the_size_an_image_file_states(
+    root: Path, name: str, data: bytes, size: tuple[int, int] | None
+) -> None:
+    (root / "assets" / name).write_bytes(data)
+    assert images.load(root, f"assets/{name}").size == size
 
 
 @pytest.mark.parametrize(

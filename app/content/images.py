@@ -9,6 +9,8 @@ The URL carries a hash of the bytes, so browsers may keep an image for good.
 import hashlib
 import os
 import posixpath
+import re
+import struct
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -33,6 +35,9 @@ class ImageError(ValueError):
 class Image:
     path: str  # relative to the content root, with forward slashes
     sha: str  # of the bytes, shortened
+    # In CSS pixels when the file says (PNG, GIF, JPEG, SVG): lets the page keep the image's
+    # place before it has loaded.
+    size: tuple[int, int] | None = None
 
     @property
     def url(self) -> str:
@@ -78,16 +83,46 @@ def load(root: Path, path: str) -> Image:
         raise ImageError(
             f"image '{path}' is {stat.st_size:,} bytes; the limit is {MAX_BYTES:,} bytes"
         )
-    return Image(path, _checked_hash(full, suffix, stat.st_mtime_ns, stat.st_size))
+    sha, size = _checked(full, suffix, stat.st_mtime_ns, stat.st_size)
+    return Image(path, sha, size)
 
 
 @lru_cache(maxsize=1024)
-def _checked_hash(full: str, suffix: str, mtime_ns: int, size: int) -> str:
+def _checked(
+    full: str, suffix: str, mtime_ns: int, size: int
+) -> tuple[str, tuple[int, int] | None]:
     # Keyed by modification time and size too, so an edited file is read again.
     data = Path(full).read_bytes()
     if not _looks_like(data, suffix):
         raise ImageError(f"image '{os.path.basename(full)}' is not a {suffix[1:]} file")
-    return hashlib.sha256(data).hexdigest()[:16]
+    return hashlib.sha256(data).hexdigest()[:16], _dimensions(data, suffix)
+
+
+_SVG_SIZE = re.compile(rb"<svg\b[^>]*?\bwidth=[\"']([\d.]+)(?:px)?[\"'][^>]*?\bheight=[\"']([\d.]+)")
+
+
+def _dimensions(data: bytes, suffix: str) -> tuple[int, int] | None:
+    if suffix == ".png" and len(data) >= 24:
+        return struct.unpack(">II", data[16:24])
+    if suffix == ".gif" and len(data) >= 10:
+        return struct.unpack("<HH", data[6:10])
+    if suffix in (".jpg", ".jpeg"):
+        return _jpeg_dimensions(data)
+    if suffix == ".svg" and (found := _SVG_SIZE.search(data[:4096])):
+        return round(float(found[1])), round(float(found[2]))
+    return None
+
+
+def _jpeg_dimensions(data: bytes) -> tuple[int, int] | None:
+    # Walk the segments to the first start-of-frame marker, which holds height then width.
+    pos = 2
+    while pos + 9 < len(data) and data[pos] == 0xFF:
+        marker, length = data[pos + 1], struct.unpack(">H", data[pos + 2 : pos + 4])[0]
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+            height, width = struct.unpack(">HH", data[pos + 5 : pos + 9])
+            return width, height
+        pos += 2 + length
+    return None
 
 
 def _looks_like(data: bytes, suffix: str) -> bool:

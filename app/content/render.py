@@ -233,6 +233,9 @@ class Renderer:
             errors.append(ContentError(path, line, str(exc)))
             return
         token.attrSet("src", image.url)
+        if image.size:
+            token.attrSet("width", str(image.size[0]))
+            token.attrSet("height", str(image.size[1]))
         token.attrSet("loading", "lazy")
         token.attrSet("decoding", "async")
 

@@ -47,7 +47,7 @@ def test_a_card_shows_its_image_served_with_its_type_and_cached_for_good(
 ) -> None:
     page = client.get("/cards/roofline-figure")
     image = images.load(bank_dir, "assets/roofline.png")
-    tag = f'<img src="{image.url}" alt="Roofline：三个 kernel 的位置" loading="lazy"'
+    tag = f'<img src="{image.url}" alt="Roofline：三个 kernel 的位置" width="2" height="1"'
     assert tag in page.text
     served = client.get(image.url)
     assert served.status_code == 200
