@@ -9,7 +9,7 @@ from app.content.errors import ContentError
 KINDS = {"decks": "deck", "topics": "topic"}
 # Part of every file's hash: raise it when the same Markdown starts rendering to different HTML
 # (new syntax, highlighting, images), so that the next import renders every file again.
-RENDERING = 2
+RENDERING = 3
 
 
 @dataclass(frozen=True)
