@@ -177,7 +177,7 @@ stop_server() {
   kill -9 $(ip netns pids "$1") 2>/dev/null || true
 }
 
-# http NAME SCRIPT...: Python with `get(path)` and `sign_in(name, password)` against the server.
+# http NAME decks|pages PASSWORD, or http NAME metrics N: ask the server in NAME over HTTP.
 http() {
   local name=$1
   shift
@@ -194,6 +194,14 @@ def sign_in(name, password):
     opener.open(base + "/login", data=data, timeout=10).read()
 what = sys.argv[1]
 try:
+    if what == "metrics":  # N GETs of /login, then each of 4 scrapes' count of them
+        for _ in range(int(sys.argv[2])):
+            urllib.request.urlopen(base + "/login", timeout=10).read()
+        line = 'qbank_http_requests_total{method="GET",route="/login",status="200"} '
+        for _ in range(4):
+            _, _, body = get("/metrics")
+            print(*(int(float(x[len(line):])) for x in body.decode().splitlines() if x.startswith(line)))
+        sys.exit(0)
     sign_in("checker", sys.argv[2])
     if what == "decks":
         status, _, body = get("/api/decks")
@@ -283,6 +291,20 @@ fi
 [ "$(http "$a" decks "$password")" = "200 $bundled" ] \
   && pass "the account made before the restart signs in" || fail "the account was lost"
 stop_server "$a"
+
+# Two workers, as docker-compose.yml runs them: every scrape adds up both workers' counters.
+single=("${command[@]}")
+command+=(--workers 2)
+: >"$work/$a.log"
+start_server "$a" "$data" || fail "the server did not start with --workers 2"
+scrapes=$(http "$a" metrics 20 | tr '\n' ' ')
+[ "$scrapes" = "20 20 20 20 " ] && pass "--workers 2: each of 4 scrapes counts all 20 requests" \
+  || fail "--workers 2: the scrapes counted '$scrapes' of 20 requests"
+workers=$(grep -c "Started server process" "$work/$a.log" || true)
+[ "$workers" -ge 2 ] && pass "--workers 2: $workers worker processes started" \
+  || fail "--workers 2: $workers worker processes started"
+stop_server "$a"
+command=("${single[@]}")
 
 # A content directory mounted over the bundled one, on a fresh volume.
 mkdir -p "$work/content/decks" "$work/data-own"
