@@ -14,10 +14,14 @@ from pathlib import Path
 import httpx2 as httpx
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
 
 from app.config import Settings
-from app.logs import JsonFormatter, RequestIdFilter
+from app.jobs import Outcome, start_job, wait_for_job
+from app.logs import REQUEST_ID, JsonFormatter, RequestIdFilter
 from app.main import create_app
+from app.models import Job
 from tests.conftest import LiveServer
 
 REQUESTS_TOTAL = re.compile(
@@ -83,6 +87,24 @@ def test_an_unexpected_error_is_logged_under_its_request_id(
         ("req-broken-1", "/broken", 500),
         ("req-after", "/healthz", 200),
     ]
+
+
+def test_a_background_job_logs_under_the_request_that_started_it(
+    engine: Engine, json_records: Callable[[], list[dict]]
+) -> None:
+    def work(_session: Session, _job: Job) -> Outcome:
+        logging.getLogger("qbank.jobs").info("working on it")
+        return "done", None
+
+    started = REQUEST_ID.set("req-that-started-it")
+    try:
+        job = start_job(engine, kind="check", learner_id=None, work=work)
+    finally:
+        REQUEST_ID.reset(started)
+    assert job.id is not None
+    wait_for_job(job.id, timeout=30)
+    record = next(r for r in json_records() if r["message"] == "working on it")
+    assert record["request_id"] == "req-that-started-it"
 
 
 def test_a_bad_log_setting_is_named_in_one_line(tmp_path: Path) -> None:
