@@ -29,10 +29,12 @@ from app.web.routes import (
     account,
     admin,
     api,
+    custom,
     data,
     interview,
     interview_api,
     jobs,
+    marks,
     media,
     mock,
     pages,
@@ -101,7 +103,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(api.health)
     app.include_router(api.router, dependencies=members)
     app.include_router(interview_api.router, dependencies=members)
-    for module in (pages, settings_routes, study, practice, interview, mock, admin, media):
+    app.include_router(marks.api, dependencies=members)
+    app.include_router(custom.api, dependencies=members)
+    pages_modules = (pages, settings_routes, study, practice, interview, mock, admin, media)
+    for module in (*pages_modules, marks, custom):
         app.include_router(module.router, dependencies=members)
     app.include_router(data.router, dependencies=members)
     app.include_router(stats.router, dependencies=members)

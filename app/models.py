@@ -185,6 +185,15 @@ class Learner(SQLModel, table=True):
     # keeping the weekdays in `easy_days` (digits, 0 = Monday: "56" is the weekend) lighter.
     load_balance: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     easy_days: str = Field(default="", sa_column_kwargs={"server_default": text("''")})
+    # Leeches (app.study.marks): a card lapsing this often is marked, and suspended unless the
+    # action is "tag".
+    leech_threshold: int = Field(default=8, sa_column_kwargs={"server_default": "8"})
+    leech_action: str = Field(default="suspend", sa_column_kwargs={"server_default": "suspend"})
+    # Custom study: this many more new cards on the study day `extra_new_day` only.
+    extra_new: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    extra_new_day: date | None = None
+    # Whether the learner chose their zone (until then the pages offer the browser's).
+    timezone_chosen: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
 
 
 class CardState(SQLModel, table=True):
@@ -208,6 +217,24 @@ class CardState(SQLModel, table=True):
     reps: int = 0
     lapses: int = 0
     version: int = 0  # bumped on every change; guards against double submissions
+
+
+class CardMark(SQLModel, table=True):
+    """A learner's own marks on a card (suspended, buried, flag, leech); absent: none."""
+
+    __table_args__ = (
+        # The browse lists of flagged cards.
+        Index("ix_cardmark_learner_flag", "learner_id", "flag"),
+    )
+
+    learner_id: int = Field(foreign_key="learner.id", primary_key=True)
+    card_id: str = Field(foreign_key="card.id", primary_key=True)
+    suspended: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
+    # Out of the study queue until this moment, the start of the learner's next study day.
+    buried_until: datetime | None = _tz(default=None, nullable=True)
+    flag: int = Field(default=0, sa_column_kwargs={"server_default": "0"})  # 0: none, 1-7
+    leech: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
+    updated_at: datetime = _tz(default_factory=utcnow)
 
 
 class ReviewLog(SQLModel, table=True):

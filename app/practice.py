@@ -10,6 +10,7 @@ from app.errors import NotFound, StudyError
 from app.models import Card, Deck, Learner, PracticeSession, ReviewLog
 from app.study import Filters
 from app.study import card_state as _card_state
+from app.study.marks import held_cards
 
 MAX_SECONDS = 60 * 60
 
@@ -25,7 +26,10 @@ def start_practice(
     card_ids: list[str] | None = None,
     seed: int | None = None,
 ) -> PracticeSession:
-    """Start a practice run over the filtered (or given) cards, in content or random order."""
+    """Start a practice run over the filtered (or given) cards, in content or random order.
+
+    Cards the learner suspended or buried are left out.
+    """
     if order not in ("content", "random"):
         raise StudyError("order must be 'content' or 'random'")
     if not 0 <= seconds_per_card <= MAX_SECONDS:
@@ -33,6 +37,7 @@ def start_practice(
     query = filters.apply(
         select(Card.id)
         .join(Deck, col(Deck.id) == Card.deck_id)
+        .where(col(Card.id).not_in(held_cards(learner.id, now)))
         .order_by(col(Deck.path), col(Card.position))
     )
     ids = list(session.exec(query))

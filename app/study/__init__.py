@@ -8,13 +8,11 @@ from app.study.queue import (
     NextCard,
     card_state,
     counts,
-    done_today,
     next_card,
-    next_due,
-    reviewed_today,
     study_next,
 )
 from app.study.reviews import STALE, ReviewResult, UndoResult, record_review, undo_last
+from app.study.today import done_today, next_due, reviewed_today
 
 __all__ = [
     "STALE",

@@ -15,6 +15,8 @@ class Filters:
     deck: str | None = None
     section: str | None = None
     tag: str | None = None
+    # Custom study: reviews due within this many days after today count as due today.
+    ahead: int = 0
 
     def apply(self, query: Any) -> Any:
         """`query` (which joins Card and Deck) limited to the active cards in scope."""
@@ -42,8 +44,9 @@ class Filters:
         return " · ".join(v for v in (self.deck, self.section, tag) if v)
 
     def as_params(self) -> dict[str, str]:
-        return {
+        params = {
             k: v
             for k, v in (("deck", self.deck), ("section", self.section), ("tag", self.tag))
             if v
         }
+        return params | ({"ahead": str(self.ahead)} if self.ahead else {})

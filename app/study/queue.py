@@ -1,7 +1,7 @@
 """The study queue: what is due, what is left today, and the card to show next."""
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any
@@ -11,13 +11,15 @@ from sqlalchemy.engine import Row
 from sqlmodel import Session, col, select
 
 from app import scheduling
-from app.cardstate import CardStateValue, Mode, Queue, State, aware
+from app.cardstate import CardStateValue, Queue, State, aware
 from app.cardview import GENERATION, CardView, card_view
 from app.interview.pins import next_pinned
-from app.learners import personal_parameters, study_day
-from app.models import Card, CardState, Deck, Learner, ReviewLog
+from app.learners import new_limit, personal_parameters, study_day
+from app.models import Card, CardMark, CardState, Deck, Learner
 from app.study.filters import Filters
+from app.study.marks import held_cards
 from app.study.spread import spread_for
+from app.study.today import done_today
 
 # Learning steps due this soon are shown early when nothing else is left.
 LEARN_AHEAD = timedelta(minutes=20)
@@ -51,70 +53,35 @@ def _inline(*sql: str) -> list[Any]:
     return [literal_column(value) for value in sql]
 
 
-def _rated_today() -> list[Any]:
-    """A learner's live study ratings of one study day (`learner_id`, `start`, `end`)."""
-    return [
-        ReviewLog.learner_id == bindparam("learner_id"),
-        ReviewLog.mode == Mode.STUDY.value,
-        col(ReviewLog.undone_at).is_(None),
-        col(ReviewLog.reviewed_at) >= bindparam("start"),
-        col(ReviewLog.reviewed_at) < bindparam("end"),
-    ]
-
-
-def _day_params(learner: Learner, now: datetime) -> dict[str, Any]:
-    start, end = study_day(learner, now)
-    return {"learner_id": learner.id, "start": start, "end": end}
-
-
-@lru_cache(maxsize=1)
-def _done_today_statement() -> Any:
-    return (
-        select(ReviewLog.queue, func.count())
-        .where(*_rated_today(), col(ReviewLog.queue).in_(_inline("'new'", "'review'")))
-        .group_by(ReviewLog.queue)
-    )
-
-
-def done_today(session: Session, *, learner: Learner, now: datetime) -> dict[str, int]:
-    """Study ratings given today to new cards and to reviews (for the daily limits).
-
-    A card is new only until its first rating (an undone one does not count), and a review
-    rated today is not due again today, so these are also numbers of cards. Counted along the
-    ix_reviewlog_study_day index, without reading log rows.
-    """
-    rows = session.connection().execute(_done_today_statement(), _day_params(learner, now))
-    return {"new": 0, "review": 0} | dict(rows.all())
-
-
-def reviewed_today(session: Session, *, learner: Learner, now: datetime) -> int:
-    """Study ratings given so far in the learner's current day (for the progress bar)."""
-    statement = select(func.count()).where(*_rated_today())
-    return session.connection().execute(statement, _day_params(learner, now)).scalar_one()
+def _put_aside() -> Any:
+    """The learner's suspended and buried cards, for the statements' `learner_id` and `now`."""
+    return held_cards(bindparam("learner_id"), bindparam("now"))
 
 
 def _new_cards(learner_id: Any, cursor: Any) -> Any:
-    """Ids of the cards the learner has never studied, in content order, from `cursor` on."""
+    """Ids of the cards the learner has never studied and not put aside, in content order."""
     seen = select(CardState.card_id).where(
         CardState.learner_id == learner_id, CardState.card_id == Card.id
     )
     return (
         select(Card.id)
         .join(Deck, col(Deck.id) == Card.deck_id)
-        .where(col(Card.ordinal) >= cursor, ~seen.exists())
+        .where(col(Card.ordinal) >= cursor, ~seen.exists(), col(Card.id).not_in(_put_aside()))
         .order_by(col(Card.ordinal))
     )
 
 
-def _new_left(learner: Learner, done: dict[str, int]) -> int:
-    return max(learner.new_per_day - done["new"], 0)
+def _new_left(learner: Learner, now: datetime, done: dict[str, int]) -> int:
+    return max(new_limit(learner, now) - done["new"], 0)
 
 
-def _counts(row: Any, learner: Learner, done: dict[str, int], prefix: str = "") -> Counts:
+def _counts(
+    row: Any, learner: Learner, now: datetime, done: dict[str, int], prefix: str = ""
+) -> Counts:
     """Counts from a row with the columns of `_count_columns`, within the daily limits."""
     review_left = max(learner.max_reviews_per_day - done["review"], 0)
     return Counts(
-        new=min(getattr(row, prefix + "new"), _new_left(learner, done)),
+        new=min(getattr(row, prefix + "new"), _new_left(learner, now, done)),
         learning=getattr(row, prefix + "learning"),
         review=min(getattr(row, prefix + "review"), review_left),
     )
@@ -130,11 +97,17 @@ def _count_columns(filters: Filters, *, walk: bool, prefix: str = "") -> list[An
     """
     learner_id = bindparam("learner_id")
     # Learning and relearning: two ranges of ix_cardstate_learner_state_due.
+    active = col(CardState.card_id).not_in(_put_aside())
     is_learning = (
         col(CardState.state).in_(_inline(str(int(State.LEARNING)), str(int(State.RELEARNING)))),
         col(CardState.due) <= bindparam("ahead"),
+        active,
     )
-    is_review = (CardState.state == int(State.REVIEW), col(CardState.due) < bindparam("day_end"))
+    is_review = (
+        CardState.state == int(State.REVIEW),
+        col(CardState.due) < bindparam("day_end"),
+        active,
+    )
     if filters.scoped:
 
         def states(*conditions: Any) -> Any:
@@ -182,7 +155,7 @@ def _count_columns(filters: Filters, *, walk: bool, prefix: str = "") -> list[An
             if filters.deck:
                 decks = decks.where(Deck.slug == filters.deck)
             in_scope = decks.scalar_subquery()
-        new = in_scope - seen
+        new = in_scope - seen - _aside_unseen(filters, learner_id)
     return [
         learning.label(f"{prefix}learning"),
         review.label(f"{prefix}review"),
@@ -190,16 +163,42 @@ def _count_columns(filters: Filters, *, walk: bool, prefix: str = "") -> list[An
     ]
 
 
-def _params(learner: Learner, now: datetime, done: dict[str, int]) -> dict[str, Any]:
+def _aside_unseen(filters: Filters, learner_id: Any) -> Any:
+    """How many cards in scope the learner put aside before ever studying them."""
+    seen = select(CardState.card_id).where(
+        CardState.learner_id == learner_id, CardState.card_id == CardMark.card_id
+    )
+    return filters.apply(
+        select(func.count())
+        .select_from(CardMark)
+        .join(Card, col(Card.id) == CardMark.card_id)
+        .join(Deck, col(Deck.id) == Card.deck_id)
+        .where(
+            CardMark.learner_id == learner_id,
+            col(CardMark.card_id).in_(_put_aside()),
+            ~seen.exists(),
+        )
+    ).scalar_subquery()
+
+
+def _params(
+    learner: Learner, now: datetime, done: dict[str, int], filters: Filters
+) -> dict[str, Any]:
     _, day_end = study_day(learner, now)
     return {
         "learner_id": learner.id,
         "now": now,
-        "day_end": day_end,
+        # Custom study's review ahead: the reviews of the next days are due today.
+        "day_end": day_end + timedelta(days=filters.ahead),
         "ahead": now + LEARN_AHEAD,
         "new_cursor": learner.new_cursor,
-        "new_left": _new_left(learner, done),
+        "new_left": _new_left(learner, now, done),
     }
+
+
+def _shape(filters: Filters) -> Filters:
+    """The filters a statement depends on (review ahead is only a parameter)."""
+    return replace(filters, ahead=0) if filters.ahead else filters
 
 
 @lru_cache(maxsize=64)
@@ -217,9 +216,9 @@ def counts(
 ) -> Counts:
     """What is left to study today: new (within the daily limit), learning due, reviews due."""
     done = done if done is not None else done_today(session, learner=learner, now=now)
-    params = _params(learner, now, done)
-    statement = _counts_statement(filters, walk=params["new_left"] <= WALK_NEW_CARDS)
-    return _counts(session.connection().execute(statement, params).one(), learner, done)
+    params = _params(learner, now, done, filters)
+    statement = _counts_statement(_shape(filters), walk=params["new_left"] <= WALK_NEW_CARDS)
+    return _counts(session.connection().execute(statement, params).one(), learner, now, done)
 
 
 def _first(query: Any, exclude: bool) -> Any:
@@ -236,7 +235,11 @@ def _first_due(filters: Filters, condition: Any, exclude: bool) -> Any:
         .select_from(CardState)
         .join(Card, col(Card.id) == CardState.card_id)
         .join(Deck, col(Deck.id) == Card.deck_id)
-        .where(CardState.learner_id == bindparam("learner_id"), condition)
+        .where(
+            CardState.learner_id == bindparam("learner_id"),
+            condition,
+            col(CardState.card_id).not_in(_put_aside()),
+        )
     ).order_by(col(CardState.due))
     return _first(due, exclude)
 
@@ -336,10 +339,10 @@ def study_next(
     (after an undo).
     """
     done = done_today(session, learner=learner, now=now)
-    params = _params(learner, now, done)
+    params = _params(learner, now, done, filters)
     held = _held(session, learner, exclude) if exclude else {"new": 0, "review": 0}
     statement = _pick_statement(
-        filters,
+        _shape(filters),
         reviews=done["review"] + held["review"] < learner.max_reviews_per_day,
         new=params["new_left"] > held["new"],
         walk=params["new_left"] <= WALK_NEW_CARDS,
@@ -348,7 +351,7 @@ def study_next(
     if exclude:
         params["exclude"] = list(exclude)
     row = session.connection().execute(statement, params).one()
-    today = _counts(row, learner, done, prefix="count_")
+    today = _counts(row, learner, now, done, prefix="count_")
     card_id = pinned if pinned and _studyable(session, learner, now, filters, pinned) else None
     # While an interview is ahead, its plan's cards for today come right after learning steps.
     planned = next_pinned(session, learner=learner, now=now, filters=filters, exclude=exclude)
@@ -409,19 +412,10 @@ def _studyable(
     )
     if session.connection().execute(in_scope).first() is None:
         return False
+    held = held_cards(learner.id, now).where(CardMark.card_id == card_id)
+    if session.connection().execute(held).first() is not None:
+        return False
     state = state_row(session, learner=learner, card_id=card_id)
     _, day_end = study_day(learner, now)
+    day_end += timedelta(days=filters.ahead)
     return state is None or aware(state.due) < max(day_end, now + LEARN_AHEAD)
-
-
-def next_due(session: Session, *, learner: Learner, filters: Filters) -> datetime | None:
-    """When the next scheduled card falls due (for the 'done for today' page)."""
-    statement = filters.apply(
-        select(func.min(CardState.due))
-        .select_from(CardState)
-        .join(Card, col(Card.id) == CardState.card_id)
-        .join(Deck, col(Deck.id) == Card.deck_id)
-        .where(CardState.learner_id == learner.id)
-    )
-    due = session.connection().execute(statement).scalar_one()
-    return aware(due) if due else None

@@ -15,6 +15,7 @@ from app.db import database_of
 from app.errors import Conflict, NotFound, StudyError
 from app.learners import personal_parameters
 from app.models import Card, CardState, Learner, ReviewLog
+from app.study.marks import leech_values, undone_leech_values, upsert_marks
 from app.study.queue import state_row
 from app.study.spread import spread_for
 
@@ -29,6 +30,7 @@ class ReviewResult:
     version: int
     log_id: int
     replayed: bool = False  # answered from the first request with the same idempotency key
+    leech: bool = False  # this lapse made the card a leech, or warned of it again
 
     @property
     def due(self) -> datetime:
@@ -86,6 +88,10 @@ def record_review(
                 parameters=personal_parameters(learner),
                 spread=spread_for(session, learner=learner, card_id=card_id, now=now),
             )
+            leech = _leech(learner, before, after)
+            if leech is not None:
+                marks = {**leech, "updated_at": now}
+                connection.execute(upsert_marks(database, key, marks))
             if row is None:
                 connection.execute(_insert_statement(), {**key, "version": 1, **after.columns()})
                 database.lock_learner(session, learner.id)  # type: ignore[arg-type]
@@ -111,7 +117,7 @@ def record_review(
             }
             log_id = connection.execute(_log_statement(), entry).scalar_one()
             session.commit()
-            return ReviewResult(card_id, rating, after, version + 1, log_id)
+            return ReviewResult(card_id, rating, after, version + 1, log_id, leech=bool(leech))
     except (_Lost, IntegrityError):
         # Another request changed the card first: the same rating sent twice, or a rating
         # from another tab or device.
@@ -119,6 +125,15 @@ def record_review(
         if idempotency_key and (done := _replay(session, learner, idempotency_key)):
             return done
         raise Conflict(STALE) from None
+
+
+def _leech(
+    learner: Learner, before: CardStateValue | None, after: CardStateValue
+) -> dict[str, Any] | None:
+    """The marks a rating sets when its lapse makes the card a leech (see app.study.marks)."""
+    if after.lapses <= (before.lapses if before else 0):
+        return None
+    return leech_values(learner, after.lapses)
 
 
 class _Lost(Exception):
@@ -167,7 +182,13 @@ def _log_statement() -> Any:
 
 @cache
 def _replay_statement() -> Any:
-    return select(ReviewLog.id, ReviewLog.card_id, ReviewLog.rating, ReviewLog.state_after).where(
+    return select(
+        ReviewLog.id,
+        ReviewLog.card_id,
+        ReviewLog.rating,
+        ReviewLog.state_before,
+        ReviewLog.state_after,
+    ).where(
         ReviewLog.learner_id == bindparam("learner_id"),
         ReviewLog.idempotency_key == bindparam("key"),
     )
@@ -179,7 +200,10 @@ def _replay(session: Session, learner: Learner, key: str) -> ReviewResult | None
         return None
     row = state_row(session, learner=learner, card_id=log.card_id)
     state = CardStateValue.from_json(log.state_after)
-    return ReviewResult(log.card_id, log.rating, state, row.version if row else 0, log.id, True)
+    before = CardStateValue.from_json(log.state_before) if log.state_before else None
+    leech = _leech(learner, before, state) is not None
+    version = row.version if row else 0
+    return ReviewResult(log.card_id, log.rating, state, version, log.id, True, leech)
 
 
 @cache
@@ -279,6 +303,10 @@ def undo_last(
                     .where(col(ReviewLog.id) == log.id, col(ReviewLog.undone_at).is_(None))
                     .values(undone_at=now, undo_key=idempotency_key)
                 ).rowcount
+            marks = _undone_leech(learner, before, log.state_after)
+            if done == 1 and marks is not None:
+                key = {"learner_id": learner.id, "card_id": log.card_id}
+                connection.execute(upsert_marks(database, key, marks | {"updated_at": now}))
         except IntegrityError:
             done = 0
         if done != 1:
@@ -289,6 +317,16 @@ def undo_last(
         result = UndoResult(log.card_id, before, restored, log.id)  # type: ignore[arg-type]
         session.commit()
         return result
+
+
+def _undone_leech(
+    learner: Learner, before: CardStateValue | None, after: dict[str, Any] | None
+) -> dict[str, Any] | None:
+    """The leech marks to restore when undoing a rating that made the card a leech."""
+    if after is None:
+        return None
+    lapses = before.lapses if before else 0
+    return undone_leech_values(learner, lapses, CardStateValue.from_json(after).lapses)
 
 
 def _undone(session: Session, learner: Learner, key: str) -> UndoResult | None:

@@ -160,9 +160,10 @@ async def get_filters(
     deck: Annotated[str | None, Query(max_length=200)] = None,
     section: Annotated[str | None, Query(max_length=500)] = None,
     tag: Annotated[str | None, Query(max_length=200)] = None,
+    ahead: Annotated[int, Query(ge=0, le=365)] = 0,
 ) -> Filters:
-    """The study or practice scope: `?deck=&section=&tag=`."""
-    return Filters(deck=deck or None, section=section or None, tag=tag or None)
+    """The study or practice scope: `?deck=&section=&tag=`, and `ahead=` days to review ahead."""
+    return Filters(deck=deck or None, section=section or None, tag=tag or None, ahead=ahead)
 
 
 FiltersDep = Annotated[Filters, Depends(get_filters)]

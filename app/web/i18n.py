@@ -175,6 +175,123 @@ STRINGS: dict[str, tuple[str, str]] = {
         "Fetching the next card… (ratings made offline are kept on this device)",
     ),
     "study.all": ("全部", "All decks"),
+    "study.suspend": ("已暂停这张卡片，解除前不会再出现。", "Card suspended until unsuspended."),
+    "study.unsuspend": ("已恢复这张卡片。", "Card unsuspended."),
+    "study.bury": ("已搁置到明天。", "Card buried until tomorrow."),
+    "study.unbury": ("已取消搁置。", "Card unburied."),
+    "study.flagged": ("已加旗标。", "Card flagged."),
+    "study.unflagged": ("已清除旗标。", "Flag cleared."),
+    "study.unleech": ("已清除“难记”标记，卡片恢复学习。", "Leech mark cleared; the card is back."),
+    "study.leech": (
+        "这张卡片已遗忘 {lapses} 次，标记为“难记”。",
+        "This card has lapsed {lapses} times and is marked a leech.",
+    ),
+    "marks.actions": ("卡片操作", "Card actions"),
+    "marks.suspend": ("暂停", "Suspend"),
+    "marks.unsuspend": ("取消暂停", "Unsuspend"),
+    "marks.bury": ("搁置到明天", "Bury"),
+    "marks.unbury": ("取消搁置", "Unbury"),
+    "marks.flag": ("旗标", "Flag"),
+    "marks.unflag": ("清除旗标", "Clear flag"),
+    "marks.all_flags": ("全部旗标", "All flags"),
+    "marks.flag.red": ("红", "Red"),
+    "marks.flag.orange": ("橙", "Orange"),
+    "marks.flag.green": ("绿", "Green"),
+    "marks.flag.blue": ("蓝", "Blue"),
+    "marks.flag.pink": ("粉", "Pink"),
+    "marks.flag.turquoise": ("青", "Turquoise"),
+    "marks.flag.purple": ("紫", "Purple"),
+    "marks.leech": ("难记", "Leech"),
+    "marks.unleech": ("已改写，清除标记", "Rewritten: clear the mark"),
+    "marks.lists": ("我的卡片列表", "My card lists"),
+    "marks.list.suspended": ("已暂停", "Suspended"),
+    "marks.list.buried": ("已搁置", "Buried"),
+    "marks.list.flagged": ("有旗标", "Flagged"),
+    "marks.list.leech": ("难记卡片", "Leeches"),
+    "marks.intro.suspended": (
+        "暂停的卡片不会出现在学习和练习中，直到你取消暂停。",
+        "Suspended cards stay out of study and practice until you unsuspend them.",
+    ),
+    "marks.intro.buried": (
+        "搁置的卡片在你的下一个学习日开始时回来。",
+        "Buried cards come back when your next study day begins.",
+    ),
+    "marks.intro.flagged": (
+        "旗标只有你自己看得到。",
+        "Flags are yours alone.",
+    ),
+    "marks.intro.leech": (
+        "反复遗忘的卡片。最好的办法是改写它：拆小、换个问法，或补上缺的背景。",
+        "Cards you keep forgetting. The best cure is to rewrite them: split them, ask "
+        "differently, or add the missing background.",
+    ),
+    "marks.none": ("这里还没有卡片。", "No cards here."),
+    "marks.source": ("内容位置", "In the content"),
+    "marks.history": ("评分记录", "Ratings"),
+    "marks.back_at": ("回来时间", "Back at"),
+    "marks.practise_these": ("练习这些卡片", "Practise these cards"),
+    "custom.title": ("自定义学习", "Custom study"),
+    "custom.recap": (
+        "今天学习了 {cards} 张卡片，用时 {minutes} 分钟，“重来”率 {rate}。",
+        "Today: {cards} cards studied in {minutes} min, again-rate {rate}.",
+    ),
+    "custom.more_new": ("今天再学新卡", "More new cards today"),
+    "custom.take": ("增加", "Take them"),
+    "custom.raised": (
+        "今天已多加 {count} 张（只限今天）。",
+        "Today's limit is raised by {count} (today only).",
+    ),
+    "custom.ahead": ("提前复习未来几天到期的卡片", "Review cards due in the next days"),
+    "custom.review_ahead": ("提前复习", "Review ahead"),
+    "custom.failed": ("再练一遍今天忘记的 {count} 张", "Practise the {count} cards failed today"),
+    "custom.flagged": ("有旗标的卡片", "Flagged cards"),
+    "settings.retention_help": (
+        "复习时希望还记得的概率：越高，复习越频繁。",
+        "The chance you want to still remember a card when it comes up: higher means more "
+        "frequent reviews.",
+    ),
+    "settings.limits_help": (
+        "每天最多引入多少张新卡、最多复习多少张；完成后可在“完成”页面临时多学。",
+        "How many new cards to start and reviews to do per day at most; the done page lets you "
+        "take more for one day.",
+    ),
+    "settings.rollover_help": (
+        "你的学习日在这个整点（你所在时区）开始：此前的复习算前一天。"
+        "默认凌晨 4 点，深夜学习仍算当天。",
+        "Your study day starts at this hour in your time zone: reviews before it count for the "
+        "day before. At 4 (the default), a late night still counts as the same day.",
+    ),
+    "settings.timezone_help": (
+        "输入筛选，例如 Shanghai；所有页面上的时间都按这个时区显示。",
+        "Type to filter, e.g. Shanghai; every time on every page is shown in this zone.",
+    ),
+    "settings.leech_threshold": (
+        "“难记”阈值（遗忘次数，0 关闭）",
+        "Leech threshold (lapses, 0: off)",
+    ),
+    "settings.leech_action": ("卡片变为“难记”时", "When a card becomes a leech"),
+    "settings.leech_suspend": ("暂停它", "Suspend it"),
+    "settings.leech_tag": ("只做标记", "Only mark it"),
+    "settings.leech_help": (
+        "遗忘达到阈值时标记，之后每多遗忘半个阈值再提醒一次。",
+        "A card is marked when its lapses reach the threshold, and again every half threshold.",
+    ),
+    "zone.offer": (
+        "你的浏览器时区是 {zone}。使用它吗？",
+        "Your browser's time zone is {zone}. Use it?",
+    ),
+    "zone.offer_plain": (
+        "你的时区现在是 {zone}：请在设置里选择你所在的时区。",
+        "Your time zone is {zone}: choose yours in the settings.",
+    ),
+    "zone.use": ("使用", "Use it"),
+    "zone.keep": ("保持 {zone}", "Keep {zone}"),
+    "admin.leeches": ("团队的难记卡片", "The team's leeches"),
+    "admin.leeches_note": (
+        "最多成员反复遗忘的卡片：值得改写。",
+        "The cards the most members keep failing: worth rewriting.",
+    ),
+    "admin.leech_members": ("成员数", "Members"),
     "practice.title": ("练习", "Practice"),
     "practice.intro": (
         "模拟面试：按顺序或随机出题，可限时作答；评分只记录，不影响复习计划。",
@@ -244,6 +361,10 @@ STRINGS: dict[str, tuple[str, str]] = {
         "kept as retired.",
     ),
     "backup.settings_restored": ("学习设置已按备份恢复。", "Study settings were restored."),
+    "backup.marks_restored": (
+        "{count} 张卡片的暂停、搁置、旗标或“难记”标记已按备份恢复。",
+        "Suspend, bury, flag or leech marks restored on {count} cards.",
+    ),
     "backup.nothing": (
         "备份里的内容都已存在，没有任何改动。",
         "Everything in this backup was already here; nothing changed.",
@@ -328,14 +449,26 @@ def language(request: Request) -> str:
     chosen = request.cookies.get(COOKIE)
     if chosen in LANGUAGES:
         return chosen
-    header = request.headers.get("accept-language", "")
+    return preferred(request.headers.get("accept-language", "")) or "zh"
+
+
+def preferred(header: str) -> str | None:
+    """The language of ours that an Accept-Language header ranks highest (by q, then order)."""
+    best, best_q = None, 0.0
     for part in header.split(","):
-        code = part.split(";")[0].strip().lower()
-        if code.startswith("zh"):
-            return "zh"
-        if code.startswith("en"):
-            return "en"
-    return "zh"
+        tag, *params = part.split(";")
+        q = 1.0
+        for param in params:
+            name, _, value = param.strip().partition("=")
+            if name.strip() == "q":
+                try:
+                    q = float(value)
+                except ValueError:
+                    q = 0.0
+        code = tag.strip().lower().split("-")[0]
+        if code in LANGUAGES and q > best_q:
+            best, best_q = code, q
+    return best
 
 
 def translator(lang: str):  # type: ignore[no-untyped-def]

@@ -94,6 +94,11 @@ class ReviewOut(StateOut):
     replayed: bool = Field(
         description="True when this answers a repeat of an Idempotency-Key already used."
     )
+    leech: bool = Field(
+        default=False,
+        description="This lapse made the card a leech (or warned again): it is marked, and "
+        "suspended unless the learner's leech action is 'tag'.",
+    )
     counts: CountsOut
     next: NextOut | None = Field(description="The card to study next; null when nothing is due.")
 

@@ -1,13 +1,18 @@
 """Jinja2 environment and the one helper routes use to render a page."""
 
+from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
 
 from fastapi import Request
 from fastapi.templating import Jinja2Templates
+from jinja2 import pass_context
+from jinja2.runtime import Context
 from starlette.responses import HTMLResponse
 
+from app.cardstate import aware
 from app.config import resource_dir
+from app.learners import learner_zone
 from app.scheduling import format_interval
 from app.web.assets import Assets
 from app.web.i18n import language, translator
@@ -17,6 +22,19 @@ templates = Jinja2Templates(directory=str(resource_dir("templates")))
 templates.env.globals["static_url"] = assets.url
 templates.env.globals["urlencode"] = urlencode
 templates.env.filters["interval"] = format_interval
+
+
+@pass_context
+def localtime(context: Context, moment: datetime | None, fmt: str = "%Y-%m-%d %H:%M") -> str:
+    """`moment` on the wall clock of the learner viewing the page (UTC for nobody)."""
+    if moment is None:
+        return ""
+    user = context.get("user")
+    local = aware(moment).astimezone(learner_zone(user)) if user else aware(moment)
+    return local.strftime(fmt)
+
+
+templates.env.filters["localtime"] = localtime
 
 
 def render(

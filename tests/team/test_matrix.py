@@ -100,6 +100,7 @@ class Call:
         return "member" if self.role == "anonymous" else self.role
 
 
+CARD_ACTIONS = ("suspend", "unsuspend", "bury", "unbury", "unleech")
 # The request each (method, path) gets; every POST must be listed, even with an empty body.
 BODIES: dict[tuple[str, str], Callable[[Call], dict[str, Any]]] = {
     ("POST", "/settings"): lambda c: {"data": SETTINGS_FORM},
@@ -124,6 +125,12 @@ BODIES: dict[tuple[str, str], Callable[[Call], dict[str, Any]]] = {
     ("POST", "/admin/import"): lambda c: {},
     ("POST", "/api/reviews"): lambda c: {"json": {"card_id": "kernel", "rating": 3}},
     ("POST", "/api/reviews/undo"): lambda c: {},
+    **{("POST", f"/api/cards/{{card_id}}/{action}"): lambda c: {} for action in CARD_ACTIONS},
+    ("POST", "/api/cards/{card_id}/flag"): lambda c: {"json": {"flag": 2}},
+    ("POST", "/cards/{card_id}/{action}"): lambda c: {"data": {"flag": "2"}},
+    ("POST", "/api/study/new-today"): lambda c: {"json": {"count": 3}},
+    ("POST", "/study/custom/new"): lambda c: {"data": {"count": "3"}},
+    ("POST", "/settings/timezone"): lambda c: {"data": {"timezone": "Asia/Shanghai"}},
     ("POST", "/backup/restore"): lambda c: {
         "files": {"file": ("backup.json", c.ids.backup[c.owner], "application/json")}
     },
@@ -180,6 +187,8 @@ def path_value(call: Call, path: str, param: str) -> str:
         "name": lambda: "other",
         "job_id": lambda: call.ids.job[call.owner],
         "path": lambda: "assets/figure.png",
+        "action": lambda: "flag",
+        "kind": lambda: "flagged",
         "token": call.ids.invite,  # a fresh one each time: invites are single-use
         "interview_id": lambda: interview_row(call, path, "interview"),
         "mock_id": lambda: interview_row(call, path, "mock"),

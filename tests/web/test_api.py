@@ -116,6 +116,7 @@ def test_review_returns_the_new_state_and_due_time(client, clock):
         "lapses": 0,
         "version": 1,
         "replayed": False,
+        "leech": False,
         "counts": {"new": 4, "learning": 1, "review": 0},
     }
     # The answer carries the next card, as /api/study/next gives it.
@@ -262,7 +263,7 @@ def test_openapi_documents_the_study_filters_and_the_review_body(client):
     spec = client.get("/openapi.json").json()
     paths = spec["paths"]
     parameters = {p["name"]: p for p in paths["/api/study/next"]["get"]["parameters"]}
-    assert set(parameters) == {"deck", "section", "tag", "exclude"}
+    assert set(parameters) == {"deck", "section", "tag", "ahead", "exclude"}
     section = parameters["section"]["schema"]
     assert 500 in [option.get("maxLength") for option in section.get("anyOf", [section])]
     body = paths["/api/reviews"]["post"]["requestBody"]

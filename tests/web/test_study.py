@@ -332,7 +332,9 @@ def test_revealed_card_shows_answer_extras_links_and_four_rated_intervals(client
 def test_rating_on_the_page_redirects_and_the_next_card_appears(client, bank, find):
     revealed = study_page(client, "/study?reveal=1&card=gemm-core")
     # Post exactly what the browser would: the form's hidden fields plus the button pressed.
-    form = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)">', revealed))
+    rate_form = revealed[revealed.index('id="rate-form"') :]
+    rate_form = rate_form[: rate_form.index("</form>")]
+    form = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)">', rate_form))
     assert set(form) == {"card_id", "version", "shown_at", "duration_ms", "idempotency_key"}
     assert (form["card_id"], form["version"], form["duration_ms"]) == ("gemm-core", "0", "")
     response = client.post("/study/review", data=form | {"rating": "3"})

@@ -121,6 +121,7 @@ def review(
     return ReviewOut(
         **state.model_dump(),
         replayed=result.replayed,
+        leech=result.leech,
         counts=counts_out(today),
         next=next_out(found, today, lang),
     )

@@ -14,6 +14,7 @@ from app.interview.today import ahead
 from app.search import deck_choices
 from app.search import search as run_search
 from app.study import card_state, counts
+from app.study.marks import get_mark
 from app.web.deps import FiltersDep, LearnerDep, NowDep, SessionDep
 from app.web.i18n import COOKIE, LANGUAGES
 from app.web.templating import render
@@ -32,7 +33,7 @@ def home(
     tags = catalog.tag_summaries(decks)
     interviews = ahead(session, learner=learner, now=now)
     context = {"decks": decks, "today": today, "tags": tags, "ahead": interviews}
-    return render(request, "home.html", context)
+    return render(request, "home.html", context | {"zone_offer": not learner.timezone_chosen})
 
 
 @router.get("/decks/{slug}")
@@ -47,12 +48,21 @@ def deck(
 
 
 @router.get("/cards/{card_id}")
-def card(request: Request, card_id: str, session: SessionDep, learner: LearnerDep) -> Response:
+def card(
+    request: Request,
+    card_id: str,
+    session: SessionDep,
+    learner: LearnerDep,
+    now: NowDep,
+    msg: Annotated[str | None, Query(max_length=40)] = None,
+) -> Response:
     view = card_view(session, card_id)
     if view is None:
         raise NotFound(f"no card '{card_id}'")
     state = card_state(session, learner=learner, card_id=card_id)
-    return render(request, "card.html", {"card": view, "state": state})
+    mark = get_mark(session, learner=learner, card_id=card_id)
+    context = {"card": view, "state": state, "mark": mark, "now": now, "message": msg}
+    return render(request, "card.html", context)
 
 
 @router.get("/topics")
@@ -92,13 +102,13 @@ def search(
 
 @public.get("/lang/{code}")
 def switch_language(request: Request, code: str) -> Response:
-    response = RedirectResponse(_local_path(request.headers.get("referer")), status_code=303)
+    response = RedirectResponse(local_path(request.headers.get("referer")), status_code=303)
     if code in LANGUAGES:
         response.set_cookie(COOKIE, code, max_age=365 * 86400, samesite="lax", httponly=True)
     return response
 
 
-def _local_path(url: str | None) -> str:
+def local_path(url: str | None) -> str:
     """The path and query of `url`, or "/" when they could lead a browser off this site."""
     parsed = urlparse(url or "/")
     path = parsed.path or "/"

@@ -1,0 +1,150 @@
+"""A learner's own marks on cards: suspend, bury, flag, and leeches caught from their lapses."""
+
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import or_, select
+from sqlmodel import Session, col
+
+from app.cardstate import aware
+from app.db import Database, database_of
+from app.errors import NotFound, StudyError
+from app.learners import study_day
+from app.models import Card, CardMark, Learner
+
+# Anki's flag colours, in its order: flag n is FLAGS[n - 1]; 0 is no flag.
+FLAGS = ("red", "orange", "green", "blue", "pink", "turquoise", "purple")
+
+
+class LeechAction(StrEnum):
+    """What happens to a card that becomes a leech: suspended, or only marked (tagged)."""
+
+    SUSPEND = "suspend"
+    TAG = "tag"
+
+
+@dataclass(frozen=True)
+class Mark:
+    card_id: str
+    suspended: bool = False
+    buried_until: datetime | None = None
+    flag: int = 0
+    leech: bool = False
+
+    def buried(self, now: datetime) -> bool:
+        return self.buried_until is not None and self.buried_until > now
+
+    def held(self, now: datetime) -> bool:
+        """Whether the card is out of study and practice at `now`."""
+        return self.suspended or self.buried(now)
+
+    @classmethod
+    def from_row(cls, row: Any) -> "Mark":
+        buried = aware(row.buried_until) if row.buried_until else None
+        return cls(row.card_id, row.suspended, buried, row.flag, row.leech)
+
+
+def held_cards(learner_id: Any, now: Any) -> Any:
+    """Ids of the cards the learner has suspended, or buried past `now` (values or bindparams).
+
+    Few per learner, read along card_mark's primary key, which starts with the learner.
+    """
+    return select(CardMark.card_id).where(
+        CardMark.learner_id == learner_id,
+        or_(col(CardMark.suspended).is_(True), col(CardMark.buried_until) > now),
+    )
+
+
+def get_mark(session: Session, *, learner: Learner, card_id: str) -> Mark:
+    """The learner's marks on the card (none when they never marked it)."""
+    row = session.execute(
+        select(CardMark).where(CardMark.learner_id == learner.id, CardMark.card_id == card_id)
+    ).scalar_one_or_none()
+    return Mark.from_row(row) if row is not None else Mark(card_id)
+
+
+def upsert_marks(database: Database, keys: dict[str, Any], values: dict[str, Any]) -> Any:
+    """Set `values` on the learner's marks of a card (`keys`), creating the row if need be."""
+    return (
+        database.upsert(CardMark.__table__)  # type: ignore[arg-type]
+        .values(**keys, **values)
+        .on_conflict_do_update(index_elements=list(keys), set_=values)
+    )
+
+
+def learner_marks(session: Session, *, learner: Learner) -> dict[str, Mark]:
+    """Every mark the learner has set, by card id."""
+    rows = session.execute(select(CardMark).where(CardMark.learner_id == learner.id)).scalars()
+    return {row.card_id: Mark.from_row(row) for row in rows}
+
+
+def _write(session: Session, learner: Learner, card_id: str, now: datetime, **values: Any) -> Mark:
+    """Set some of the learner's marks on an existing card, leaving the others as they are."""
+    database = database_of(session)
+    with database.writing(session) as connection:
+        if connection.execute(select(Card.id).where(Card.id == card_id)).first() is None:
+            raise NotFound(f"no card '{card_id}'")
+        keys = {"learner_id": learner.id, "card_id": card_id}
+        connection.execute(upsert_marks(database, keys, {**values, "updated_at": now}))
+        session.commit()
+    return get_mark(session, learner=learner, card_id=card_id)
+
+
+def suspend(session: Session, *, learner: Learner, card_id: str, now: datetime) -> Mark:
+    """Take the card out of study and practice until it is unsuspended."""
+    return _write(session, learner, card_id, now, suspended=True)
+
+
+def unsuspend(session: Session, *, learner: Learner, card_id: str, now: datetime) -> Mark:
+    return _write(session, learner, card_id, now, suspended=False)
+
+
+def bury(session: Session, *, learner: Learner, card_id: str, now: datetime) -> Mark:
+    """Take the card out of study until the learner's next study day begins."""
+    _, next_day = study_day(learner, now)
+    return _write(session, learner, card_id, now, buried_until=next_day)
+
+
+def unbury(session: Session, *, learner: Learner, card_id: str, now: datetime) -> Mark:
+    return _write(session, learner, card_id, now, buried_until=None)
+
+
+def set_flag(session: Session, *, learner: Learner, card_id: str, flag: int, now: datetime) -> Mark:
+    """Flag the card with colour `flag` (1-7, see FLAGS), or clear its flag (0)."""
+    if not 0 <= flag <= len(FLAGS):
+        raise StudyError(f"flag must be between 0 and {len(FLAGS)}")
+    return _write(session, learner, card_id, now, flag=flag)
+
+
+def unleech(session: Session, *, learner: Learner, card_id: str, now: datetime) -> Mark:
+    """Clear the leech mark (after rewriting the card), and let it be studied again."""
+    return _write(session, learner, card_id, now, leech=False, suspended=False)
+
+
+def leech_hit(lapses: int, threshold: int) -> bool:
+    """Whether reaching `lapses` marks a leech: at the threshold, then every half threshold."""
+    if threshold <= 0 or lapses < threshold:
+        return False
+    return (lapses - threshold) % max(threshold // 2, 1) == 0
+
+
+def leech_values(learner: Learner, lapses: int) -> dict[str, Any] | None:
+    """The marks a lapse to `lapses` sets, or None when it is no leech warning."""
+    if not leech_hit(lapses, learner.leech_threshold):
+        return None
+    values: dict[str, Any] = {"leech": True}
+    if learner.leech_action == LeechAction.SUSPEND:
+        values["suspended"] = True
+    return values
+
+
+def undone_leech_values(learner: Learner, before: int, after: int) -> dict[str, Any] | None:
+    """The marks to restore when a rating that lapsed from `before` to `after` is undone."""
+    if after <= before or not leech_hit(after, learner.leech_threshold):
+        return None
+    values: dict[str, Any] = {"leech": before >= learner.leech_threshold}
+    if learner.leech_action == LeechAction.SUSPEND:
+        values["suspended"] = False
+    return values

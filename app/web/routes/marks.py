@@ -1,0 +1,268 @@
+"""Card actions (suspend, bury, flag, leech) as JSON endpoints and as plain form posts."""
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Annotated, Literal
+from urllib.parse import urlencode, urlparse
+
+from fastapi import APIRouter, Form, Query, Request
+from fastapi.responses import RedirectResponse
+from pydantic import BaseModel, Field
+from sqlmodel import Session
+from starlette.responses import Response
+
+from app.cardview import card_view
+from app.errors import NotFound
+from app.models import Learner
+from app.study import marks, study_next
+from app.study.browse import MarkKind, marked_cards
+from app.study.marks import FLAGS, Mark
+from app.web.deps import FiltersDep, LangDep, LearnerDep, NowDep, SessionDep
+from app.web.routes.api import ExcludeQuery
+from app.web.schemas import CountsOut, NextOut, counts_out, next_out
+from app.web.templating import render
+
+api = APIRouter(prefix="/api", tags=["card actions"])
+router = APIRouter(include_in_schema=False)
+
+Action = Callable[..., Mark]
+FlagColour = Literal["red", "orange", "green", "blue", "pink", "turquoise", "purple"]
+NOT_FOUND = {404: {"description": "No such card"}}
+
+
+class MarkOut(BaseModel):
+    card_id: str
+    suspended: bool = Field(description="Out of study and practice until unsuspended.")
+    buried: bool = Field(description="Out of study until `buried_until`.")
+    buried_until: datetime | None = Field(
+        description="The start of the learner's next study day, ISO with offset; null if never."
+    )
+    flag: int = Field(ge=0, le=7, description="0: no flag; 1-7: red, orange, green, blue, …")
+    flag_colour: FlagColour | None
+    leech: bool = Field(description="Lapsed as often as the learner's leech threshold.")
+
+
+class UndoActionOut(BaseModel):
+    """The request that puts the card's marks back as they were before this action."""
+
+    method: Literal["POST"] = "POST"
+    path: str
+    body: dict[str, int] | None = None
+
+
+class ActionOut(MarkOut):
+    changed: bool = Field(description="False when the card already had this mark (a repeat).")
+    undo: UndoActionOut
+    counts: CountsOut
+    next: NextOut | None = Field(description="The card to study next in the scope; null if none.")
+
+
+class FlagIn(BaseModel):
+    flag: int = Field(ge=0, le=7, description="0 clears the flag; 1-7 as in Anki.")
+
+
+def mark_out(mark: Mark, now: datetime) -> MarkOut:
+    return MarkOut(
+        card_id=mark.card_id,
+        suspended=mark.suspended,
+        buried=mark.buried(now),
+        buried_until=mark.buried_until,
+        flag=mark.flag,
+        flag_colour=FLAGS[mark.flag - 1] if mark.flag else None,  # type: ignore[arg-type]
+        leech=mark.leech,
+    )
+
+
+def _undo(before: Mark, now: datetime, action: str) -> UndoActionOut:
+    base = f"/api/cards/{before.card_id}"
+    if action in ("suspend", "unsuspend"):
+        return UndoActionOut(path=f"{base}/{'suspend' if before.suspended else 'unsuspend'}")
+    if action in ("bury", "unbury"):
+        return UndoActionOut(path=f"{base}/{'bury' if before.buried(now) else 'unbury'}")
+    if action == "unleech":
+        # A leech is put back as it was: marked, and suspended if it was.
+        return UndoActionOut(path=f"{base}/{'suspend' if before.suspended else 'unsuspend'}")
+    return UndoActionOut(path=f"{base}/flag", body={"flag": before.flag})
+
+
+ACTIONS: dict[str, Action] = {
+    "suspend": marks.suspend,
+    "unsuspend": marks.unsuspend,
+    "bury": marks.bury,
+    "unbury": marks.unbury,
+    "unleech": marks.unleech,
+}
+
+
+def _act(
+    session: Session,
+    learner: Learner,
+    now: datetime,
+    card_id: str,
+    action: str,
+    flag: int | None = None,
+) -> tuple[Mark, Mark]:
+    """The card's marks before and after `action`."""
+    before = marks.get_mark(session, learner=learner, card_id=card_id)
+    if action == "flag":
+        after = marks.set_flag(session, learner=learner, card_id=card_id, flag=flag or 0, now=now)
+    else:
+        after = ACTIONS[action](session, learner=learner, card_id=card_id, now=now)
+    return before, after
+
+
+def _api_action(action: str, summary: str) -> None:
+    def endpoint(
+        card_id: str,
+        session: SessionDep,
+        learner: LearnerDep,
+        now: NowDep,
+        filters: FiltersDep,
+        lang: LangDep,
+        exclude: ExcludeQuery = [],  # noqa: B006 (FastAPI copies defaults)
+    ) -> ActionOut:
+        before, after = _act(session, learner, now, card_id, action)
+        return _action_out(session, learner, now, filters, lang, exclude, before, after, action)
+
+    endpoint.__doc__ = summary
+    endpoint.__name__ = f"{action}_card"
+    api.post(f"/cards/{{card_id}}/{action}", responses=NOT_FOUND)(endpoint)
+
+
+def _action_out(
+    session: Session,
+    learner: Learner,
+    now: datetime,
+    filters: FiltersDep,
+    lang: str,
+    exclude: list[str],
+    before: Mark,
+    after: Mark,
+    action: str,
+) -> ActionOut:
+    found, today = study_next(session, learner=learner, now=now, filters=filters, exclude=exclude)
+    return ActionOut(
+        **mark_out(after, now).model_dump(),
+        changed=mark_out(before, now) != mark_out(after, now),
+        undo=_undo(before, now, action),
+        counts=counts_out(today),
+        next=next_out(found, today, lang),
+    )
+
+
+_api_action("suspend", "Suspend the card: out of study and practice until unsuspended.")
+_api_action("unsuspend", "Let a suspended card be studied again.")
+_api_action("bury", "Bury the card until the learner's next study day.")
+_api_action("unbury", "Bring a buried card back today.")
+_api_action("unleech", "Clear the card's leech mark (after rewriting it) and unsuspend it.")
+
+
+@api.post("/cards/{card_id}/flag", responses=NOT_FOUND)
+def flag_card(
+    card_id: str,
+    body: FlagIn,
+    session: SessionDep,
+    learner: LearnerDep,
+    now: NowDep,
+    filters: FiltersDep,
+    lang: LangDep,
+    exclude: ExcludeQuery = [],  # noqa: B006
+) -> ActionOut:
+    """Flag the card with a colour (1-7), or clear its flag (0)."""
+    before, after = _act(session, learner, now, card_id, "flag", body.flag)
+    return _action_out(session, learner, now, filters, lang, exclude, before, after, "flag")
+
+
+@api.get("/cards/{card_id}/marks", responses=NOT_FOUND)
+def card_marks(card_id: str, session: SessionDep, learner: LearnerDep, now: NowDep) -> MarkOut:
+    """The learner's own marks on the card."""
+    if card_view(session, card_id) is None:
+        raise NotFound(f"no card '{card_id}'")
+    return mark_out(marks.get_mark(session, learner=learner, card_id=card_id), now)
+
+
+class MarkedCardOut(MarkOut):
+    question: str
+    deck: str
+    source: str = Field(description="Where the card is written: decks/x.md:123.")
+    lapses: int
+    reps: int
+    due: datetime | None
+
+
+@api.get("/marks/{kind}")
+def marked(
+    kind: MarkKind,
+    session: SessionDep,
+    learner: LearnerDep,
+    now: NowDep,
+    flag: Annotated[int | None, Query(ge=1, le=7)] = None,
+) -> list[MarkedCardOut]:
+    """The learner's suspended, buried, flagged (`flag`: one colour) or leech cards."""
+    return [
+        MarkedCardOut(
+            **mark_out(c.mark, now).model_dump(),
+            question=c.question,
+            deck=c.deck_slug,
+            source=c.source,
+            lapses=c.lapses,
+            reps=c.reps,
+            due=c.due,
+        )
+        for c in marked_cards(session, learner=learner, now=now, kind=kind, flag=flag)
+    ]
+
+
+# Form posts: the same actions without JavaScript, back to the page they came from.
+
+
+def _back(target: str | None, card_id: str, message: str) -> str:
+    """`target` (a path on this site, else the card's page) with `msg` set to `message`."""
+    parsed = urlparse(target or "")
+    path = parsed.path
+    off_site = parsed.scheme or parsed.netloc or path.startswith(("//", "/\\"))
+    if off_site or not path.startswith("/"):
+        path, parsed = f"/cards/{card_id}", urlparse("")
+    query = "&".join(p for p in parsed.query.split("&") if p and not p.startswith("msg="))
+    return f"{path}?{query + '&' if query else ''}{urlencode({'msg': message})}"
+
+
+NextField = Annotated[str | None, Form(alias="next", max_length=2000)]
+
+
+@router.post("/cards/{card_id}/{action}")
+def card_action(
+    card_id: str,
+    action: Literal["suspend", "unsuspend", "bury", "unbury", "unleech", "flag"],
+    session: SessionDep,
+    learner: LearnerDep,
+    now: NowDep,
+    flag: Annotated[int, Form(ge=0, le=7)] = 0,
+    target: NextField = None,
+) -> Response:
+    _act(session, learner, now, card_id, action, flag)
+    message = ("flagged" if flag else "unflagged") if action == "flag" else action
+    return RedirectResponse(_back(target, card_id, message), status_code=303)
+
+
+@router.get("/marks/{kind}")
+def marked_page(
+    request: Request,
+    kind: MarkKind,
+    session: SessionDep,
+    learner: LearnerDep,
+    now: NowDep,
+    flag: Annotated[int | None, Query(ge=1, le=7)] = None,
+    msg: str | None = None,
+) -> Response:
+    cards = marked_cards(session, learner=learner, now=now, kind=kind, flag=flag)
+    context = {
+        "kind": kind.value,
+        "kinds": [k.value for k in MarkKind],
+        "cards": cards,
+        "flag": flag,
+        "flags": FLAGS,
+        "message": msg,
+        "now": now,
+    }
+    return render(request, "marks.html", context)
