@@ -10,6 +10,7 @@ from fastapi.responses import RedirectResponse
 from starlette.responses import Response
 
 from app.errors import Conflict, NotFound
+from app.learners import new_limit
 from app.study import (
     Filters,
     learner_zone,
@@ -19,6 +20,8 @@ from app.study import (
     study_next,
     undo_last,
 )
+from app.study.browse import failed_today
+from app.study.recap import today_recap
 from app.web.deps import FiltersDep, LangDep, LearnerDep, NowDep, SessionDep
 from app.web.i18n import translator
 from app.web.observe import REVIEWS
@@ -81,10 +84,13 @@ def study(
         "study_url": _study_url,
     }
     if current is None:
-        due = next_due(session, learner=learner, filters=filters)
+        due = next_due(session, learner=learner, filters=filters, now=now)
         # Shown in the learner's own time zone, which is also where their day rolls over.
         context["next_due"] = due.astimezone(learner_zone(learner)) if due else None
         context["zone"] = learner.timezone
+        context["recap"] = today_recap(session, learner=learner, now=now)
+        context["failed"] = failed_today(session, learner=learner, now=now)
+        context["extra_today"] = new_limit(learner, now) - learner.new_per_day
         return render(request, "done.html", context)
     t = translator(lang)
     client = {
