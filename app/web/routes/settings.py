@@ -16,6 +16,7 @@ from app.optimize import optimization_status, reset_parameters, start_optimize
 from app.simulate import DAYS, learner_workload
 from app.web.deps import LearnerDep, NowDep, SessionDep
 from app.web.i18n import language, translator
+from app.web.routes.pages import local_path
 from app.web.svg_workload import workload_chart
 from app.web.templating import render
 
@@ -35,6 +36,7 @@ def settings_response(
     workload = learner_workload(session=session, learner=learner)
     base = {
         "learner": learner,
+        "zones": learners.zone_names(),
         "saved": False,
         "error": None,
         "optimizer": optimization_status(session=session, learner=learner, now=now),
@@ -67,9 +69,11 @@ def save_settings(
     new_per_day: Annotated[str, Form()],
     max_reviews_per_day: Annotated[str, Form()],
     rollover_hour: Annotated[str, Form()],
-    timezone: Annotated[str, Form()],
+    timezone: Annotated[str, Form(max_length=64)],
     load_balance: Annotated[str | None, Form()] = None,
     easy_days: Annotated[list[str] | None, Form()] = None,
+    leech_threshold: Annotated[str | None, Form()] = None,
+    leech_action: Annotated[str | None, Form()] = None,
 ) -> Response:
     # Unticked checkboxes send nothing: absent means off and no easy days.
     try:
@@ -83,10 +87,24 @@ def save_settings(
             timezone=timezone,
             load_balance=load_balance is not None,
             easy_days=easy_days or [],
+            leech_threshold=leech_threshold,
+            leech_action=leech_action,
         )
     except StudyError as exc:
         return settings_response(request, session, learner, status_code=400, error=str(exc))
     return RedirectResponse("/settings?saved=1", status_code=303)
+
+
+@router.post("/settings/timezone")
+def choose_timezone(
+    request: Request,
+    session: SessionDep,
+    learner: LearnerDep,
+    timezone: Annotated[str, Form(max_length=64)],
+) -> Response:
+    """The first visit's offer: the browser's zone, or keep the current one."""
+    learners.choose_zone(session, learner=learner, timezone=timezone)
+    return RedirectResponse(local_path(request.headers.get("referer")), status_code=303)
 
 
 @router.post("/settings/optimize")
