@@ -183,3 +183,29 @@ def test_without_the_content_directory_the_image_is_left_as_it_was(
     with Session(engine) as session:
         report = export_apkg(session=session, deck_slug=None, path=tmp_path / "x.apkg")
     assert report.images == 0
+
+
+def test_a_learners_suspended_cards_flags_and_leeches_reach_anki(
+    bank: Engine, collection: "anki_collection.Collection", tmp_path: Path
+) -> None:
+    from app.study.marks import Mark
+
+    package = tmp_path / "marked.apkg"
+    marks = {
+        "gemm-core": Mark("gemm-core", suspended=True, leech=True),
+        "hbm": Mark("hbm", flag=4),
+    }
+    with Session(bank) as session:
+        export_apkg(session=session, deck_slug=None, path=package, marks=marks)
+    options = anki_collection.ImportAnkiPackageOptions(
+        merge_notetypes=True, update_notes=1, with_scheduling=True
+    )
+    request = anki_collection.ImportAnkiPackageRequest(package_path=str(package), options=options)
+    collection.import_anki_package(request)
+
+    [gemm] = collection.find_cards("Source:*gemm-core*")
+    [hbm] = collection.find_cards("Source:*hbm*")
+    assert collection.get_card(gemm).queue == -1  # suspended
+    assert collection.get_card(hbm).user_flag() == 4  # blue
+    assert collection.find_cards("tag:leech") == [gemm]
+    assert collection.find_cards("is:suspended") == [gemm]

@@ -544,7 +544,7 @@ def test_web_download_and_upload(clients: tuple[TestClient, TestClient]) -> None
     assert restored.status_code == 200
     assert f"Restored: {reviews} reviews added (0 already here)" in restored.text
     assert "Study settings were restored." in restored.text
-    assert 'value="Asia/Shanghai"' in restored.text
+    assert 'name="timezone" id="timezone" list="zones" value="Asia/Shanghai"' in restored.text
     source_engine = source.app.state.engine  # type: ignore[attr-defined]
     target_engine = target.app.state.engine  # type: ignore[attr-defined]
     assert schedule(target_engine) == schedule(source_engine)

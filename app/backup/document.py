@@ -19,7 +19,10 @@ SETTINGS = (
     "max_reviews_per_day",
     "rollover_hour",
     "fsrs_parameters",
+    "leech_threshold",
+    "leech_action",
 )
+MARK_FIELDS = ("suspended", "buried_until", "flag", "leech")
 STATE_FIELDS = ("state", "step", "stability", "difficulty", "due", "last_review", "reps", "lapses")
 
 
@@ -57,6 +60,9 @@ class SettingsIn(_Doc):
     # Personal FSRS weights (app.optimize); absent in older backups, None means the defaults.
     # A set the model cannot use is not refused here: the restore keeps the rest and says so.
     fsrs_parameters: list[float] | None = None
+    # Absent in backups made before leeches: the defaults.
+    leech_threshold: int = Field(default=8, ge=0, le=99)
+    leech_action: Literal["suspend", "tag"] = "suspend"
 
     @field_validator("timezone")
     @classmethod
@@ -95,6 +101,14 @@ class StateIn(_Doc):
     version: int = Field(default=1, ge=0)
 
 
+class MarkIn(_Doc):
+    card_id: str = CardId
+    suspended: bool = False
+    buried_until: AwareDatetime | None = None
+    flag: int = Field(default=0, ge=0, le=7)
+    leech: bool = False
+
+
 class PracticeIn(_Doc):
     id: int
     card_ids: list[str] = []
@@ -127,6 +141,7 @@ class BackupIn(_Doc):
     learner: LearnerIn
     cards: dict[str, CardIn] = {}
     states: list[StateIn] = []
+    marks: list[MarkIn] = []
     practice: list[PracticeIn] = []
     reviews: list[ReviewIn] = []
 

@@ -10,7 +10,7 @@ from sqlmodel import Session, col, select
 
 from app.backup.document import FORMAT, SETTINGS, STATE_FIELDS, VERSION, iso
 from app.errors import NotFound
-from app.models import Card, CardState, Deck, Learner, PracticeSession, ReviewLog
+from app.models import Card, CardMark, CardState, Deck, Learner, PracticeSession, ReviewLog
 
 
 def find_learner(*, session: Session, name: str) -> Learner:
@@ -25,15 +25,21 @@ def learner_states(session: Session, learner: Learner) -> list[CardState]:
     return list(session.exec(query.order_by(col(CardState.card_id))))
 
 
+def learner_marks(session: Session, learner: Learner) -> list[CardMark]:
+    query = select(CardMark).where(CardMark.learner_id == learner.id)
+    return list(session.exec(query.order_by(col(CardMark.card_id))))
+
+
 def learner_reviews(session: Session, learner: Learner) -> list[ReviewLog]:
     query = select(ReviewLog).where(ReviewLog.learner_id == learner.id)
     return list(session.exec(query.order_by(col(ReviewLog.id))))
 
 
 def learner_cards(session: Session, learner: Learner) -> dict[str, tuple[Card, Deck]]:
-    """Every card the learner has a schedule or a review for, with its deck."""
+    """Every card the learner has a schedule, a mark or a review for, with its deck."""
     ids = union(
         select(CardState.card_id).where(CardState.learner_id == learner.id),
+        select(CardMark.card_id).where(CardMark.learner_id == learner.id),
         select(ReviewLog.card_id).where(ReviewLog.learner_id == learner.id),
     )
     rows = session.exec(
@@ -74,6 +80,16 @@ def export_learner(
                 "version": row.version,
             }
             for row in learner_states(session, learner)
+        ],
+        "marks": [
+            {
+                "card_id": mark.card_id,
+                "suspended": mark.suspended,
+                "buried_until": iso(mark.buried_until),
+                "flag": mark.flag,
+                "leech": mark.leech,
+            }
+            for mark in learner_marks(session, learner)
         ],
         "practice": [
             {

@@ -10,11 +10,13 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from app.backup.document import (
+    MARK_FIELDS,
     SETTINGS,
     STATE_FIELDS,
     BackupError,
     BackupIn,
     CardIn,
+    MarkIn,
     PracticeIn,
     ReviewIn,
     SettingsIn,
@@ -22,8 +24,8 @@ from app.backup.document import (
     parse_backup,
     utc,
 )
-from app.backup.export import learner_states
-from app.models import Card, CardState, Deck, Learner, PracticeSession, ReviewLog
+from app.backup.export import learner_marks, learner_states
+from app.models import Card, CardMark, CardState, Deck, Learner, PracticeSession, ReviewLog
 from app.parameters import BadParameters, check_parameters
 
 # Cards a backup mentions that the bank no longer has are recreated, retired, in this deck.
@@ -42,6 +44,7 @@ class RestoreReport:
     settings_changed: bool = False
     # The backup's FSRS parameters, when the model cannot use them (they are not restored).
     parameters_refused: BadParameters | None = None
+    marks_changed: int = 0  # cards whose suspend, bury, flag or leech marks the backup set
 
     @property
     def changed(self) -> bool:
@@ -52,6 +55,7 @@ class RestoreReport:
             or self.practice_added
             or self.placeholders
             or self.settings_changed
+            or self.marks_changed
         )
 
 
@@ -68,6 +72,7 @@ def restore_learner(
         runs = _restore_practice(session, learner, doc.practice, report)
         _restore_reviews(session, learner, doc.reviews, runs, report)
         _restore_states(session, learner, doc.states, report)
+        _restore_marks(session, learner, doc.marks, report)
         session.commit()
     except IntegrityError as exc:
         session.rollback()
@@ -95,6 +100,7 @@ def _restore_settings(learner: Learner, settings: SettingsIn, report: RestoreRep
 
 def _restore_placeholders(session: Session, doc: BackupIn, report: RestoreReport) -> None:
     wanted = {state.card_id for state in doc.states} | {review.card_id for review in doc.reviews}
+    wanted |= {mark.card_id for mark in doc.marks}
     # Chunked so the IN list stays under SQLite's variable limit however long the history.
     ordered = sorted(wanted)
     present: set[str] = set()
@@ -234,3 +240,27 @@ def _restore_states(
         row.version = max(row.version, item.version) + 1  # stale study forms now get a conflict
         session.add(row)
         report.states_updated += 1
+
+
+def _restore_marks(
+    session: Session, learner: Learner, marks: list[MarkIn], report: RestoreReport
+) -> None:
+    """Give each card the marks the backup has for it (they are settings, not history)."""
+    existing = {row.card_id: row for row in learner_marks(session, learner)}
+    for item in marks:
+        values = {name: getattr(item, name) for name in MARK_FIELDS}
+        values["buried_until"] = utc(item.buried_until)
+        row = existing.get(item.card_id)
+        if row is None:
+            row = CardMark(learner_id=learner.id, card_id=item.card_id)
+        elif all(_same(getattr(row, name), value) for name, value in values.items()):
+            continue
+        for name, value in values.items():
+            setattr(row, name, value)
+        row.updated_at = datetime.now(UTC)
+        session.add(row)
+        report.marks_changed += 1
+
+
+def _same(stored: Any, value: Any) -> bool:
+    return utc(stored) == value if isinstance(stored, datetime) else stored == value

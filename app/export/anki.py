@@ -9,7 +9,7 @@ import re
 import sqlite3
 import tempfile
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,6 +24,7 @@ from app.content.images import ImageError, load
 from app.errors import NotFound
 from app.export.tex import katex_to_tex
 from app.models import Card, CardLink, Deck, Followup
+from app.study.marks import Mark
 
 FIELDS = ("Question", "Answer", "Followups", "Pitfalls", "Reading", "Source")
 
@@ -163,6 +164,7 @@ def _note(
     questions: list[Followup],
     base_url: str | None,
     media: _Media,
+    mark: Mark | None = None,
 ) -> tuple[genanki.Note, int]:
     formulas = 0
     fields = []
@@ -173,6 +175,8 @@ def _note(
         formulas += count
     fields += [_reading(links, base_url), _source(deck, card, base_url)]
     tags = [anki_tag(tag) for tag in (*deck.tags, card.section)]
+    if mark is not None and mark.leech:
+        tags.append("leech")  # the tag Anki itself gives a leech
     note = genanki.Note(
         model=MODEL,
         fields=fields,
@@ -189,10 +193,12 @@ def build_package(
     deck_slug: str | None,
     base_url: str | None = None,
     content_dir: Path | None = None,
+    marks: Mapping[str, Mark] | None = None,
 ) -> tuple[genanki.Package, dict[str, Path], ExportReport]:
     """One Anki deck per qbank deck, holding a note for each active card, and its media.
 
     Images the cards show are taken from `content_dir`, as {name in the package: file}.
+    `marks`: a learner's marks by card id; leeches get Anki's "leech" tag.
     """
     decks = _decks(session, deck_slug)
     by_id = {deck.id: deck for deck in decks}
@@ -222,6 +228,7 @@ def build_package(
             questions.get(card.id, []),
             base_url,
             media,
+            (marks or {}).get(card.id),
         )
         anki_decks[card.deck_id].add_note(note)
         formulas += count
@@ -230,8 +237,23 @@ def build_package(
     return package, media.files, report
 
 
+def _card_marks(cursor: sqlite3.Cursor, marks: Mapping[str, Mark]) -> None:
+    """Suspend and flag the cards of the collection as the learner did (genanki cannot)."""
+    for card_id, mark in marks.items():
+        note = "nid = (SELECT id FROM notes WHERE guid = ?)"
+        guid = genanki.guid_for(card_id)
+        if mark.suspended:
+            cursor.execute(f"UPDATE cards SET queue = -1 WHERE {note}", (guid,))
+        if mark.flag:
+            cursor.execute(f"UPDATE cards SET flags = ? WHERE {note}", (mark.flag, guid))
+
+
 def _write(
-    package: genanki.Package, media: dict[str, Path], target: Path | BinaryIO, timestamp: float
+    package: genanki.Package,
+    media: dict[str, Path],
+    target: Path | BinaryIO,
+    timestamp: float,
+    marks: Mapping[str, Mark] | None = None,
 ) -> None:
     # Package.write_to_file leaves its temporary SQLite file behind and cannot write to a
     # stream, so build the collection in a directory that is cleaned up, then zip it.
@@ -242,6 +264,7 @@ def _write(
             package.write_to_db(
                 connection.cursor(), timestamp, itertools.count(int(timestamp * 1000))
             )
+            _card_marks(connection.cursor(), marks or {})
             connection.commit()
         finally:
             connection.close()
@@ -263,20 +286,29 @@ def export_apkg(
     base_url: str | None = None,
     content_dir: Path | None = None,
     now: datetime | None = None,
+    marks: Mapping[str, Mark] | None = None,
 ) -> ExportReport:
-    """Write one deck (or every deck) to `path` as an .apkg; NotFound for an unknown deck."""
+    """Write one deck (or every deck) to `path` as an .apkg; NotFound for an unknown deck.
+
+    `marks`: a learner's marks by card id, exported where Anki has the same notion: suspended
+    cards, flags, and the leech tag.
+    """
     package, media, report = build_package(
-        session=session, deck_slug=deck_slug, base_url=base_url, content_dir=content_dir
+        session=session,
+        deck_slug=deck_slug,
+        base_url=base_url,
+        content_dir=content_dir,
+        marks=marks,
     )
     timestamp = (now or datetime.now(UTC)).timestamp()
     if not isinstance(path, str | Path):
-        _write(package, media, path, timestamp)
+        _write(package, media, path, timestamp, marks)
         return report
     # Write beside the target and rename, so a failed export never leaves half a package.
     target = Path(path)
     partial = target.with_name(target.name + ".part")
     try:
-        _write(package, media, partial, timestamp)
+        _write(package, media, partial, timestamp, marks)
         os.replace(partial, target)
     finally:
         partial.unlink(missing_ok=True)

@@ -10,6 +10,7 @@ from app import accounts
 from app.backup import BackupError, restore_learner
 from app.errors import NotFound, StudyError
 from app.imports import import_job, start_import
+from app.study.browse import team_leeches
 from app.team import team_progress
 from app.web.deps import AdminDep, NowDep, SessionDep, SettingsDep
 from app.web.routes.data import backup_download, log_download, read_backup
@@ -128,7 +129,8 @@ def create_invite(
 @router.get("/team")
 def team(request: Request, session: SessionDep, admin: AdminDep, now: NowDep) -> Response:
     decks, members = team_progress(session, now=now)
-    return render(request, "admin_team.html", {"decks": decks, "members": members})
+    context = {"decks": decks, "members": members, "leeches": team_leeches(session)}
+    return render(request, "admin_team.html", context)
 
 
 @router.post("/import")

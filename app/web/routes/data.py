@@ -12,6 +12,7 @@ from starlette.responses import Response
 from app.backup import BackupError, dump_backup, export_learner, log_csv, restore_learner
 from app.export.anki import export_apkg
 from app.models import Learner
+from app.study.marks import learner_marks
 from app.web.deps import LearnerDep, SessionDep, SettingsDep
 from app.web.routes.settings import settings_response
 
@@ -35,6 +36,7 @@ def _stamp() -> str:
 def export_anki(
     session: SessionDep,
     settings: SettingsDep,
+    learner: LearnerDep,
     deck: Annotated[str | None, Query(max_length=200)] = None,
 ) -> Response:
     # Links point at the configured public address only: the request's Host header is the
@@ -46,6 +48,8 @@ def export_anki(
         path=buffer,
         base_url=settings.public_url,
         content_dir=settings.content_dir,
+        # The learner's own suspended cards, flags and leeches go along.
+        marks=learner_marks(session, learner=learner),
     )
     return _download(buffer.getvalue(), "application/octet-stream", f"qbank-{deck or 'all'}.apkg")
 
