@@ -31,7 +31,13 @@
   }
 
   function tick() {
-    paint(clock, limitMs, elapsed());
+    if (running) {
+      paint(clock, limitMs, elapsed());
+    } else {  // stopped: the time the main answer took, red when it ran over
+      clock.querySelector("b").textContent = mmss(frozenMs);
+      clock.classList.toggle("over", frozenMs > limitMs);
+      clock.classList.remove("low");
+    }
     if (followupTimer) paint(followupTimer.el, followupTimer.limit, performance.now() - followupTimer.started);
   }
   setInterval(tick, 250);
@@ -97,13 +103,14 @@
     form.addEventListener("change", updateCoverage);
     form.addEventListener("submit", function (event) {
       if (t1Field && !t1Field.value) t1Field.value = String(t0 + Math.round(elapsed()));
-      if (pending) {  // the recording is still uploading: send the answer once it is kept
-        event.preventDefault();
-        pending.finally(function () { pending = null; form.requestSubmit(); });
-        return;
-      }
       if (submitting) { event.preventDefault(); return; }
       submitting = true;
+      if (pending) {  // the recording may still be uploading: send the answer once it is kept
+        event.preventDefault();
+        // submit(), not requestSubmit(): a second submit event after a cancelled one may be
+        // dropped, and this one was checked already.
+        pending.finally(function () { form.submit(); });
+      }
     });
     updateCoverage();
   }

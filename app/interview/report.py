@@ -7,6 +7,7 @@ from datetime import datetime
 from sqlmodel import Session, col, select
 
 from app.cardview import CardView, card_view
+from app.interview.keypoints import key_points
 from app.interview.mock import answers, mocks
 from app.models import CardLink, Learner, MockAnswer, MockSession, Recording, Topic
 
@@ -24,6 +25,11 @@ class AnswerReport:
     def coverage(self) -> float:
         a = self.answer
         return len(a.points_said) / a.points_total if a.points_total else 1.0
+
+    @property
+    def points(self) -> list[str]:
+        """The checklist as it is now (the content may have changed since the answer)."""
+        return key_points(self.card.answer_html) if self.card else []
 
     @property
     def overtime_ms(self) -> int:

@@ -113,6 +113,8 @@ INTERVIEW_STRINGS: dict[str, tuple[str, str]] = {
     "mock.suggested_is": ("建议评分：{rating}", "suggests: {rating}"),
     "mock.followups_answered": ("答上的追问", "Follow-ups answered"),
     "mock.model_answer": ("参考答案", "Model answer"),
+    "mock.point_said": ("说到了", "said"),
+    "mock.point_missed": ("漏掉了", "missed"),
     "mock.rating": ("评分", "Rating"),
     "mock.suggested": ("按覆盖率建议", "As coverage suggests"),
     "mock.count_as_review": (
