@@ -88,6 +88,23 @@ def check_port(host: str, port: int) -> None:
             raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
 
 
+METRICS_PREFIX = "qbank-metrics-"
+
+
+def _remove_abandoned_metrics_dirs() -> None:
+    """Remove the metrics folders left by servers that were killed (SIGKILL, the OOM killer)."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{METRICS_PREFIX}*-*"):
+        pid = folder.name.removeprefix(METRICS_PREFIX).split("-", 1)[0]
+        if not pid.isdigit():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+        except PermissionError:  # another user's live process
+            pass
+
+
 @contextmanager
 def metrics_dir(settings: Settings, workers: int) -> Iterator[None]:
     """A fresh folder for the workers' Prometheus counters while the server runs.
@@ -105,7 +122,8 @@ def metrics_dir(settings: Settings, workers: int) -> Iterator[None]:
     if workers == 1:
         yield
         return
-    made = tempfile.mkdtemp(prefix="qbank-metrics-")
+    _remove_abandoned_metrics_dirs()
+    made = tempfile.mkdtemp(prefix=f"{METRICS_PREFIX}{os.getpid()}-")
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = made
     try:
         yield

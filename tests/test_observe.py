@@ -3,10 +3,12 @@
 import io
 import json
 import logging
+import os
 import re
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -164,6 +166,10 @@ def test_two_workers_show_one_set_of_metrics_and_log_json_with_ids(
     database_url: str, drill_dir: Path, live_server: Callable[..., LiveServer]
 ) -> None:
     """Requests spread over two worker processes; every scrape adds up both workers' counters."""
+    ended = subprocess.Popen(["true"])
+    ended.wait()
+    abandoned = Path(tempfile.mkdtemp(prefix=f"qbank-metrics-{ended.pid}-"))
+    ours = Path(tempfile.mkdtemp(prefix=f"qbank-metrics-{os.getpid()}-"))
     server = live_server(database_url, drill_dir, workers=2, env={"QBANK_LOG_FORMAT": "json"})
     sent: list[str] = []
     deadline = time.monotonic() + 60
@@ -195,6 +201,10 @@ def test_two_workers_show_one_set_of_metrics_and_log_json_with_ids(
     text = server.output()
     assert "alembic" not in text and "Context impl" not in text
     assert all(line.startswith("{") for line in text.splitlines() if line.strip()), text
+    # The folder of a server that was killed is removed at start; a live process's is kept.
+    assert not abandoned.exists()
+    assert ours.is_dir()
+    ours.rmdir()
 
 
 @pytest.mark.slow
