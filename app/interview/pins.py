@@ -19,6 +19,7 @@ from app.cardview import bank_generation
 from app.learners import local_day, study_day
 from app.models import Card, Deck, Interview, Learner, ReviewLog, StudyPin
 from app.study.filters import Filters
+from app.study.marks import held_cards
 
 _PLANS: OrderedDict[tuple[object, ...], tuple[str, ...]] = OrderedDict()
 _LOCK = threading.Lock()
@@ -159,7 +160,12 @@ def next_pinned(
     query = filters.apply(
         select(Card.id)
         .join(Deck, col(Deck.id) == Card.deck_id)
-        .where(col(Card.id).in_(bindparam("candidates", expanding=True)), ~rated.exists())
+        .where(
+            col(Card.id).in_(bindparam("candidates", expanding=True)),
+            ~rated.exists(),
+            # Suspended and buried cards stay out, plan or not.
+            col(Card.id).not_in(held_cards(learner.id, now)),
+        )
     )
     open_ = set(session.exec(query, params={"candidates": candidates}))  # type: ignore[call-overload]
     return next((c for c in candidates if c in open_), None)

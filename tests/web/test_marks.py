@@ -1,8 +1,13 @@
 """Suspend, bury and flag: through the JSON API and the forms, kept out of study and practice."""
 
+from datetime import timedelta
 from typing import Any
 
+from conftest import START
 from fastapi.testclient import TestClient
+from sqlmodel import Session
+
+from app.models import CardState
 
 
 def next_id(client: TestClient, **params: Any) -> str | None:
@@ -193,3 +198,29 @@ def test_marks_and_leech_settings_go_through_a_backup_and_back(client, bank):
     assert (bank.learner().leech_threshold, bank.learner().leech_action) == (5, "tag")
     again = client.post("/backup/restore", files=upload)
     assert "Everything in this backup was already here; nothing changed." in again.text
+
+
+def test_an_interview_plan_never_brings_back_a_suspended_or_buried_card(client, bank):
+    with Session(bank.engine) as session:
+        for card_id in ("gemm-core", "roofline", "kv-cache", "fusion", "paged"):
+            session.add(
+                CardState(
+                    learner_id=bank.learner().id,
+                    card_id=card_id,
+                    state=2,
+                    stability=3.0,
+                    difficulty=5.0,
+                    due=START + timedelta(days=40),
+                    last_review=START - timedelta(days=2),
+                    reps=3,
+                    version=1,
+                )
+            )
+        session.commit()
+    date = (START + timedelta(days=6)).date().isoformat()
+    made = client.post("/api/interviews", json={"name": "Notes", "date": date, "deck": "notes"})
+    assert made.status_code == 201
+    assert next_id(client) in ("fusion", "paged")  # the plan's cards come first
+    act(client, "fusion", "suspend")
+    act(client, "paged", "bury")
+    assert next_id(client) is None
