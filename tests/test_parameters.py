@@ -1,4 +1,4 @@
-"""Parameter vectors the model cannot use: refused with a clear message, the defaults kept."""
+"""FSRS settings in a backup: unusable parameter sets refused clearly, the rest restored."""
 
 import json
 import math
@@ -114,3 +114,22 @@ def test_a_restored_backup_with_good_parameters_uses_them(settings: Settings) ->
         report = restore_learner(session=session, learner=learner, data=text)
         assert report.parameters_refused is None and report.settings_changed
         assert learner.fsrs_parameters == personal
+
+
+def test_load_balancing_and_easy_days_travel_with_a_backup(settings: Settings) -> None:
+    with Session(open_engine(settings)) as session:
+        learner = get_learner(session, settings.learner_name)
+        learner.load_balance, learner.easy_days = True, "06"
+        session.add(learner)
+        session.commit()
+        doc = export_learner(session=session, learner=learner)
+        assert (
+            doc["learner"]["settings"]["load_balance"],
+            doc["learner"]["settings"]["easy_days"],
+        ) == (True, "06")
+        learner.load_balance, learner.easy_days = False, ""
+        session.add(learner)
+        session.commit()
+        report = restore_learner(session=session, learner=learner, data=dump_backup(doc))
+        assert report.settings_changed
+        assert (learner.load_balance, learner.easy_days) == (True, "06")

@@ -21,6 +21,8 @@ SETTINGS = (
     "fsrs_parameters",
     "leech_threshold",
     "leech_action",
+    "load_balance",
+    "easy_days",
 )
 MARK_FIELDS = ("suspended", "buried_until", "flag", "leech")
 STATE_FIELDS = ("state", "step", "stability", "difficulty", "due", "last_review", "reps", "lapses")
@@ -63,6 +65,9 @@ class SettingsIn(_Doc):
     # Absent in backups made before leeches: the defaults.
     leech_threshold: int = Field(default=8, ge=0, le=99)
     leech_action: Literal["suspend", "tag"] = "suspend"
+    # Absent in backups made before load balancing: off, no easy days.
+    load_balance: bool = False
+    easy_days: str = Field(default="", pattern=r"^[0-6]{0,6}$")
 
     @field_validator("timezone")
     @classmethod
