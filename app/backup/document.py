@@ -1,8 +1,10 @@
 """The backup document: its format, validation (one clear line per refusal) and JSON text."""
 
+import base64
+import binascii
 import json
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -140,6 +142,51 @@ class ReviewIn(_Doc):
         return (self.card_id, utc(self.reviewed_at), self.rating, self.mode)  # type: ignore[return-value]
 
 
+class InterviewIn(_Doc):
+    name: str = Field(min_length=1, max_length=200)
+    date: date
+    deck: str | None = Field(default=None, max_length=200)
+    section: str | None = Field(default=None, max_length=500)
+    tag: str | None = Field(default=None, max_length=200)
+    target: float = Field(default=0.9, ge=0.7, le=0.99)
+
+
+class MockAnswerIn(_Doc):
+    card_id: str = Field(min_length=1, max_length=200)
+    position: int = Field(default=0, ge=0)
+    answer_ms: int = Field(default=0, ge=0)
+    total_ms: int = Field(default=0, ge=0)
+    limit_ms: int = Field(default=0, ge=0)
+    points_total: int = Field(default=0, ge=0)
+    points_said: list[int] = []
+    followups_total: int = Field(default=0, ge=0)
+    followups_answered: int = Field(default=0, ge=0)
+    rating: int = Field(ge=1, le=4)
+    counted: bool = False
+    answered_at: AwareDatetime
+
+
+class MockIn(_Doc):
+    id: int
+    card_ids: list[str] = []
+    position: int = Field(default=0, ge=0)
+    seconds_per_question: int = Field(default=120, ge=1)
+    followup_seconds: int = Field(default=60, ge=1)
+    order: str = Field(default="random", max_length=20)
+    label: str = ""
+    started_at: AwareDatetime
+    finished_at: AwareDatetime | None = None
+    answers: list[MockAnswerIn] = []
+
+
+class RecordingIn(_Doc):
+    mock_id: int
+    card_id: str = Field(min_length=1, max_length=200)
+    type: str = Field(max_length=100)
+    data: str  # base64
+    created_at: AwareDatetime
+
+
 class BackupIn(_Doc):
     format: Literal["qbank-backup"]
     version: Literal[1]
@@ -149,6 +196,10 @@ class BackupIn(_Doc):
     marks: list[MarkIn] = []
     practice: list[PracticeIn] = []
     reviews: list[ReviewIn] = []
+    # Absent in backups made before interview mode (app.backup.interviews).
+    interviews: list[InterviewIn] = []
+    mocks: list[MockIn] = []
+    recordings: list[RecordingIn] = []
 
 
 def _problem(error: Mapping[str, Any]) -> str:
@@ -192,9 +243,31 @@ def parse_backup(data: Mapping[str, Any] | str | bytes) -> BackupIn:
         if review.practice_id is not None and review.practice_id not in runs:
             where = f"reviews[{index}].practice_id"
             raise BackupError(f"invalid backup: {where}: no practice run {review.practice_id}")
+    _check_recordings(doc.mocks, doc.recordings)
     seen: set[str] = set()
     for index, state in enumerate(doc.states):
         if state.card_id in seen:
             raise BackupError(f"invalid backup: states[{index}]: card '{state.card_id}' twice")
         seen.add(state.card_id)
     return doc
+
+
+def _check_recordings(mocks: list[MockIn], recordings: list[RecordingIn]) -> None:
+    """Refuse recordings of unknown mock interviews or that are not audio, before any write."""
+    from app.interview.recordings import MAX_BYTES, check_audio
+
+    ids = {m.id for m in mocks}
+    for index, recording in enumerate(recordings):
+        where = f"invalid backup: recordings[{index}]"
+        if recording.mock_id not in ids:
+            raise BackupError(f"{where}.mock_id: no mock interview {recording.mock_id}")
+        try:
+            data = base64.b64decode(recording.data, validate=True)
+        except (binascii.Error, ValueError):
+            raise BackupError(f"{where}.data: not base64") from None
+        if len(data) > MAX_BYTES:
+            raise BackupError(f"{where}.data: larger than {MAX_BYTES // (1024 * 1024)} MB")
+        try:
+            check_audio(recording.type, data)
+        except Exception as exc:
+            raise BackupError(f"{where}: {exc}") from None

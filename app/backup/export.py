@@ -9,6 +9,7 @@ from sqlalchemy import union
 from sqlmodel import Session, col, select
 
 from app.backup.document import FORMAT, SETTINGS, STATE_FIELDS, VERSION, iso
+from app.backup.interviews import export_interviews
 from app.errors import NotFound
 from app.models import Card, CardMark, CardState, Deck, Learner, PracticeSession, ReviewLog
 
@@ -51,7 +52,7 @@ def learner_cards(session: Session, learner: Learner) -> dict[str, tuple[Card, D
 def export_learner(
     *, session: Session, learner: Learner, now: datetime | None = None
 ) -> dict[str, Any]:
-    """The learner's settings, schedule, practice runs and full review log as JSON-ready data."""
+    """The learner's settings, schedule, practice runs, review log and interviews as JSON data."""
     cards = learner_cards(session, learner)
     practice = session.exec(
         select(PracticeSession)
@@ -118,6 +119,7 @@ def export_learner(
             }
             for log in learner_reviews(session, learner)
         ],
+        **export_interviews(session, learner),
     }
 
 

@@ -25,6 +25,7 @@ from app.backup.document import (
     utc,
 )
 from app.backup.export import learner_marks, learner_states
+from app.backup.interviews import interview_card_ids, restore_interviews
 from app.models import Card, CardMark, CardState, Deck, Learner, PracticeSession, ReviewLog
 from app.parameters import BadParameters, check_parameters
 
@@ -45,6 +46,7 @@ class RestoreReport:
     # The backup's FSRS parameters, when the model cannot use them (they are not restored).
     parameters_refused: BadParameters | None = None
     marks_changed: int = 0  # cards whose suspend, bury, flag or leech marks the backup set
+    interview_rows: int = 0  # interviews, mock interviews, their answers and recordings added
 
     @property
     def changed(self) -> bool:
@@ -56,6 +58,7 @@ class RestoreReport:
             or self.placeholders
             or self.settings_changed
             or self.marks_changed
+            or self.interview_rows
         )
 
 
@@ -73,6 +76,9 @@ def restore_learner(
         _restore_reviews(session, learner, doc.reviews, runs, report)
         _restore_states(session, learner, doc.states, report)
         _restore_marks(session, learner, doc.marks, report)
+        report.interview_rows = restore_interviews(
+            session, learner, doc.interviews, doc.mocks, doc.recordings
+        )
         session.commit()
     except IntegrityError as exc:
         session.rollback()
@@ -101,6 +107,7 @@ def _restore_settings(learner: Learner, settings: SettingsIn, report: RestoreRep
 def _restore_placeholders(session: Session, doc: BackupIn, report: RestoreReport) -> None:
     wanted = {state.card_id for state in doc.states} | {review.card_id for review in doc.reviews}
     wanted |= {mark.card_id for mark in doc.marks}
+    wanted |= interview_card_ids(doc.mocks, doc.recordings)
     # Chunked so the IN list stays under SQLite's variable limit however long the history.
     ordered = sorted(wanted)
     present: set[str] = set()

@@ -1,5 +1,6 @@
 """Interview mode over real HTTP: interviews, readiness, the plan in the study queue, mocks."""
 
+import json
 import re
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -457,3 +458,98 @@ def test_a_recording_belongs_to_a_question_of_the_session(client):
         ).status_code
         == 404
     )
+
+
+# Backups.
+
+
+@pytest.fixture
+def second(make_database_url, bank_dir):
+    """Another instance over its own database with the same bank, to restore into."""
+    from fastapi.testclient import TestClient
+
+    from app.config import Settings
+    from app.content.sync import import_content
+    from app.main import create_app
+
+    settings = Settings(
+        _env_file=None,  # type: ignore[call-arg]
+        database_url=make_database_url("second"),
+        content_dir=bank_dir,
+        learner_name="local",
+        timezone="UTC",
+    )
+    app = create_app(settings)
+    import_content(bank_dir, app.state.engine)
+    with TestClient(app, follow_redirects=False, headers={"Accept-Language": "en"}) as client:
+        yield client
+
+
+def mock_with_a_recording(client) -> tuple[str, str]:
+    client.post("/api/interviews", json={"name": "Kernel team", "date": days(8), "tag": "gpu"})
+    url = start_mock(client, deck="mock", count="1")
+    page = client.get(url).text
+    card_id = page.split('data-card-id="', 1)[1].split('"', 1)[0]
+    mock_id = url.rsplit("/", 1)[1]
+    kept = client.post(
+        f"/api/mocks/{mock_id}/recordings",
+        params={"card_id": card_id},
+        content=WEBM,
+        headers={"Content-Type": "audio/webm"},
+    )
+    assert kept.status_code == 201
+    answer_page = client.get(f"{url}?phase=answer&t0={int(START.timestamp() * 1000)}").text
+    form = {"card_id": card_id, "key": hidden(answer_page, "key"), "t0": hidden(answer_page, "t0")}
+    assert client.post(f"{url}/answer", data={**form, "said": ["0"]}).status_code == 303
+    return url, card_id
+
+
+def restore(client, text: str):
+    return client.post(
+        "/backup/restore", files={"file": ("backup.json", text.encode(), "application/json")}
+    )
+
+
+def test_backups_carry_interviews_mock_results_and_recordings(client, second):
+    _, card_id = mock_with_a_recording(client)
+    backup = client.get("/backup.json")
+    doc = backup.json()
+    assert [i["name"] for i in doc["interviews"]] == ["Kernel team"]
+    assert [len(m["answers"]) for m in doc["mocks"]] == [1]
+    assert doc["mocks"][0]["answers"][0]["points_said"] == [0]
+    assert [(r["card_id"], r["type"]) for r in doc["recordings"]] == [(card_id, "audio/webm")]
+    assert doc["recordings_left_out"] == 0
+
+    assert restore(second, backup.text).status_code == 200
+    assert [i["name"] for i in second.get("/api/interviews").json()] == ["Kernel team"]
+    kept = second.get("/api/recordings").json()
+    assert [r["card_id"] for r in kept] == [card_id]
+    assert second.get(kept[0]["url"]).content == WEBM
+    summary = second.get(f"/interview/mock/{kept[0]['mock_id']}/summary").text
+    assert "Coverage <b>1/3</b>" in summary
+    # Restoring the same backup again adds nothing.
+    assert restore(second, backup.text).status_code == 200
+    assert len(second.get("/api/interviews").json()) == 1
+    assert len(second.get("/api/recordings").json()) == 1
+    assert second.get("/backup.json").json()["mocks"][0]["answers"] == doc["mocks"][0]["answers"]
+
+
+def test_recordings_over_the_budget_are_left_out_and_counted(client, monkeypatch):
+    from app.backup import interviews
+
+    mock_with_a_recording(client)
+    monkeypatch.setattr(interviews, "RECORDINGS_BUDGET", 100)
+    doc = client.get("/backup.json").json()
+    assert doc["recordings"] == []
+    assert doc["recordings_left_out"] == 1
+    assert len(doc["mocks"]) == 1
+
+
+def test_a_backup_with_a_bad_recording_restores_nothing(client, second, find):
+    mock_with_a_recording(client)
+    doc = client.get("/backup.json").json()
+    doc["recordings"][0]["type"] = "text/plain"
+    refused = restore(second, json.dumps(doc))
+    assert refused.status_code == 400
+    assert "recordings[0]: recordings must be audio" in refused.text
+    assert second.get("/api/interviews").json() == []

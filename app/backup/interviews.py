@@ -1,0 +1,195 @@
+"""Interviews, mock interviews and their recordings in a learner's backup, and back.
+
+Recordings go in while their total stays under RECORDINGS_BUDGET (base64 text); beyond it the
+backup says how many it left out, so a backup stays a file one can mail or keep in git.
+"""
+
+import base64
+from datetime import datetime
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from app.backup.document import InterviewIn, MockIn, RecordingIn, iso, utc
+from app.interview.recordings import check_audio
+from app.models import Interview, Learner, MockAnswer, MockSession, Recording
+
+RECORDINGS_BUDGET = 32 * 1024 * 1024
+
+
+def export_interviews(session: Session, learner: Learner) -> dict[str, Any]:
+    """The learner's interviews, mock interviews with their answers, and recordings that fit."""
+    interviews = session.exec(
+        select(Interview).where(Interview.learner_id == learner.id).order_by(col(Interview.id))
+    )
+    mocks = list(
+        session.exec(
+            select(MockSession)
+            .where(MockSession.learner_id == learner.id)
+            .order_by(col(MockSession.id))
+        )
+    )
+    answers: dict[int, list[MockAnswer]] = {}
+    for answer in session.exec(
+        select(MockAnswer)
+        .where(col(MockAnswer.mock_id).in_([m.id for m in mocks]))
+        .order_by(col(MockAnswer.position))
+    ):
+        answers.setdefault(answer.mock_id, []).append(answer)
+    recordings, left_out, budget = [], 0, RECORDINGS_BUDGET
+    for recording in session.exec(
+        select(Recording).where(Recording.learner_id == learner.id).order_by(col(Recording.id))
+    ):
+        size = (recording.size + 2) // 3 * 4
+        if size > budget:
+            left_out += 1
+            continue
+        budget -= size
+        recordings.append(
+            {
+                "mock_id": recording.mock_id,
+                "card_id": recording.card_id,
+                "type": recording.mime,
+                "data": base64.b64encode(recording.data).decode("ascii"),
+                "created_at": iso(recording.created_at),
+            }
+        )
+    return {
+        "interviews": [
+            {
+                "name": i.name,
+                "date": i.day.isoformat(),
+                "deck": i.deck,
+                "section": i.section,
+                "tag": i.tag,
+                "target": i.target,
+            }
+            for i in interviews
+        ],
+        "mocks": [
+            {
+                "id": m.id,
+                "card_ids": m.card_ids,
+                "position": m.position,
+                "seconds_per_question": m.seconds_per_question,
+                "followup_seconds": m.followup_seconds,
+                "order": m.order,
+                "label": m.label,
+                "started_at": iso(m.started_at),
+                "finished_at": iso(m.finished_at),
+                "answers": [
+                    {
+                        "card_id": a.card_id,
+                        "position": a.position,
+                        "answer_ms": a.answer_ms,
+                        "total_ms": a.total_ms,
+                        "limit_ms": a.limit_ms,
+                        "points_total": a.points_total,
+                        "points_said": a.points_said,
+                        "followups_total": a.followups_total,
+                        "followups_answered": a.followups_answered,
+                        "rating": a.rating,
+                        "counted": a.counted,
+                        "answered_at": iso(a.answered_at),
+                    }
+                    for a in answers.get(m.id, [])  # type: ignore[arg-type]
+                ],
+            }
+            for m in mocks
+        ],
+        "recordings": recordings,
+        "recordings_left_out": left_out,
+    }
+
+
+def interview_card_ids(mocks: list[MockIn], recordings: list[RecordingIn]) -> set[str]:
+    """The cards a backup's mock interviews name (restored as placeholders when gone)."""
+    found = {a.card_id for m in mocks for a in m.answers} | {r.card_id for r in recordings}
+    return found | {card_id for m in mocks for card_id in m.card_ids}
+
+
+def restore_interviews(
+    session: Session,
+    learner: Learner,
+    interviews: list[InterviewIn],
+    mocks: list[MockIn],
+    recordings: list[RecordingIn],
+) -> int:
+    """Add what the database lacks (restoring twice adds nothing); return how many rows."""
+    added = 0
+    have = {
+        (i.name, i.day, i.deck, i.section, i.tag)
+        for i in session.exec(select(Interview).where(Interview.learner_id == learner.id))
+    }
+    for item in interviews:
+        key = (item.name, item.date, item.deck, item.section, item.tag)
+        if key in have:
+            continue
+        have.add(key)
+        session.add(
+            Interview(
+                learner_id=learner.id,  # type: ignore[arg-type]
+                name=item.name,
+                day=item.date,
+                deck=item.deck,
+                section=item.section,
+                tag=item.tag,
+                target=item.target,
+            )
+        )
+        added += 1
+    existing: dict[tuple[datetime, tuple[str, ...]], int] = {
+        (utc(m.started_at), tuple(m.card_ids)): m.id  # type: ignore[misc]
+        for m in session.exec(select(MockSession).where(MockSession.learner_id == learner.id))
+    }
+    mapping: dict[int, int] = {}
+    for item in mocks:
+        key = (utc(item.started_at), tuple(item.card_ids))
+        if key in existing:
+            mapping[item.id] = existing[key]  # type: ignore[index]
+            continue
+        run = MockSession(
+            learner_id=learner.id,  # type: ignore[arg-type]
+            card_ids=item.card_ids,
+            position=item.position,
+            seconds_per_question=item.seconds_per_question,
+            followup_seconds=item.followup_seconds,
+            order=item.order,
+            label=item.label,
+            started_at=utc(item.started_at),  # type: ignore[arg-type]
+            finished_at=utc(item.finished_at),
+        )
+        session.add(run)
+        session.flush()
+        existing[key] = mapping[item.id] = run.id  # type: ignore[index,assignment]
+        added += 1
+        for answer in item.answers:
+            values = answer.model_dump()
+            values["answered_at"] = utc(answer.answered_at)
+            session.add(MockAnswer(mock_id=run.id, **values))  # type: ignore[arg-type]
+            added += 1
+    kept = {
+        (r.mock_id, r.card_id)
+        for r in session.exec(
+            select(Recording.mock_id, Recording.card_id).where(Recording.learner_id == learner.id)
+        )
+    }
+    for item in recordings:
+        mock_id = mapping[item.mock_id]
+        if (mock_id, item.card_id) in kept:
+            continue
+        kept.add((mock_id, item.card_id))
+        data = base64.b64decode(item.data)
+        session.add(
+            Recording(
+                learner_id=learner.id,  # type: ignore[arg-type]
+                mock_id=mock_id,
+                card_id=item.card_id,
+                mime=check_audio(item.type, data),
+                size=len(data),
+                data=data,
+                created_at=utc(item.created_at),  # type: ignore[arg-type]
+            )
+        )
+        added += 1
+    return added
