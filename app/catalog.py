@@ -11,6 +11,7 @@ from app.cardview import link_url as link_url
 from app.content.compile import TopicRef, resolve, topic_index
 from app.learners import study_day
 from app.models import Card, CardLink, CardState, Deck, Learner, Topic
+from app.study.marks import held_cards
 
 MATURE_DAYS = 21
 
@@ -71,7 +72,9 @@ def _progress_rows(
         joined.where(col(CardState.stability) >= MATURE_DAYS)
     ):
         out[(deck, section)].mature = mature
-    for deck, section, due in session.exec(joined.where(col(CardState.due) < day_end)):
+    # Suspended and buried cards are not due for the learner (app.study.marks).
+    due_now = (col(CardState.due) < day_end, col(Card.id).not_in(held_cards(learner.id, now)))
+    for deck, section, due in session.exec(joined.where(*due_now)):
         out[(deck, section)].due = due
     return out
 

@@ -85,3 +85,10 @@ def test_next_due_is_shown_in_the_learners_zone(client, clock, bank, find):
     shown = find(page.text, "next-due")
     assert shown.text.endswith("Asia/Shanghai")
     assert shown.attrs["datetime"].endswith("+08:00")
+
+
+def test_the_deck_page_offers_custom_study(client, find):
+    page = client.get("/decks/notes").text
+    custom = find(page, "deck-custom")
+    assert custom is not None and "Review ahead" in custom.text
+    assert 'action="/study/custom/new?deck=notes"' in page

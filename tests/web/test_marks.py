@@ -224,3 +224,12 @@ def test_an_interview_plan_never_brings_back_a_suspended_or_buried_card(client, 
     act(client, "fusion", "suspend")
     act(client, "paged", "bury")
     assert next_id(client) is None
+
+
+def test_deck_counts_leave_suspended_reviews_out_of_due(client, clock):
+    client.post("/api/reviews", json={"card_id": "paged", "rating": 4})
+    clock.advance(days=60)
+    due = {d["slug"]: d["due"] for d in client.get("/api/decks").json()}
+    assert due["notes"] == 1
+    act(client, "paged", "suspend")
+    assert {d["slug"]: d["due"] for d in client.get("/api/decks").json()}["notes"] == 0
