@@ -1,5 +1,9 @@
 """A model answer as a checklist of key points: its list items, else its sentences.
 
+An author marks the key points outright with a paragraph that says only `要点：` (or `关键点：`,
+`Key points:`) followed by a list: then that list's items are the checklist, and the rest of
+the answer is explanation around them.
+
 Works on the answer's HTML as rendered at import (well-formed, no raw HTML from authors), so a
 point is itself balanced HTML: sentences are cut only in text directly inside a paragraph,
 never inside a formula, code or emphasis.
@@ -7,6 +11,7 @@ never inside a formula, code or emphasis.
 
 import hashlib
 import re
+from itertools import pairwise
 
 _TOKEN = re.compile(r"(<[^>]+>)")
 _TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9]*)[^>]*?(/?)>")
@@ -14,6 +19,7 @@ _VOID = {"br", "hr", "img", "input", "col", "wbr", "source", "area", "embed", "l
 # The end of a sentence: Chinese full stops, or an English one followed by a space.
 _SENTENCE_END = re.compile(r"(?<=[。！？])|(?<=[.!?])(?=\s)")
 _LISTS = {"ul", "ol"}
+_MARKER = re.compile(r"^(?:要点|关键点|key points?)\s*[:：]?$", re.IGNORECASE)
 # Shorter pieces (a stray "例如：") join the point before them.
 MIN_POINT_CHARS = 6
 
@@ -106,10 +112,23 @@ def _sentences(tokens: list[str]) -> list[str]:
     return [s.strip() for s in sentences if s.strip()]
 
 
+def _marked(blocks: list[tuple[str, list[str]]]) -> list[str] | None:
+    """The items of the list after a `要点：` paragraph, if the author wrote one."""
+    for (name, tokens), (after, items) in pairwise(blocks):
+        text = re.sub(r"<[^>]+>", "", "".join(tokens)).strip()
+        if name == "p" and after in _LISTS and _MARKER.match(text):
+            return _items(items)
+    return None
+
+
 def key_points(answer_html: str) -> list[str]:
     """The answer's key points, as HTML fragments, in order."""
+    blocks = _blocks(answer_html)
+    marked = _marked(blocks)
+    if marked:
+        return marked
     points: list[str] = []
-    for name, tokens in _blocks(answer_html):
+    for name, tokens in blocks:
         if name in _LISTS:
             found = _items(tokens)
         elif name in ("p", "text"):

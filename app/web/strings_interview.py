@@ -10,6 +10,10 @@ INTERVIEW_STRINGS: dict[str, tuple[str, str]] = {
     ),
     "interview.upcoming": ("即将到来的面试", "Upcoming interviews"),
     "interview.none": ("还没有设定面试。", "No interview set yet."),
+    "interview.set_one": (
+        "有面试要准备？设定日期，看看那天能记住多少。",
+        "An interview coming up? Set its date and see how ready you will be.",
+    ),
     "interview.add": ("添加面试", "Add interview"),
     "interview.name": ("名称", "Name"),
     "interview.name_hint": ("例如：NVIDIA kernel 组", "e.g. NVIDIA kernel team"),

@@ -1,0 +1,89 @@
+"""Key points from rendered answers: list items, sentences, and the author's own list."""
+
+import pytest
+
+from app.content.render import Renderer
+from app.interview.keypoints import key_points, points_key, suggested_rating
+
+
+@pytest.fixture(scope="module")
+def render():
+    renderer = Renderer()
+    return lambda markdown: renderer.render(markdown, path="t.md", line=1, errors=[]).html
+
+
+CASES = [
+    (
+        "list items",
+        "- The unit a cache moves.\n- On GPUs 128 B.\n- Neighbours come along.",
+        ["The unit a cache moves.", "On GPUs 128 B.", "Neighbours come along."],
+    ),
+    (
+        "Chinese sentences",
+        "一个 warp 有 32 个线程。分歧时**各路径耗时之和**。Volta 起有独立调度。",
+        [
+            "一个 warp 有 32 个线程。",
+            "分歧时<strong>各路径耗时之和</strong>。",
+            "Volta 起有独立调度。",
+        ],
+    ),
+    (
+        "English sentences, not cut inside code",
+        "It caches translations. A miss walks `a.b. c` tables. Huge pages reach further.",
+        [
+            "It caches translations.",
+            "A miss walks <code>a.b. c</code> tables.",
+            "Huge pages reach further.",
+        ],
+    ),
+    (
+        "a short piece joins the one before",
+        "Bandwidth bound kernels gain. Yes. GEMM is the main case.",
+        ["Bandwidth bound kernels gain. Yes.", "GEMM is the main case."],
+    ),
+    (
+        "the author's key points",
+        "Occupancy hides latency, mostly.\n\n**要点：**\n\n- hides latency\n- Little's law\n\n"
+        "More prose. And more.",
+        ["hides latency", "Little's law"],
+    ),
+    (
+        "Key points in English",
+        "Intro sentence here.\n\nKey points:\n\n1. first one\n2. second one",
+        ["first one", "second one"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("title", "markdown", "expected"), CASES, ids=[c[0] for c in CASES])
+def test_key_points(render, title, markdown, expected):
+    assert key_points(render(markdown)) == expected
+
+
+def test_a_formula_stays_whole_inside_its_point(render):
+    points = key_points(render("Intensity is $I = F / B$. It decides the side.\n\n$$x^2$$\n"))
+    assert len(points) == 2
+    assert 'class="katex"' in points[0] and points[0].endswith("</span>.")
+    assert 'class="katex"' in points[1]  # a display formula belongs to the point before it
+
+
+def test_the_fingerprint_changes_with_the_points():
+    assert points_key(["a", "b"]) == points_key(["a", "b"])
+    assert points_key(["a", "b"]) != points_key(["a", "b", "c"])
+
+
+@pytest.mark.parametrize(
+    ("said", "total", "overtime", "rating"),
+    [
+        (0, 5, False, 1),
+        (1, 5, False, 1),
+        (2, 5, False, 2),
+        (3, 5, False, 2),
+        (4, 5, False, 3),
+        (5, 5, False, 4),
+        (5, 5, True, 3),
+        (0, 0, False, 4),
+    ],
+)
+def test_coverage_suggests_a_rating(said, total, overtime, rating):
+    assert suggested_rating(said, total, overtime=overtime) == rating
