@@ -1,4 +1,4 @@
-// The outbox: every rating (and every undo of a rating already sent) is written to
+// The outbox: every rating, card action (suspend, bury, flag) and undo is written to
 // localStorage before anything else happens, then sent to the JSON API in order, each with its
 // own Idempotency-Key, retried with backoff until the server answers. A reload, a closed tab or
 // a dropped connection loses nothing: whichever qbank page opens next sends what is left, and a
@@ -110,6 +110,11 @@
     if (entry.type === "undo") {
       url = "/api/reviews/undo";
       body = { card_id: entry.card_id };
+    } else if (entry.type === "action") {
+      const params = new URLSearchParams(entry.scope || {});
+      for (const id of this.exclude(entry).slice(0, 50)) params.append("exclude", id);
+      url = entry.path + (params.toString() ? "?" + params : "");
+      body = entry.body || {};
     } else {
       const params = new URLSearchParams(entry.scope || {});
       for (const id of this.exclude(entry).slice(0, 50)) params.append("exclude", id);

@@ -49,8 +49,10 @@
     return "/study" + (query ? "?" + query : "");
   }
 
+  // Ratings, suspensions and burials not yet acknowledged: the server still counts those cards
+  // as due, so they are neither shown nor asked for again.
   function pendingRatings() {
-    return outbox.entries().filter((entry) => entry.type === "rate");
+    return outbox.entries().filter((entry) => entry.type === "rate" || entry.removes);
   }
 
   function held() {
@@ -125,6 +127,42 @@
     return section;
   }
 
+  // The card actions (suspend, bury, flags) as the server rendered them for the first card.
+  const actionsTemplate = document.getElementById("card-actions");
+  const actionsModel = actionsTemplate ? actionsTemplate.cloneNode(true) : null;
+  if (actionsModel) actionsModel.querySelector("form[action$='/unleech']")?.remove();
+
+  function actionsSection(card) {
+    const section = actionsModel.cloneNode(true);
+    const base = "/cards/" + encodeURIComponent(card.id) + "/";
+    section.dataset.cardId = card.id;
+    for (const form of section.querySelectorAll("form")) {
+      form.action = base + form.getAttribute("action").split("/").pop();
+    }
+    paintFlags(section, card.flag);
+    if (card.leech) {
+      const form = node("form", { method: "post", action: base + "unleech", class: "inline" });
+      const csrf = section.querySelector("input[name=csrf_token]");
+      if (csrf) form.append(csrf.cloneNode());
+      form.append(section.querySelector("input[name=next]").cloneNode());
+      const badge = node("span", { class: "badge leech" });
+      badge.textContent = t("marks.leech");
+      const button = node("button", { type: "submit", id: "action-unleech", "data-action": "unleech" });
+      button.textContent = t("marks.unleech");
+      form.append(badge, " ", button);
+      section.append(form);
+    }
+    return section;
+  }
+
+  function paintFlags(section, flag) {
+    for (const button of section.querySelectorAll("button[data-flag]")) {
+      const value = parseInt(button.dataset.flag, 10);
+      button.value = String(flag === value ? 0 : value);
+      button.setAttribute("aria-pressed", flag === value ? "true" : "false");
+    }
+  }
+
   function metaNodes(card) {
     const deck = node("a", { href: "/decks/" + encodeURIComponent(card.deck) });
     deck.textContent = card.deck_title;
@@ -140,7 +178,10 @@
     if (card.nodes) return card.nodes;
     const question = document.createDocumentFragment();
     question.append(node("template", {}, card.question_html).content);
-    card.nodes = { meta: metaNodes(card), question: question, answer: answerSection(card) };
+    const answer = document.createDocumentFragment();
+    answer.append(answerSection(card));
+    if (actionsModel) answer.append(actionsSection(card));
+    card.nodes = { meta: metaNodes(card), question: question, answer: answer };
     return card.nodes;
   }
 
@@ -313,6 +354,35 @@
     requestAnimationFrame(function () { setTimeout(work, 0); });
   }
 
+  const UNDO_ACTION = { suspend: "unsuspend", bury: "unbury" };
+
+  // Suspend or bury the card shown (it leaves the session), flag it, or clear its leech mark.
+  function act(action, flag) {
+    if (!current) return;
+    const card = current;
+    const entry = { type: "action", card_id: card.id, path: "/api/cards/" + encodeURIComponent(card.id) + "/" + action, scope: scope, tab: tab };
+    if (action === "flag") {
+      card.flag = card.flag === flag ? 0 : flag;
+      entry.body = { flag: card.flag };
+      paintFlags(document.getElementById("card-actions"), card.flag);
+    } else if (action === "unleech") {
+      card.leech = false;
+      document.querySelector("#card-actions form[action$='/unleech']")?.remove();
+    }
+    if (!UNDO_ACTION[action]) {
+      outbox.add(entry, { send: false });
+      afterPaint(function () { outbox.flush(true); });
+      return;
+    }
+    entry.removes = true;
+    current = null;
+    const entryId = outbox.add(entry, { send: false });
+    history.push({ card: card, entryId: entryId, undo: "/api/cards/" + encodeURIComponent(card.id) + "/" + UNDO_ACTION[action] });
+    advance();
+    notice(t("study." + action));
+    afterPaint(function () { outbox.flush(true); topUp(); });
+  }
+
   function undo() {
     const last = history.pop();
     if (!last) {
@@ -343,8 +413,9 @@
       outbox.update(entry);
       return;
     }
-    if (kind === "ack" && entry.type === "rate") {
-      versions[data.card_id] = data.version;
+    if (kind === "ack" && (entry.type === "rate" || entry.type === "action")) {
+      if (entry.type === "rate") versions[data.card_id] = data.version;
+      if (data.leech) notice(t("study.leech", { lapses: data.lapses }));
       exhausted = data.next === null;
       paintCounts(data.counts);
       hold(data.next);
@@ -364,6 +435,8 @@
         for (const later of pendingRatings()) if (later.card_id === entry.card_id && later.after_undo) outbox.take(later.id);
         if (current && current.id === entry.card_id && current.version === null) advance();
         notice(t("study.undo_failed"));
+      } else if (entry.type === "action") {
+        notice(t(data.status === 404 ? "study.gone" : "study.action_failed"));
       } else {
         notice(t(data.status === 404 ? "study.gone" : "study.rejected"));
       }
@@ -383,8 +456,19 @@
     if (rating) rate(rating);
   });
   undoForm.addEventListener("submit", function (event) { event.preventDefault(); undo(); });
+  answerNode.addEventListener("submit", function (event) {
+    const button = event.submitter;
+    if (!button || !button.dataset.action) return;
+    event.preventDefault();
+    act(button.dataset.action, button.dataset.flag ? parseInt(button.dataset.flag, 10) : 0);
+  });
 
   document.addEventListener("keydown", function (event) {
+    if (event.ctrlKey && !event.metaKey && !event.altKey && /^[1-7]$/.test(event.key) && current) {
+      event.preventDefault();
+      act("flag", parseInt(event.key, 10));
+      return;
+    }
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     const target = event.target;
     if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" || target.tagName === "SELECT")) return;
@@ -395,6 +479,9 @@
     } else if (["1", "2", "3", "4"].includes(key) && revealed()) {
       event.preventDefault();
       if (!event.repeat) rate(parseInt(key, 10));
+    } else if ((key === "@" || key === "-") && current && !event.repeat) {
+      event.preventDefault();
+      act(key === "@" ? "suspend" : "bury");
     } else if ((key === "z" || key === "Z") && !event.repeat) {
       event.preventDefault();
       undo();

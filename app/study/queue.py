@@ -17,7 +17,7 @@ from app.interview.pins import next_pinned
 from app.learners import new_limit, personal_parameters, study_day
 from app.models import Card, CardMark, CardState, Deck, Learner
 from app.study.filters import Filters
-from app.study.marks import held_cards
+from app.study.marks import Mark, get_mark, held_cards
 from app.study.spread import spread_for
 from app.study.today import done_today
 
@@ -46,6 +46,7 @@ class NextCard:
     state: CardStateValue | None
     version: int
     intervals: dict[int, timedelta]
+    mark: Mark
 
 
 def _inline(*sql: str) -> list[Any]:
@@ -400,6 +401,7 @@ def _next(
             parameters=personal_parameters(learner),
             spread=spread_for(session, learner=learner, card_id=card_id, now=now),
         ),
+        mark=get_mark(session, learner=learner, card_id=card_id),
     )
 
 

@@ -170,6 +170,10 @@ STRINGS: dict[str, tuple[str, str]] = {
         "无法撤销：这张卡片在别处已被评分。",
         "Could not undo: the card was rated elsewhere meanwhile.",
     ),
+    "study.action_failed": (
+        "操作未完成，请刷新页面后再试。",
+        "That did not go through; reload and try again.",
+    ),
     "study.waiting_for_cards": (
         "正在取下一张卡片…（离线时评分会保存在本机）",
         "Fetching the next card… (ratings made offline are kept on this device)",

@@ -68,6 +68,8 @@ class NextOut(CardOut):
     version: int = Field(description="Send it back with the rating; a stale one gets 409.")
     counts: CountsOut
     intervals: list[IntervalOut]
+    flag: int = Field(ge=0, le=7, description="The learner's flag on the card: 0 none, 1-7.")
+    leech: bool = Field(description="The card lapsed as often as the leech threshold.")
 
 
 class StateOut(BaseModel):
@@ -158,6 +160,8 @@ def next_out(found: NextCard | None, today: Counts, lang: str) -> NextOut | None
             IntervalOut(rating=r, seconds=int(d.total_seconds()), label=format_interval(d, lang))
             for r, d in found.intervals.items()
         ],
+        flag=found.mark.flag,
+        leech=found.mark.leech,
     )
 
 

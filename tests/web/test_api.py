@@ -49,7 +49,7 @@ def test_next_card_fields(client):
     assert set(card) == {
         "id", "deck", "deck_title", "section", "question", "question_html", "answer_html",
         "followups_html", "followups", "pitfalls_html", "tags", "links", "retired", "queue",
-        "version", "due", "counts", "intervals",
+        "version", "due", "counts", "intervals", "flag", "leech",
     }  # fmt: skip
     assert (card["id"], card["deck"], card["section"]) == ("kv-cache", "kernels", "推理")
     assert card["question_html"] == "KV cache 占多少显存？"

@@ -54,6 +54,12 @@ CLIENT_STRINGS = (
     "study.undo_failed",
     "study.nothing_to_undo",
     "study.waiting_for_cards",
+    "study.suspend",
+    "study.bury",
+    "study.leech",
+    "study.action_failed",
+    "marks.leech",
+    "marks.unleech",
 )
 
 
@@ -103,6 +109,8 @@ def study(
     context |= {
         "client": client,
         "current": current,
+        "mark": current.mark,
+        "now": now,
         "reveal": reveal,
         "shown_at": int(time.time() * 1000),
         # A form posted twice (a retry, the back button) records one rating.
