@@ -348,7 +348,7 @@ def test_a_burst_larger_than_the_pool_and_the_thread_pool_is_served(app: FastAPI
     async def burst() -> list[int]:
         anyio.to_thread.current_default_thread_limiter().total_tokens = 2
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
             responses = await asyncio.gather(*(client.get("/api/study/next") for _ in range(12)))
         return [r.status_code for r in responses]
 
