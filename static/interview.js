@@ -125,6 +125,7 @@
   let recorder = null;
   let chunks = [];
   let pending = null;
+  let stopped = null;
 
   function status(text) { if (recordStatus) recordStatus.textContent = text; }
 
@@ -171,7 +172,8 @@
         recorder = null;
         recordButton.setAttribute("aria-pressed", "false");
         recordButton.firstChild.textContent = card.dataset.msgRecord + " ";
-        if (blob.size) upload(blob);
+        const kept = blob.size ? upload(blob) : Promise.resolve();
+        kept.finally(function () { if (stopped) { stopped(); stopped = null; } });
       });
       recorder.start(1000);
       try { localStorage.setItem(REMEMBER, "1"); } catch (e) { /* private mode: ask each time */ }
@@ -185,7 +187,10 @@
   }
 
   function stopRecording() {
-    if (recorder && recorder.state !== "inactive") recorder.stop();
+    if (!recorder || recorder.state === "inactive") return;
+    // An answer sent before the recorder has handed over its last audio waits for the upload.
+    pending = new Promise(function (resolve) { stopped = resolve; });
+    recorder.stop();
   }
 
   if (canRecord && recordRow && phase !== "answer") {

@@ -10,6 +10,8 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from datetime import datetime
+from functools import lru_cache
+from typing import Any
 
 from sqlalchemy import bindparam, delete
 from sqlmodel import Session, col, select
@@ -96,29 +98,24 @@ def today_plan(session: Session, *, learner: Learner, now: datetime) -> tuple[st
     from app.interview.readiness import readiness
 
     today = local_day(learner, now)
-    found = list(
-        session.exec(
-            select(Interview)
-            .where(Interview.learner_id == learner.id, col(Interview.day) > today)
-            .order_by(col(Interview.day), col(Interview.id))
-        )
+    rows = (
+        session.connection()
+        .execute(_ahead_statement(), {"learner_id": learner.id, "today": today})
+        .all()
     )
-    if not found:
+    if not rows:
         return ()
-    key = (
-        learner.id,
-        today,
-        bank_generation(session),
-        tuple((i.id, i.day, i.deck, i.section, i.tag, i.target) for i in found),
-    )
+    key = (learner.id, today, bank_generation(session), tuple(tuple(row) for row in rows))
     with _LOCK:
         cached = _PLANS.get(key)
     if cached is not None:
         return cached
+    found = [session.get(Interview, row.id) for row in rows]
     planned = tuple(
         dict.fromkeys(
             card_id
             for interview in found
+            if interview is not None
             for card_id in readiness(
                 session, learner=learner, interview=interview, now=now
             ).plan.today()
@@ -131,6 +128,57 @@ def today_plan(session: Session, *, learner: Learner, now: datetime) -> tuple[st
     return planned
 
 
+@lru_cache(maxsize=64)
+def _open_statement(filters: Filters) -> Any:
+    """Which of the candidate cards are in scope, active, held by nothing and not studied today."""
+    learner = bindparam("learner_id")
+    rated = select(ReviewLog.card_id).where(
+        ReviewLog.learner_id == learner,
+        ReviewLog.mode == Mode.STUDY.value,
+        col(ReviewLog.undone_at).is_(None),
+        col(ReviewLog.reviewed_at) >= bindparam("start"),
+        col(ReviewLog.reviewed_at) < bindparam("end"),
+        ReviewLog.card_id == Card.id,
+    )
+    return filters.apply(
+        select(Card.id)
+        .join(Deck, col(Deck.id) == Card.deck_id)
+        .where(
+            col(Card.id).in_(bindparam("candidates", expanding=True)),
+            ~rated.exists(),
+            # Suspended and buried cards stay out, plan or not.
+            col(Card.id).not_in(held_cards(learner, bindparam("now"))),
+        )
+    )
+
+
+@lru_cache(maxsize=1)
+def _ahead_statement() -> Any:
+    return (
+        select(
+            Interview.id,
+            Interview.day,
+            Interview.deck,
+            Interview.section,
+            Interview.tag,
+            Interview.target,
+        )
+        .where(
+            Interview.learner_id == bindparam("learner_id"), col(Interview.day) > bindparam("today")
+        )
+        .order_by(col(Interview.day), col(Interview.id))
+    )
+
+
+@lru_cache(maxsize=1)
+def _anything_statement() -> Any:
+    """Whether the learner has an interview ahead, and whether any card is pinned today."""
+    learner, today = bindparam("learner_id"), bindparam("today")
+    ahead = select(Interview.id).where(Interview.learner_id == learner, col(Interview.day) > today)
+    pinned = select(StudyPin.card_id).where(StudyPin.learner_id == learner, StudyPin.day == today)
+    return select(ahead.exists().label("interviews"), pinned.exists().label("pinned"))
+
+
 def next_pinned(
     session: Session,
     *,
@@ -140,32 +188,21 @@ def next_pinned(
     exclude: Sequence[str] = (),
 ) -> str | None:
     """Today's first plan or pinned card in scope that was not studied today, if any."""
-    pins = [p.card_id for p in pinned_today(session, learner=learner, now=now)]
-    candidates = [
-        c
-        for c in dict.fromkeys([*today_plan(session, learner=learner, now=now), *pins])
-        if c not in set(exclude)
-    ]
+    today = local_day(learner, now)
+    params = {"learner_id": learner.id, "today": today}
+    interviews, pinned = session.connection().execute(_anything_statement(), params).one()
+    if not (interviews or pinned):
+        return None  # most requests: one indexed look in each table
+    pins = [p.card_id for p in pinned_today(session, learner=learner, now=now)] if pinned else []
+    plan = today_plan(session, learner=learner, now=now) if interviews else ()
+    held = set(exclude)
+    candidates = [c for c in dict.fromkeys([*plan, *pins]) if c not in held]
     if not candidates:
         return None
     start, end = study_day(learner, now)
-    rated = select(ReviewLog.card_id).where(
-        ReviewLog.learner_id == learner.id,
-        ReviewLog.mode == Mode.STUDY.value,
-        col(ReviewLog.undone_at).is_(None),
-        col(ReviewLog.reviewed_at) >= start,
-        col(ReviewLog.reviewed_at) < end,
-        ReviewLog.card_id == Card.id,
+    params = {"learner_id": learner.id, "start": start, "end": end, "now": now}
+    found = session.connection().execute(
+        _open_statement(filters), {**params, "candidates": candidates}
     )
-    query = filters.apply(
-        select(Card.id)
-        .join(Deck, col(Deck.id) == Card.deck_id)
-        .where(
-            col(Card.id).in_(bindparam("candidates", expanding=True)),
-            ~rated.exists(),
-            # Suspended and buried cards stay out, plan or not.
-            col(Card.id).not_in(held_cards(learner.id, now)),
-        )
-    )
-    open_ = set(session.exec(query, params={"candidates": candidates}))  # type: ignore[call-overload]
+    open_ = set(found.scalars())
     return next((c for c in candidates if c in open_), None)

@@ -7,13 +7,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from conftest import KERNELS_DECK, NOTES_DECK, START, TOPICS
 from fsrs import Scheduler
 from sqlmodel import Session, col, select
 
 from app.cardstate import aware
 from app.interview.keypoints import key_points, points_key
 from app.models import CardState, MockAnswer, Recording, ReviewLog, StudyPin
+from tests.web.conftest import KERNELS_DECK, NOTES_DECK, START, TOPICS
 
 MOCK_DECK = """
 ---
