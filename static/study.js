@@ -389,13 +389,18 @@
       if (!pendingRatings().length) undoForm.submit(); // a rating from before this page: the server knows it
       return;
     }
-    if (!outbox.take(last.entryId)) {
+    if (outbox.take(last.entryId)) {
+      // Never sent: taking it back is all there is to do.
+    } else if (last.undo) {
+      outbox.add({ type: "action", card_id: last.card.id, path: last.undo, scope: scope, tab: tab }, { send: false });
+      afterPaint(function () { outbox.flush(true); });
+    } else {
       // Already on its way or saved: the server undoes it, in order after what went before.
       outbox.add({ type: "undo", card_id: last.card.id, tab: tab }, { send: false });
       afterPaint(function () { outbox.flush(true); });
       last.card.version = null;
     }
-    done = Math.max(0, done - 1);
+    if (!last.undo) done = Math.max(0, done - 1);
     if (current) buffer.unshift(current);
     current = last.card;
     paint();

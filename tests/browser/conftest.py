@@ -45,6 +45,10 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
     "--disable-quic",
+    # A fake microphone, granted without a prompt (interview recordings).
+    "--use-fake-device-for-media-stream",
+    "--use-fake-ui-for-media-stream",
+    "--autoplay-policy=no-user-gesture-required",
 ]
 DESKTOP = {"width": 1280, "height": 900}
 

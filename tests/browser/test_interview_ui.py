@@ -3,14 +3,13 @@ and by thumb (record, follow-ups, checklist), read the report and play the recor
 
 import os
 import re
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, NewPage
+from tests.browser.conftest import NewPage
 
 pytestmark = pytest.mark.browser
 
@@ -19,24 +18,6 @@ DECK = "gpu-kernels-interview"  # most of its cards have two follow-up questions
 PAGE_WIDTH = "() => document.documentElement.scrollWidth"
 # Set to a directory to keep screenshots of every screen, light and dark, desktop and phone.
 SHOTS = os.environ.get("QBANK_SCREENSHOT_DIR")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """Chromium with a fake microphone that needs no permission prompt."""
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} not found")
-    media = [
-        "--use-fake-device-for-media-stream",
-        "--use-fake-ui-for-media-stream",
-        "--autoplay-policy=no-user-gesture-required",
-    ]
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS + media
-        )
-        yield browser
-        browser.close()
 
 
 def shot(page: Page, name: str) -> None:

@@ -293,3 +293,31 @@ def test_a_card_rated_elsewhere_meanwhile_gets_a_notice_and_the_page_moves_on(
     refused = [(url, status) for url, status in traffic.failed() if "/api/reviews?" in url]
     assert [status for _, status in refused] == [409]
     traffic.responses = [r for r in traffic.responses if r not in refused]  # expected, not a fault
+
+
+def test_suspend_and_bury_from_the_keyboard_and_undo_them(page: Page, bank: Path) -> None:
+    def marks() -> list[tuple]:
+        return query(
+            bank,
+            "SELECT card_id, suspended, buried_until IS NOT NULL FROM cardmark"
+            " WHERE suspended OR buried_until IS NOT NULL ORDER BY card_id",
+        )
+
+    open_study(page)
+    suspended = shown(page)
+    page.keyboard.press("@")
+    expect(page.locator("#card")).not_to_have_attribute("data-card-id", suspended)
+    buried = shown(page)
+    page.keyboard.press("Space")
+    page.keyboard.press("-")
+    expect(page.locator("#card")).not_to_have_attribute("data-card-id", buried)
+    saved(page)
+    assert marks() == sorted([(suspended, 1, 0), (buried, 0, 1)])
+
+    page.keyboard.press("z")
+    expect(page.locator("#card")).to_have_attribute("data-card-id", buried)
+    page.keyboard.press("z")
+    expect(page.locator("#card")).to_have_attribute("data-card-id", suspended)
+    saved(page)
+    assert marks() == []
+    assert logged(bank) == []
