@@ -87,7 +87,7 @@ INTERVIEW_STRINGS: dict[str, tuple[str, str]] = {
         "{date}：{questions} 题，覆盖 {coverage}%，每题 {seconds} 秒",
         "{date}: {questions} questions, {coverage}% covered, {seconds} s a question",
     ),
-    "mock.question": ("第", "Question"),
+    "mock.question": ("题目", "Question"),
     "mock.questions": ("题数", "Questions"),
     "mock.time_left": ("剩余", "Time left"),
     "mock.time_answer": ("作答用时", "Answered in"),
