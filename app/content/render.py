@@ -30,6 +30,10 @@ _KATEX_POSITION = re.compile(r" at position \d+: .*$", re.DOTALL)
 # or a `$` that opened no formula. `$` before a digit is a price, never math, so it is fine.
 _LITERAL_MARKUP = re.compile(r"\*\*|__|\$(?!\d)")
 
+# KaTeX limits: the longest formula in the bundled decks has ~260 characters.
+MAX_FORMULA_CHARS = 4000
+MAX_SIZE_EM = 50
+
 
 def _wikilink_rule(state: StateInline, silent: bool) -> bool:
     src, pos = state.src, state.pos
@@ -138,6 +142,9 @@ class Renderer:
         """Return KaTeX's HTML+MathML for `tex`; raise pykatex.ParseError when it is invalid."""
         key = (tex, display)
         cached = self._formulas.get(key)
+        if cached is None and len(tex) > MAX_FORMULA_CHARS:
+            # KaTeX's time grows with the square of a formula's length (40,000 characters: 8 s).
+            cached = pykatex.ParseError(f"formula longer than {MAX_FORMULA_CHARS} characters")
         if cached is None:
             try:
                 cached = pykatex.renderToString(
@@ -147,6 +154,9 @@ class Renderer:
                     throwOnError=True,
                     trust=False,
                     strict=pykatex.STRICT_IGNORE,
+                    # No \rule or \kern larger than a page. Macro expansion keeps KaTeX's
+                    # own limit (1000): pykatex, given maxExpand too, applies it as maxSize.
+                    maxSize=MAX_SIZE_EM,
                 )
             except pykatex.ParseError as exc:
                 cached = exc

@@ -1,6 +1,9 @@
 """Find content files and hash them."""
 
+import errno
 import hashlib
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -10,6 +13,8 @@ KINDS = {"decks": "deck", "topics": "topic"}
 # Part of every file's hash: raise it when the same Markdown starts rendering to different HTML
 # (new syntax, highlighting, images), so that the next import renders every file again.
 RENDERING = 3
+# A deck of a few hundred cards is ~200 KB; past this a file is a mistake or an attack.
+MAX_FILE_BYTES = 4 * 2**20
 
 
 @dataclass(frozen=True)
@@ -21,15 +26,29 @@ class SourceText:
 
 
 def scan(root: Path) -> tuple[list[SourceText], list[ContentError]]:
-    """Read every deck and topic file under `root`, sorted by path."""
+    """Read every deck and topic file under `root`, sorted by path.
+
+    The tree may be someone else's (a shared checkout, a mounted volume): a file is read only
+    if it is a regular file inside the root and of a sane size. Anything else is an error that
+    names it: a symlink leading out of the root could import a private file into the bank, and
+    a FIFO would block the reader forever.
+    """
     errors: list[ContentError] = []
     if not root.is_dir():
         return [], [ContentError(str(root), 0, "content directory does not exist")]
+    real_root = Path(os.path.realpath(root))
     sources: list[SourceText] = []
     for folder, kind in KINDS.items():
+        problem = _outside(root / folder, real_root)
+        if problem:
+            errors.append(ContentError(folder, 0, problem))
+            continue
         for file in sorted((root / folder).glob("*.md")):
             rel = file.relative_to(root).as_posix()
-            data = file.read_bytes()
+            data = _read(file, real_root)
+            if isinstance(data, str):
+                errors.append(ContentError(rel, 0, data))
+                continue
             try:
                 text = data.decode("utf-8-sig")
             except UnicodeDecodeError as exc:
@@ -41,3 +60,46 @@ def scan(root: Path) -> tuple[list[SourceText], list[ContentError]]:
     if not sources and not errors:
         errors.append(ContentError(str(root), 0, "no decks/*.md or topics/*.md files found"))
     return sources, errors
+
+
+def _outside(path: Path, real_root: Path) -> str | None:
+    """Why `path` must not be followed (a symlink loop, or leading out of the root), or None."""
+    if not path.is_symlink():
+        return None
+    try:
+        target = path.resolve(strict=True)
+    except RuntimeError:
+        return "symlink loop; not followed"
+    except OSError as exc:
+        loop = exc.errno == errno.ELOOP
+        return "symlink loop; not followed" if loop else "symlink to nothing; not followed"
+    if not target.is_relative_to(real_root):
+        return f"symlink to {target}, outside the content directory; not followed"
+    return None
+
+
+def _read(file: Path, real_root: Path) -> bytes | str:
+    """The file's bytes, or why it is not read."""
+    problem = _outside(file, real_root)
+    if problem:
+        return problem
+    try:
+        info = file.stat()
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror})"
+    if stat.S_ISDIR(info.st_mode):
+        return "a directory, not a Markdown file"
+    if not stat.S_ISREG(info.st_mode):
+        return "not a regular file (a FIFO, socket or device); not read"
+    if info.st_size > MAX_FILE_BYTES:
+        return f"larger than {MAX_FILE_BYTES // 2**20} MB; not read"
+    try:
+        # O_NONBLOCK: should the file turn into a FIFO after the check, opening it cannot hang.
+        descriptor = os.open(file, os.O_RDONLY | os.O_NONBLOCK)
+        with os.fdopen(descriptor, "rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror})"
+    if len(data) > MAX_FILE_BYTES:
+        return f"larger than {MAX_FILE_BYTES // 2**20} MB; not read"
+    return data
