@@ -156,6 +156,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             {"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")}
             for e in exc.errors()
         ]
+        if any(p["loc"][:1] == ["path"] for p in problems):
+            # /practice/abc or an id past 64 bits names nothing that could exist.
+            return _error(request, 404, f"nothing at {request.url.path}")
         if _wants_json(request):
             return JSONResponse({"detail": problems}, status_code=422)
         text = "; ".join(f"{'.'.join(map(str, p['loc'][1:]))}: {p['msg']}" for p in problems)

@@ -5,10 +5,18 @@ import binascii
 import json
 from collections.abc import Mapping
 from datetime import UTC, date, datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+)
 
 from app.errors import StudyError
 
@@ -28,6 +36,15 @@ SETTINGS = (
 )
 MARK_FIELDS = ("suspended", "buried_until", "flag", "leech")
 STATE_FIELDS = ("state", "step", "stability", "difficulty", "due", "last_review", "reps", "lapses")
+# Nesting deeper than any backup qbank writes (4 levels) is refused before it is walked.
+MAX_DEPTH = 16
+# Moments outside these years are no schedule qbank made; they overflow date arithmetic.
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST = datetime(2200, 1, 1, tzinfo=UTC)
+# Counts and ids, far past any real history and inside every database's integer.
+MAX_COUNT = 2**31 - 1
+# FSRS: stability in days, difficulty on its 1-10 scale.
+MAX_STABILITY = 1_000_000.0
 
 
 class BackupError(StudyError):
@@ -52,7 +69,21 @@ def dump_backup(data: Mapping[str, Any]) -> str:
 
 class _Doc(BaseModel):
     # Unknown keys are ignored so that a newer qbank can add fields within one format version.
-    model_config = ConfigDict(extra="ignore")
+    # NaN and infinity are no number a schedule can use.
+    model_config = ConfigDict(extra="ignore", allow_inf_nan=False)
+
+
+def _sane_moment(moment: datetime) -> datetime:
+    if not EARLIEST <= moment <= LATEST:
+        raise ValueError(f"{moment.isoformat()} is outside {EARLIEST.year}-{LATEST.year - 1}")
+    return moment
+
+
+Moment = Annotated[AwareDatetime, AfterValidator(_sane_moment)]
+Count = Annotated[int, Field(ge=0, le=MAX_COUNT)]
+Stability = Annotated[float, Field(gt=0, le=MAX_STABILITY)]
+Difficulty = Annotated[float, Field(ge=1, le=10)]
+Step = Annotated[int, Field(ge=0, le=1000)]
 
 
 class SettingsIn(_Doc):
@@ -87,43 +118,56 @@ class LearnerIn(_Doc):
 
 
 class CardIn(_Doc):
-    question: str = ""
-    deck: str = ""
-    section: str = ""
+    question: str = Field(default="", max_length=5000)
+    deck: str = Field(default="", max_length=200)
+    section: str = Field(default="", max_length=500)
 
 
 CardId = Field(min_length=1, max_length=200)
 
 
-class StateIn(_Doc):
-    card_id: str = CardId
+class SnapshotIn(_Doc):
+    """A card's schedule as the review log keeps it (CardStateValue.to_json)."""
+
     state: Literal[1, 2, 3]
-    step: int | None = None
-    stability: float | None = None
-    difficulty: float | None = None
-    due: AwareDatetime
-    last_review: AwareDatetime | None = None
-    reps: int = Field(default=0, ge=0)
-    lapses: int = Field(default=0, ge=0)
-    version: int = Field(default=1, ge=0)
+    step: Step | None = None
+    stability: Stability | None = None
+    difficulty: Difficulty | None = None
+    due: Moment
+    last_review: Moment | None = None
+    reps: Count = 0
+    lapses: Count = 0
+
+    def as_json(self) -> dict[str, Any]:
+        """The review log's JSON form, with moments in UTC."""
+        return {
+            **self.model_dump(exclude={"due", "last_review"}),
+            "due": iso(self.due),
+            "last_review": iso(self.last_review),
+        }
+
+
+class StateIn(SnapshotIn):
+    card_id: str = CardId
+    version: Count = 1
 
 
 class MarkIn(_Doc):
     card_id: str = CardId
     suspended: bool = False
-    buried_until: AwareDatetime | None = None
+    buried_until: Moment | None = None
     flag: int = Field(default=0, ge=0, le=7)
     leech: bool = False
 
 
 class PracticeIn(_Doc):
-    id: int
-    card_ids: list[str] = []
-    position: int = Field(default=0, ge=0)
-    seconds_per_card: int = Field(default=0, ge=0)
-    label: str = ""
-    started_at: AwareDatetime
-    finished_at: AwareDatetime | None = None
+    id: Count
+    card_ids: list[Annotated[str, CardId]] = Field(default=[], max_length=10_000)
+    position: Count = 0
+    seconds_per_card: Count = 0
+    label: str = Field(default="", max_length=200)
+    started_at: Moment
+    finished_at: Moment | None = None
 
 
 class ReviewIn(_Doc):
@@ -131,12 +175,12 @@ class ReviewIn(_Doc):
     rating: int = Field(ge=1, le=4)
     mode: Literal["study", "practice"]
     queue: Literal["new", "learning", "review", "relearning", "practice"]
-    reviewed_at: AwareDatetime
-    duration_ms: int | None = Field(default=None, ge=0)
-    state_before: dict[str, Any] | None = None
-    state_after: dict[str, Any] | None = None
-    undone_at: AwareDatetime | None = None
-    practice_id: int | None = None
+    reviewed_at: Moment
+    duration_ms: Count | None = None
+    state_before: SnapshotIn | None = None
+    state_after: SnapshotIn | None = None
+    undone_at: Moment | None = None
+    practice_id: Count | None = None
 
     def key(self) -> tuple[str, datetime, int, str]:
         return (self.card_id, utc(self.reviewed_at), self.rating, self.mode)  # type: ignore[return-value]
@@ -209,6 +253,30 @@ def _problem(error: Mapping[str, Any]) -> str:
     return f"{where}: {error['msg']}" if where else str(error["msg"])
 
 
+def _no_constant(name: str) -> float:
+    raise BackupError(f"invalid backup: {name} is not a number a backup can hold")
+
+
+def _too_deep() -> str:
+    return f"invalid backup: nested deeper than {MAX_DEPTH} levels"
+
+
+def _check_depth(data: object) -> None:
+    """Refuse nesting deeper than MAX_DEPTH, walking without recursion."""
+    pending: list[tuple[object, int]] = [(data, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if isinstance(value, Mapping):
+            children: Any = value.values()
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        if depth > MAX_DEPTH:
+            raise BackupError(_too_deep())
+        pending.extend((child, depth + 1) for child in children)
+
+
 def parse_backup(data: Mapping[str, Any] | str | bytes) -> BackupIn:
     """Check a backup document (or its JSON text) completely; BackupError says what is wrong."""
     if isinstance(data, bytes):
@@ -218,12 +286,15 @@ def parse_backup(data: Mapping[str, Any] | str | bytes) -> BackupIn:
             raise BackupError("not a qbank backup: the file is not UTF-8 text") from None
     if isinstance(data, str):
         try:
-            data = json.loads(data)
+            data = json.loads(data, parse_constant=_no_constant)
         except json.JSONDecodeError as exc:
             where = f"line {exc.lineno} column {exc.colno}"
             raise BackupError(f"not a qbank backup: invalid JSON ({exc.msg} at {where})") from None
+        except RecursionError:
+            raise BackupError(_too_deep()) from None
     if not isinstance(data, Mapping):
         raise BackupError("not a qbank backup: expected a JSON object")
+    _check_depth(data)
     if data.get("format") != FORMAT:
         raise BackupError(f"not a qbank backup: 'format' should be '{FORMAT}'")
     version = data.get("version")

@@ -42,6 +42,7 @@ class RestoreReport:
     states_kept: int = 0  # the database already had a state at least as recent
     practice_added: int = 0
     placeholders: int = 0  # cards no longer in the bank, kept as retired
+    left_out: int = 0  # cards not in a shared bank: their history is not restored
     settings_changed: bool = False
     # The backup's FSRS parameters, when the model cannot use them (they are not restored).
     parameters_refused: BadParameters | None = None
@@ -63,15 +64,28 @@ class RestoreReport:
 
 
 def restore_learner(
-    *, session: Session, learner: Learner, data: Mapping[str, Any] | str | bytes
+    *,
+    session: Session,
+    learner: Learner,
+    data: Mapping[str, Any] | str | bytes,
+    new_cards: bool = True,
 ) -> RestoreReport:
-    """Merge a backup into `learner`'s history in one transaction; restoring twice adds nothing."""
+    """Merge a backup into `learner`'s history in one transaction; restoring twice adds nothing.
+
+    Cards the bank lacks are added as retired placeholders when `new_cards` (one learner's own
+    bank); otherwise the history of such cards is left out: a shared bank is the content's.
+    """
     doc = parse_backup(data)
     report = RestoreReport()
     try:
         _restore_settings(learner, doc.learner.settings, report)
         session.add(learner)
-        _restore_placeholders(session, doc, report)
+        missing = _missing_cards(session, doc)
+        if new_cards:
+            _restore_placeholders(session, doc, missing, report)
+        elif missing:
+            doc = _without(doc, missing)
+            report.left_out = len(missing)
         runs = _restore_practice(session, learner, doc.practice, report)
         _restore_reviews(session, learner, doc.reviews, runs, report)
         _restore_states(session, learner, doc.states, report)
@@ -104,7 +118,8 @@ def _restore_settings(learner: Learner, settings: SettingsIn, report: RestoreRep
             report.settings_changed = True
 
 
-def _restore_placeholders(session: Session, doc: BackupIn, report: RestoreReport) -> None:
+def _missing_cards(session: Session, doc: BackupIn) -> list[str]:
+    """The card ids the backup names that the bank does not have, in order."""
     wanted = {state.card_id for state in doc.states} | {review.card_id for review in doc.reviews}
     wanted |= {mark.card_id for mark in doc.marks}
     wanted |= interview_card_ids(doc.mocks, doc.recordings)
@@ -114,7 +129,22 @@ def _restore_placeholders(session: Session, doc: BackupIn, report: RestoreReport
     for start in range(0, len(ordered), 500):
         chunk = ordered[start : start + 500]
         present.update(session.exec(select(Card.id).where(col(Card.id).in_(chunk))))
-    missing = [card_id for card_id in ordered if card_id not in present]
+    return [card_id for card_id in ordered if card_id not in present]
+
+
+def _without(doc: BackupIn, card_ids: list[str]) -> BackupIn:
+    gone = set(card_ids)
+    return doc.model_copy(
+        update={
+            "states": [state for state in doc.states if state.card_id not in gone],
+            "reviews": [review for review in doc.reviews if review.card_id not in gone],
+        }
+    )
+
+
+def _restore_placeholders(
+    session: Session, doc: BackupIn, missing: list[str], report: RestoreReport
+) -> None:
     if not missing:
         return
     deck = session.exec(select(Deck).where(Deck.slug == PLACEHOLDER_DECK)).first()
@@ -212,8 +242,8 @@ def _restore_reviews(
                 practice_id=runs[review.practice_id] if review.practice_id is not None else None,
                 reviewed_at=utc(review.reviewed_at),
                 duration_ms=review.duration_ms,
-                state_before=review.state_before,
-                state_after=review.state_after,
+                state_before=review.state_before.as_json() if review.state_before else None,
+                state_after=review.state_after.as_json() if review.state_after else None,
                 undone_at=utc(review.undone_at),
             )
         )

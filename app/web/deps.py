@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated
 
-from fastapi import Depends, Query, Request
+from fastapi import Depends, Path, Query, Request
 from itsdangerous import BadSignature
 from sqlalchemy import inspect
 from sqlmodel import Session
@@ -43,6 +43,11 @@ async def get_now() -> datetime:
     """The current time; tests override this to travel through study days."""
     return datetime.now(UTC)
 
+
+# A row id in a path: ids are INTEGER columns (32 bits on PostgreSQL), so past that no row
+# exists, and SQLite's driver would overflow past 64 bits; such a path is answered 404.
+MAX_ROW_ID = 2**31 - 1
+RowId = Annotated[int, Path(ge=0, le=MAX_ROW_ID)]
 
 SettingsDep = Annotated[Settings, Depends(get_settings_dep)]
 SessionDep = Annotated[Session, Depends(get_session)]

@@ -369,6 +369,10 @@ STRINGS: dict[str, tuple[str, str]] = {
         "{count} 张卡片的暂停、搁置、旗标或“难记”标记已按备份恢复。",
         "Suspend, bury, flag or leech marks restored on {count} cards.",
     ),
+    "backup.left_out": (
+        "{count} 张卡片不在共享题库中，它们的记录未恢复。",
+        "{count} cards are not in the shared bank; their history was left out.",
+    ),
     "backup.nothing": (
         "备份里的内容都已存在，没有任何改动。",
         "Everything in this backup was already here; nothing changed.",

@@ -120,3 +120,21 @@ def test_local_state_changes_from_the_site_itself_are_accepted(client, bank, hea
     response = client.post("/settings", data=SETTINGS_FORM, headers=headers)
     assert response.status_code == 303
     assert bank.learner().new_per_day == 7
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("GET", "/practice/9223372036854775808"),
+        ("GET", "/practice/99999999999999999999999"),
+        ("GET", "/practice/-1"),
+        ("GET", "/practice/abc"),
+        ("POST", "/practice/9223372036854775808/rate"),
+        ("GET", "/api/jobs/9223372036854775808"),
+        ("GET", "/api/jobs/9223372036854775807"),
+        ("GET", "/api/jobs/2147483647"),
+    ],
+)
+def test_path_ids_past_64_bits_are_not_found(client, method, path):
+    response = client.request(method, path)
+    assert response.status_code == 404

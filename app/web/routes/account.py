@@ -9,7 +9,7 @@ from starlette.responses import Response
 from app import accounts
 from app.errors import StudyError
 from app.web.auth import NotSignedIn, clear_session_cookie, set_session_cookie
-from app.web.deps import IdentityDep, LearnerDep, NowDep, SessionDep, SettingsDep
+from app.web.deps import IdentityDep, LearnerDep, NowDep, RowId, SessionDep, SettingsDep
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
@@ -178,6 +178,8 @@ def create_token(
 
 
 @router.post("/account/tokens/{token_id}/revoke")
-def revoke_token(token_id: int, session: SessionDep, learner: LearnerDep, now: NowDep) -> Response:
+def revoke_token(
+    token_id: RowId, session: SessionDep, learner: LearnerDep, now: NowDep
+) -> Response:
     accounts.revoke_api_token(session, learner=learner, token_id=token_id, now=now)
     return RedirectResponse("/account?done=revoked", status_code=303)

@@ -91,10 +91,15 @@ def restore(
     request: Request,
     session: SessionDep,
     learner: LearnerDep,
+    settings: SettingsDep,
     file: Annotated[UploadFile, File()],
 ) -> Response:
     try:
-        report = restore_learner(session=session, learner=learner, data=read_backup(file))
+        # In team mode the bank is shared: cards it lacks are left out, never added to it.
+        raw = read_backup(file)
+        report = restore_learner(
+            session=session, learner=learner, data=raw, new_cards=not settings.team
+        )
     except BackupError as exc:
         return settings_response(request, session, learner, status_code=400, restore_error=str(exc))
     return settings_response(request, session, learner, restored=report)

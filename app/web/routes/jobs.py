@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 from app.jobs import get_job
 from app.models import Job, as_utc
 from app.study import NotFound
-from app.web.deps import LearnerDep, SessionDep, SettingsDep
+from app.web.deps import LearnerDep, RowId, SessionDep, SettingsDep
 
 api = APIRouter(prefix="/api", tags=["api"])
 
@@ -43,7 +43,7 @@ def job_out(job: Job) -> JobOut:
 
 @api.get("/jobs/{job_id}", responses={404: {"description": "No such job of this learner"}})
 def job_status(
-    job_id: int, session: SessionDep, learner: LearnerDep, settings: SettingsDep
+    job_id: RowId, session: SessionDep, learner: LearnerDep, settings: SettingsDep
 ) -> JobOut:
     """A job of the learner's, or an administrator's view of the instance's (an import)."""
     job = get_job(session, job_id=job_id, learner_id=learner.id)

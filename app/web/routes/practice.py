@@ -11,7 +11,7 @@ from app import catalog
 from app.cardview import card_view
 from app.practice import current_card, get_practice, rate_practice, start_practice, summary
 from app.study import Filters
-from app.web.deps import LearnerDep, NowDep, SessionDep
+from app.web.deps import LearnerDep, NowDep, RowId, SessionDep
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
@@ -70,7 +70,7 @@ def practice_start(
 @router.get("/practice/{practice_id}")
 def practice_card(
     request: Request,
-    practice_id: int,
+    practice_id: RowId,
     session: SessionDep,
     learner: LearnerDep,
     reveal: bool = False,
@@ -93,7 +93,7 @@ def practice_card(
 
 @router.post("/practice/{practice_id}/rate")
 def practice_rate(
-    practice_id: int,
+    practice_id: RowId,
     session: SessionDep,
     learner: LearnerDep,
     now: NowDep,
@@ -119,7 +119,7 @@ def practice_rate(
 
 @router.get("/practice/{practice_id}/summary")
 def practice_summary(
-    request: Request, practice_id: int, session: SessionDep, learner: LearnerDep
+    request: Request, practice_id: RowId, session: SessionDep, learner: LearnerDep
 ) -> Response:
     run = get_practice(session, learner=learner, practice_id=practice_id)
     result = summary(session, run)
