@@ -24,6 +24,10 @@ log = logging.getLogger("qbank")
 SQLITE_MMAP_BYTES = 1 << 30
 BUSY_TIMEOUT_MS = 30_000
 POOL_SIZE = 10
+# How long a request waits for a free connection before it is shed with a 503: in a burst
+# larger than the pool, waiting 30 s (the default) kept a backlog of requests, most of them
+# long abandoned by their clients, that held the server busy for minutes after it.
+POOL_WAIT_SECONDS = 5
 # A pooled PostgreSQL connection idle for longer than this is tested before use.
 IDLE_PING_SECONDS = 10.0
 # SQLite: how often the server checkpoints the write-ahead log, and the log's length (pages)
@@ -122,7 +126,9 @@ def make_engine(url: str) -> Engine:
     """Create an engine tuned for the backend behind `url`."""
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
-        engine = create_engine(url, pool_size=POOL_SIZE, max_overflow=20)
+        engine = create_engine(
+            url, pool_size=POOL_SIZE, max_overflow=20, pool_timeout=POOL_WAIT_SECONDS
+        )
         _test_after_idle(engine)
         _generic_plans(engine)
         return engine
@@ -130,7 +136,7 @@ def make_engine(url: str) -> Engine:
     pool: dict[str, int] = {}
     if parsed.database and parsed.database != ":memory:":
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-        pool = {"pool_size": POOL_SIZE, "max_overflow": 30}
+        pool = {"pool_size": POOL_SIZE, "max_overflow": 30, "pool_timeout": POOL_WAIT_SECONDS}
     engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30}, **pool)
 
     # WAL lets readers proceed during an import and a rating; foreign keys are off by default;

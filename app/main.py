@@ -2,7 +2,7 @@
 
 import gc
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from urllib.parse import quote
 
@@ -19,6 +19,7 @@ from app.config import Settings, get_settings
 from app.errors import StudyError
 from app.jobs import wait_for_all
 from app.logs import REQUEST_ID
+from app.web import overload
 from app.web.assets import IMMUTABLE, VersionedStaticFiles
 from app.web.auth import NotSignedIn
 from app.web.deps import csrf_protect, members_only
@@ -56,11 +57,17 @@ def _wants_json(request: Request) -> bool:
     )
 
 
-def _error(request: Request, status: int, detail: object) -> Response:
+def _error(
+    request: Request, status: int, detail: object, headers: Mapping[str, str] | None = None
+) -> Response:
     if _wants_json(request):
-        return JSONResponse({"detail": detail}, status_code=status)
+        return JSONResponse({"detail": detail}, status_code=status, headers=headers)
     message = detail if isinstance(detail, str) else "invalid request"
-    return render(request, "error.html", {"status": status, "detail": message}, status_code=status)
+    response = render(
+        request, "error.html", {"status": status, "detail": message}, status_code=status
+    )
+    response.headers.update(headers or {})
+    return response
 
 
 @asynccontextmanager
@@ -101,18 +108,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Routes are matched in the order they are included: the API, which the study page calls
     # for every card, comes first.
     app.include_router(api.health)
-    app.include_router(api.router, dependencies=members)
-    app.include_router(interview_api.router, dependencies=members)
-    app.include_router(marks.api, dependencies=members)
-    app.include_router(custom.api, dependencies=members)
+    app.include_router(api.router, dependencies=members, responses=overload.RESPONSES)
+    app.include_router(interview_api.router, dependencies=members, responses=overload.RESPONSES)
+    app.include_router(marks.api, dependencies=members, responses=overload.RESPONSES)
+    app.include_router(custom.api, dependencies=members, responses=overload.RESPONSES)
     pages_modules = (pages, settings_routes, study, practice, interview, mock, admin, media)
     for module in (*pages_modules, marks, custom):
         app.include_router(module.router, dependencies=members)
     app.include_router(data.router, dependencies=members)
     app.include_router(stats.router, dependencies=members)
-    app.include_router(stats.api, dependencies=members)
-    app.include_router(jobs.api, dependencies=members)
-    app.include_router(settings_routes.api, dependencies=members)
+    app.include_router(stats.api, dependencies=members, responses=overload.RESPONSES)
+    app.include_router(jobs.api, dependencies=members, responses=overload.RESPONSES)
+    app.include_router(settings_routes.api, dependencies=members, responses=overload.RESPONSES)
     app.include_router(account.router, dependencies=[Depends(csrf_protect)])
     app.include_router(pages.public)
     app.add_route("/metrics", metrics, include_in_schema=False)
@@ -136,6 +143,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(SecurityHeaders)
     app.add_middleware(AccessLog)
 
+    overload.add_handlers(app)
+
     @app.exception_handler(StudyError)
     async def _study_error(request: Request, exc: StudyError) -> Response:
         if isinstance(exc, NotSignedIn) and not _wants_json(request):
@@ -148,7 +157,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
-        return _error(request, exc.status_code, exc.detail)
+        # Kept headers: a 405's Allow, a 401's WWW-Authenticate.
+        return _error(request, exc.status_code, exc.detail, exc.headers)
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(request: Request, exc: RequestValidationError) -> Response:

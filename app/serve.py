@@ -13,6 +13,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import uvicorn
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, func, select
 
 from app.bank import open_engine
@@ -140,12 +142,19 @@ def serve(
     logging.config.dictConfig(logs)
     check_address(settings, host)
     check_port(host, port)
-    ensure_imported(settings)  # also brings the schema up to date, once, before any worker
-    if not settings.team:
-        # Created now rather than by a study request, which on SQLite must only read
-        # (app.web.threads.run_read).
-        with Session(open_engine(settings)) as session:
-            get_learner(session, settings.learner_name, settings.timezone)
+    try:
+        ensure_imported(settings)  # also brings the schema up to date, once, before any worker
+        if not settings.team:
+            # Created now rather than by a study request, which on SQLite must only read
+            # (app.web.threads.run_read).
+            with Session(open_engine(settings)) as session:
+                get_learner(session, settings.learner_name, settings.timezone)
+    except OperationalError as exc:
+        where = make_url(settings.database_url).render_as_string(hide_password=True)
+        raise ServeError(
+            f"cannot use the database {where}: {exc.orig}; qbank must be able to write it "
+            "(check the file's permissions, the free disk space, or that the server is up)"
+        ) from None
     stop = threading.Event()
     if watch:
         threading.Thread(target=watch_content, args=(settings, stop), daemon=True).start()

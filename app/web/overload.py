@@ -1,0 +1,76 @@
+"""When the database cannot answer: a 503 that says why and when to retry, never a traceback.
+
+A burst larger than the connection pool waits a bounded time for a connection (db.POOL_WAIT
+_SECONDS) and is then shed; a read-only database or a full disk refuses the write. In both cases
+nothing was stored, and a client that keeps its change (the study page's outbox) can send it
+again after Retry-After.
+"""
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from sqlalchemy.exc import InternalError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
+from starlette.responses import Response
+
+from app.web.templating import render
+
+log = logging.getLogger("qbank")
+
+RETRY_BUSY_SECONDS = 2
+RETRY_DATABASE_SECONDS = 10
+
+BUSY = "the server is busy; nothing was stored, try again in a moment"
+READ_ONLY = "the database is read-only; nothing was stored (check its file and permissions)"
+FULL = "the disk is full; nothing was stored until space is freed"
+UNAVAILABLE = "the database is not answering; nothing was stored, try again in a moment"
+
+RESPONSES: dict[int | str, dict[str, str]] = {
+    503: {"description": "Busy, or the database cannot store the change: retry after Retry-After"}
+}
+
+
+def database_problem(exc: OperationalError | InternalError) -> str:
+    """The one-line reason for a database error, without the driver's details."""
+    text = str(exc.orig).lower()
+    if "readonly" in text or "read-only" in text or "read only" in text:
+        return READ_ONLY
+    if "disk is full" in text or "no space left" in text or "could not extend" in text:
+        return FULL
+    if "locked" in text:
+        return BUSY
+    return UNAVAILABLE
+
+
+def unavailable(request: Request, detail: str, retry_after: int) -> Response:
+    headers = {"Retry-After": str(retry_after)}
+    wants_json = request.url.path.startswith("/api/") or "application/json" in request.headers.get(
+        "accept", ""
+    )
+    if wants_json:
+        return JSONResponse({"detail": detail}, status_code=503, headers=headers)
+    response = render(request, "error.html", {"status": 503, "detail": detail}, status_code=503)
+    response.headers.update(headers)
+    return response
+
+
+def add_handlers(app: FastAPI) -> None:
+    """Answer pool exhaustion and database errors with 503 and Retry-After."""
+
+    @app.exception_handler(PoolTimeout)
+    async def _busy(request: Request, exc: PoolTimeout) -> Response:
+        log.warning("shed %s %s: no database connection free", request.method, request.url.path)
+        return unavailable(request, BUSY, RETRY_BUSY_SECONDS)
+
+    async def _database(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, OperationalError | InternalError)
+        detail = database_problem(exc)
+        log.error("%s %s: %s (%s)", request.method, request.url.path, detail, exc.orig)
+        retry = RETRY_BUSY_SECONDS if detail == BUSY else RETRY_DATABASE_SECONDS
+        return unavailable(request, detail, retry)
+
+    # OperationalError: SQLite read-only or full, a lost server; InternalError: PostgreSQL's
+    # read-only transactions (a standby, default_transaction_read_only).
+    app.add_exception_handler(OperationalError, _database)
+    app.add_exception_handler(InternalError, _database)
