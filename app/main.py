@@ -46,6 +46,7 @@ from app.web.routes import (
 from app.web.routes import settings as settings_routes
 from app.web.templating import assets, render, templates
 
+OUT_OF_RANGE = ("less_than_equal", "greater_than_equal")
 JOB_GRACE_SECONDS = 30  # a stopping server lets background jobs finish their write
 
 log = logging.getLogger("qbank")
@@ -166,8 +167,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             {"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")}
             for e in exc.errors()
         ]
-        if any(p["loc"][:1] == ["path"] for p in problems):
-            # /practice/abc or an id past 64 bits names nothing that could exist.
+        if any(p["loc"][:1] == ["path"] and p["type"] in OUT_OF_RANGE for p in problems):
+            # An id past the integer columns (RowId) names nothing that could exist.
             return _error(request, 404, f"nothing at {request.url.path}")
         if _wants_json(request):
             return JSONResponse({"detail": problems}, status_code=422)

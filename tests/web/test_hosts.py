@@ -128,7 +128,6 @@ def test_local_state_changes_from_the_site_itself_are_accepted(client, bank, hea
         ("GET", "/practice/9223372036854775808"),
         ("GET", "/practice/99999999999999999999999"),
         ("GET", "/practice/-1"),
-        ("GET", "/practice/abc"),
         ("POST", "/practice/9223372036854775808/rate"),
         ("GET", "/api/jobs/9223372036854775808"),
         ("GET", "/api/jobs/9223372036854775807"),

@@ -1,0 +1,148 @@
+"""In a real browser: another site can neither frame qbank nor sign a browser in from a
+sandboxed frame (`Origin: null`).
+
+The attacker's pages are served by the browser context itself (`route.fulfill`) from
+http://attacker.test, so nothing leaves the machine. Chromium's local-network checks (a public
+page may not reach loopback) are switched off: they would stop the attack before qbank sees
+it, and other browsers do not have them.
+"""
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+import uvicorn
+from conftest import CHROMIUM, CHROMIUM_ARGS
+from playwright.sync_api import Browser, Page, Route, sync_playwright
+from sqlmodel import Session, func, select
+
+from app import accounts
+from app.bank import open_engine
+from app.config import Settings
+from app.content.sync import import_content
+from app.main import create_app
+from app.models import AuthSession
+
+REPO = Path(__file__).resolve().parents[2]
+ATTACKER = "http://attacker.test"
+PASSWORD = "member-password-1"
+
+
+@contextmanager
+def _serve(settings: Settings) -> Iterator[str]:
+    """uvicorn in a thread on a free loopback port; yields its origin."""
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(settings), log_level="warning", lifespan="off")
+    )
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+        thread.start()
+        try:
+            deadline = time.monotonic() + 15
+            while not server.started:
+                if not thread.is_alive() or time.monotonic() > deadline:
+                    pytest.fail("the test server did not start")
+                time.sleep(0.02)
+            yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+        finally:
+            server.should_exit = True
+            thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def team_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Settings]]:
+    """A team-mode qbank over the bundled content with one member, and its settings."""
+    db = tmp_path_factory.mktemp("team-browser") / "qbank.db"
+    settings = Settings(
+        _env_file=None,  # type: ignore[call-arg]
+        database_url=f"sqlite:///{db}",
+        content_dir=REPO / "content",
+        mode="team",
+        secret_key="browser-test-secret-" + "x" * 32,
+    )
+    engine = open_engine(settings)
+    import_content(settings.content_dir, engine)
+    with Session(engine) as session:
+        accounts.create_user(session, name="member", password=PASSWORD)
+    try:
+        with _serve(settings) as url:
+            yield url, settings
+    finally:
+        engine.dispose()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.exists():
+        pytest.skip(
+            f"{CHROMIUM} not found: install Debian's browser with `apt-get install chromium`"
+        )
+    features = "LocalNetworkAccessChecks,BlockInsecurePrivateNetworkRequests"
+    with sync_playwright() as playwright:
+        args = [*CHROMIUM_ARGS, f"--disable-features={features}"]
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=args)
+        yield browser
+        browser.close()
+
+
+def _attacker_page(browser: Browser, body: str) -> Page:
+    context = browser.new_context()
+    context.set_default_timeout(10_000)
+
+    def serve(route: Route) -> None:
+        route.fulfill(status=200, content_type="text/html", body=body)
+
+    context.route(f"{ATTACKER}/**", serve)
+    return context.new_page()
+
+
+def _sessions(settings: Settings) -> int:
+    with Session(open_engine(settings)) as session:
+        return session.exec(select(func.count()).select_from(AuthSession)).one()
+
+
+def test_another_site_cannot_frame_qbank(browser: Browser, team_server: tuple[str, Settings]):
+    url, _ = team_server
+    page = _attacker_page(browser, f'<h1>prize</h1><iframe src="{url}/login"></iframe>')
+    with page.expect_response(f"{url}/login") as answered:
+        page.goto(f"{ATTACKER}/frame.html")
+    response = answered.value
+    assert response.status == 200
+    assert response.headers["x-frame-options"] == "DENY"
+    page.wait_for_load_state("load")
+    [frame] = [f for f in page.frames if f is not page.main_frame]
+    # Chromium replaces a refused frame with its error page: the sign-in form never appears.
+    assert frame.url != f"{url}/login"
+    assert frame.locator('input[name="password"]').count() == 0
+    page.context.close()
+
+
+def test_a_sandboxed_frame_cannot_sign_a_browser_in(
+    browser: Browser, team_server: tuple[str, Settings]
+):
+    # Refused twice over (Sec-Fetch-Site: cross-site, Origin: null); tests/team/test_csrf.py
+    # checks each on its own.
+    url, settings = team_server
+    before = _sessions(settings)
+    form = (
+        f"<form method=post action='{url}/login'>"
+        f"<input name=name value=member><input name=password value={PASSWORD}></form>"
+        "<script>document.forms[0].submit()</script>"
+    )
+    body = f'<iframe sandbox="allow-forms allow-scripts" srcdoc="{form}"></iframe>'
+    page = _attacker_page(browser, body)
+    page.goto(f"{ATTACKER}/login-csrf.html")
+    # The frame navigates away from its srcdoc once the server has answered its post (to
+    # Chromium's error page: the refusal, like every page of qbank, may not be framed).
+    deadline = time.monotonic() + 10
+    while [f.url for f in page.frames if f is not page.main_frame] in ([], ["about:srcdoc"]):
+        assert time.monotonic() < deadline, "the sandboxed frame never posted its form"
+        page.wait_for_timeout(50)
+    assert _sessions(settings) == before
+    assert [c for c in page.context.cookies() if c["name"] == "qbank_session"] == []
+    page.context.close()
