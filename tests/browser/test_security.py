@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 import uvicorn
-from conftest import CHROMIUM, CHROMIUM_ARGS
 from playwright.sync_api import Browser, Page, Route, sync_playwright
 from sqlmodel import Session, func, select
 
@@ -28,6 +27,8 @@ from app.main import create_app
 from app.models import AuthSession
 
 REPO = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync"]
 ATTACKER = "http://attacker.test"
 PASSWORD = "member-password-1"
 

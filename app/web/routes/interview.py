@@ -16,7 +16,7 @@ from app.interview.today import ahead
 from app.learners import local_day
 from app.models import Learner
 from app.study import Filters
-from app.web.deps import LearnerDep, NowDep, SessionDep
+from app.web.deps import LearnerDep, NowDep, RowId, SessionDep
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
@@ -93,7 +93,7 @@ def interviews_add(
 
 @router.get("/interviews/{interview_id}")
 def interview_page(
-    request: Request, interview_id: int, session: SessionDep, learner: LearnerDep, now: NowDep
+    request: Request, interview_id: RowId, session: SessionDep, learner: LearnerDep, now: NowDep
 ) -> Response:
     interview = get_interview(session, learner=learner, interview_id=interview_id)
     ahead(session, learner=learner, now=now)
@@ -103,7 +103,7 @@ def interview_page(
 
 @router.post("/interviews/{interview_id}/delete")
 def interview_delete(
-    interview_id: int, session: SessionDep, learner: LearnerDep, now: NowDep
+    interview_id: RowId, session: SessionDep, learner: LearnerDep, now: NowDep
 ) -> Response:
     delete_interview(session, learner=learner, interview_id=interview_id)
     ahead(session, learner=learner, now=now)

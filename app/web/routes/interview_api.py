@@ -20,7 +20,7 @@ from app.interview.recordings import (
 from app.interview.today import ahead
 from app.models import Interview
 from app.study import Filters
-from app.web.deps import LearnerDep, NowDep, SessionDep
+from app.web.deps import LearnerDep, NowDep, RowId, SessionDep
 
 router = APIRouter(prefix="/api", tags=["interviews"])
 
@@ -165,7 +165,7 @@ def list_interviews(session: SessionDep, learner: LearnerDep) -> list[InterviewO
 
 @router.delete("/interviews/{interview_id}", status_code=204)
 def remove_interview(
-    interview_id: int, session: SessionDep, learner: LearnerDep, now: NowDep
+    interview_id: RowId, session: SessionDep, learner: LearnerDep, now: NowDep
 ) -> Response:
     delete_interview(session, learner=learner, interview_id=interview_id)
     ahead(session, learner=learner, now=now)
@@ -174,7 +174,7 @@ def remove_interview(
 
 @router.get("/interviews/{interview_id}/readiness")
 def interview_readiness(
-    interview_id: int, session: SessionDep, learner: LearnerDep, now: NowDep
+    interview_id: RowId, session: SessionDep, learner: LearnerDep, now: NowDep
 ) -> ReadinessOut:
     """Predicted recall on the day, per deck and section, the weakest cards and the plan."""
     interview = get_interview(session, learner=learner, interview_id=interview_id)
@@ -219,7 +219,7 @@ async def _body(request: Request) -> bytes:
 )
 async def upload_recording(
     request: Request,
-    mock_id: int,
+    mock_id: RowId,
     card_id: Annotated[str, Query(max_length=200)],
     session: SessionDep,
     learner: LearnerDep,
@@ -252,6 +252,6 @@ def list_recordings(session: SessionDep, learner: LearnerDep) -> list[RecordingO
 
 
 @router.delete("/recordings/{recording_id}", status_code=204)
-def remove_recording(recording_id: int, session: SessionDep, learner: LearnerDep) -> Response:
+def remove_recording(recording_id: RowId, session: SessionDep, learner: LearnerDep) -> Response:
     delete_recording(session, learner=learner, recording_id=recording_id)
     return Response(status_code=204)

@@ -24,7 +24,7 @@ from app.interview.recordings import delete_recording, get_recording
 from app.interview.report import history, recordings_of, report
 from app.models import MockSession
 from app.study import Filters
-from app.web.deps import LearnerDep, NowDep, SessionDep
+from app.web.deps import LearnerDep, NowDep, RowId, SessionDep
 from app.web.svg_mock import history_chart
 from app.web.templating import render, templates
 
@@ -153,7 +153,7 @@ def _question_page(
 @router.get("/interview/mock/{mock_id}")
 def mock_question(
     request: Request,
-    mock_id: int,
+    mock_id: RowId,
     session: SessionDep,
     learner: LearnerDep,
     now: NowDep,
@@ -173,7 +173,7 @@ def mock_question(
 @router.post("/interview/mock/{mock_id}/answer")
 def mock_answer(
     request: Request,
-    mock_id: int,
+    mock_id: RowId,
     session: SessionDep,
     learner: LearnerDep,
     now: NowDep,
@@ -230,7 +230,7 @@ def mock_answer(
 
 @router.get("/interview/mock/{mock_id}/summary")
 def mock_summary(
-    request: Request, mock_id: int, session: SessionDep, learner: LearnerDep
+    request: Request, mock_id: RowId, session: SessionDep, learner: LearnerDep
 ) -> Response:
     run = get_mock(session, learner=learner, mock_id=mock_id)
     return render(request, "mock_summary.html", {"report": report(session, run)})
@@ -238,7 +238,7 @@ def mock_summary(
 
 @router.post("/interview/mock/{mock_id}/study")
 def mock_study_missed(
-    mock_id: int, session: SessionDep, learner: LearnerDep, now: NowDep
+    mock_id: RowId, session: SessionDep, learner: LearnerDep, now: NowDep
 ) -> Response:
     run = get_mock(session, learner=learner, mock_id=mock_id)
     missed = report(session, run).missed_ids
@@ -247,7 +247,7 @@ def mock_study_missed(
 
 
 @router.get("/interview/recordings/{recording_id}")
-def recording_audio(recording_id: int, session: SessionDep, learner: LearnerDep) -> Response:
+def recording_audio(recording_id: RowId, session: SessionDep, learner: LearnerDep) -> Response:
     found = get_recording(session, learner=learner, recording_id=recording_id)
     # Private: never kept by shared caches; the audio type was checked when it was stored.
     headers = {"Cache-Control": "private, max-age=3600"}
@@ -255,6 +255,6 @@ def recording_audio(recording_id: int, session: SessionDep, learner: LearnerDep)
 
 
 @router.post("/interview/recordings/{recording_id}/delete")
-def recording_delete(recording_id: int, session: SessionDep, learner: LearnerDep) -> Response:
+def recording_delete(recording_id: RowId, session: SessionDep, learner: LearnerDep) -> Response:
     found = delete_recording(session, learner=learner, recording_id=recording_id)
     return RedirectResponse(f"/interview/mock/{found.mock_id}/summary", status_code=303)
