@@ -49,6 +49,9 @@ CHROMIUM_ARGS = [
     "--use-fake-device-for-media-stream",
     "--use-fake-ui-for-media-stream",
     "--autoplay-policy=no-user-gesture-required",
+    # Chromium's local-network checks stop a public page from reaching loopback before the
+    # server sees it; other browsers have none, so the security tests must meet qbank's own.
+    "--disable-features=LocalNetworkAccessChecks,BlockInsecurePrivateNetworkRequests",
 ]
 DESKTOP = {"width": 1280, "height": 900}
 

@@ -2,9 +2,8 @@
 sandboxed frame (`Origin: null`).
 
 The attacker's pages are served by the browser context itself (`route.fulfill`) from
-http://attacker.test, so nothing leaves the machine. Chromium's local-network checks (a public
-page may not reach loopback) are switched off: they would stop the attack before qbank sees
-it, and other browsers do not have them.
+http://attacker.test, so nothing leaves the machine. Chromium's local-network checks are off
+(conftest.CHROMIUM_ARGS): they would stop the attack before qbank sees it.
 """
 
 import socket
@@ -16,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import uvicorn
-from playwright.sync_api import Browser, Page, Route, sync_playwright
+from playwright.sync_api import Browser, Page, Route
 from sqlmodel import Session, func, select
 
 from app import accounts
@@ -27,8 +26,6 @@ from app.main import create_app
 from app.models import AuthSession
 
 REPO = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync"]
 ATTACKER = "http://attacker.test"
 PASSWORD = "member-password-1"
 
@@ -75,20 +72,6 @@ def team_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str,
             yield url, settings
     finally:
         engine.dispose()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.skip(
-            f"{CHROMIUM} not found: install Debian's browser with `apt-get install chromium`"
-        )
-    features = "LocalNetworkAccessChecks,BlockInsecurePrivateNetworkRequests"
-    with sync_playwright() as playwright:
-        args = [*CHROMIUM_ARGS, f"--disable-features={features}"]
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=args)
-        yield browser
-        browser.close()
 
 
 def _attacker_page(browser: Browser, body: str) -> Page:
