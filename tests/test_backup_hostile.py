@@ -60,11 +60,6 @@ POISONS: list[tuple[str, Callable[[dict[str, Any]], Any], str]] = [
         "invalid backup: NaN is not a number a backup can hold",
     ),
     (
-        "huge parameters",
-        lambda d: _with(d, "learner.settings.fsrs_parameters", [1e300] * 21),
-        "learner.settings.fsrs_parameters: Value error, not FSRS parameters the scheduler accepts",
-    ),
-    (
         "infinite stability",
         lambda d: _text(d, "states.0.stability", "1e400"),
         "invalid backup: states[0].stability: Input should be a finite number",

@@ -197,38 +197,38 @@ class InterviewIn(_Doc):
 
 class MockAnswerIn(_Doc):
     card_id: str = Field(min_length=1, max_length=200)
-    position: int = Field(default=0, ge=0)
-    answer_ms: int = Field(default=0, ge=0)
-    total_ms: int = Field(default=0, ge=0)
-    limit_ms: int = Field(default=0, ge=0)
-    points_total: int = Field(default=0, ge=0)
-    points_said: list[int] = []
-    followups_total: int = Field(default=0, ge=0)
-    followups_answered: int = Field(default=0, ge=0)
+    position: Count = 0
+    answer_ms: Count = 0
+    total_ms: Count = 0
+    limit_ms: Count = 0
+    points_total: Count = 0
+    points_said: list[Count] = Field(default=[], max_length=1000)
+    followups_total: Count = 0
+    followups_answered: Count = 0
     rating: int = Field(ge=1, le=4)
     counted: bool = False
-    answered_at: AwareDatetime
+    answered_at: Moment
 
 
 class MockIn(_Doc):
-    id: int
-    card_ids: list[str] = []
-    position: int = Field(default=0, ge=0)
-    seconds_per_question: int = Field(default=120, ge=1)
-    followup_seconds: int = Field(default=60, ge=1)
+    id: Count
+    card_ids: list[Annotated[str, CardId]] = Field(default=[], max_length=10_000)
+    position: Count = 0
+    seconds_per_question: int = Field(default=120, ge=1, le=MAX_COUNT)
+    followup_seconds: int = Field(default=60, ge=1, le=MAX_COUNT)
     order: str = Field(default="random", max_length=20)
-    label: str = ""
-    started_at: AwareDatetime
-    finished_at: AwareDatetime | None = None
+    label: str = Field(default="", max_length=200)
+    started_at: Moment
+    finished_at: Moment | None = None
     answers: list[MockAnswerIn] = []
 
 
 class RecordingIn(_Doc):
-    mock_id: int
+    mock_id: Count
     card_id: str = Field(min_length=1, max_length=200)
     type: str = Field(max_length=100)
     data: str  # base64
-    created_at: AwareDatetime
+    created_at: Moment
 
 
 class BackupIn(_Doc):

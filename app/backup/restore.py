@@ -134,10 +134,22 @@ def _missing_cards(session: Session, doc: BackupIn) -> list[str]:
 
 def _without(doc: BackupIn, card_ids: list[str]) -> BackupIn:
     gone = set(card_ids)
+    mocks = [
+        mock.model_copy(
+            update={
+                "card_ids": [card_id for card_id in mock.card_ids if card_id not in gone],
+                "answers": [answer for answer in mock.answers if answer.card_id not in gone],
+            }
+        )
+        for mock in doc.mocks
+    ]
     return doc.model_copy(
         update={
             "states": [state for state in doc.states if state.card_id not in gone],
             "reviews": [review for review in doc.reviews if review.card_id not in gone],
+            "marks": [mark for mark in doc.marks if mark.card_id not in gone],
+            "mocks": mocks,
+            "recordings": [item for item in doc.recordings if item.card_id not in gone],
         }
     )
 

@@ -17,6 +17,7 @@ def test_a_members_restore_leaves_out_cards_the_bank_lacks(browser, db):
     data["states"].append(ghost)
     data["reviews"].append({**data["reviews"][0], "card_id": "ghost-card"})
     data["cards"]["ghost-card"] = {"question": "<b>planted</b>", "deck": "x", "section": ""}
+    data["marks"] = [*data.get("marks", []), {"card_id": "ghost-card", "flag": 3}]
     cards = db.count(Card)
 
     response = member.submit("/backup/restore", files=_upload(data))
