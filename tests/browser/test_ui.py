@@ -226,7 +226,7 @@ def test_keyboard_only_navigation(page: Page) -> None:
     expect(skip).to_be_focused()
     expect(skip).to_have_text("跳到正文")
     expect(skip).to_be_in_viewport()
-    nav = page.locator("header.top nav > a:not(.lang)")
+    nav = page.locator("header.top nav > a:not(.lang):not(.search-link)")
     hrefs = [link.get_attribute("href") for link in nav.all()]
     assert {"/", "/study", "/practice", "/topics", "/settings"} <= set(hrefs), hrefs
     for link in nav.all():
