@@ -112,7 +112,7 @@ def test_the_team_page_shows_each_members_progress(make_app, browser, clock, db)
 
     m = team["member"]
     assert "Reviews this week: 2" in m["summary"]
-    assert "2025-04-19 12:00 UTC" in m["summary"]  # the last rating: day 40, noon (+3 s)
+    assert "2025-04-19 12:00" in m["summary"]  # the last rating: day 40, noon (+3 s), in UTC
     # deck: seen, mature, retention (30 days), reviews this week
     assert m["rows"]["GPU Basics"] == ["3", str(mature(db, "member", "gpu")), "50%", "2"]
     assert m["rows"]["Interview Notes"] == ["0", "0", "—", "0"]
