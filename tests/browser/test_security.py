@@ -6,15 +6,11 @@ http://attacker.test, so nothing leaves the machine. Chromium's local-network ch
 (conftest.CHROMIUM_ARGS): they would stop the attack before qbank sees it.
 """
 
-import socket
-import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-import uvicorn
 from playwright.sync_api import Browser, Page, Route
 from sqlmodel import Session, func, select
 
@@ -22,34 +18,12 @@ from app import accounts
 from app.bank import open_engine
 from app.config import Settings
 from app.content.sync import import_content
-from app.main import create_app
 from app.models import AuthSession
+from tests.browser.conftest import serve
 
 REPO = Path(__file__).resolve().parents[2]
 ATTACKER = "http://attacker.test"
 PASSWORD = "member-password-1"
-
-
-@contextmanager
-def _serve(settings: Settings) -> Iterator[str]:
-    """uvicorn in a thread on a free loopback port; yields its origin."""
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(settings), log_level="warning", lifespan="off")
-    )
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-        thread.start()
-        try:
-            deadline = time.monotonic() + 15
-            while not server.started:
-                if not thread.is_alive() or time.monotonic() > deadline:
-                    pytest.fail("the test server did not start")
-                time.sleep(0.02)
-            yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-        finally:
-            server.should_exit = True
-            thread.join(timeout=10)
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +42,7 @@ def team_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str,
     with Session(engine) as session:
         accounts.create_user(session, name="member", password=PASSWORD)
     try:
-        with _serve(settings) as url:
+        with serve(settings) as url:
             yield url, settings
     finally:
         engine.dispose()
