@@ -191,6 +191,11 @@ def test_undo_of_ratings_not_yet_sent_stays_on_the_page(page: Page, bank: Path) 
     network(page, offline=True)
     rate(page)
     rate(page)
+    # Both wait in the outbox; an attempt still in the air would rightly be undone by the server.
+    page.wait_for_function(
+        "() => window.qbankOutbox.state === 'offline' && !window.qbankOutbox.inFlight"
+        " && window.qbankOutbox.size() === 2"
+    )
     page.keyboard.press("z")
     page.keyboard.press("z")
     assert shown(page) == first
