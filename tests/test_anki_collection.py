@@ -1,5 +1,6 @@
 """The exported .apkg imported by Anki itself (the `anki` package's backend), not re-read by us."""
 
+import json
 import re
 from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, datetime
@@ -209,3 +210,58 @@ def test_a_learners_suspended_cards_flags_and_leeches_reach_anki(
     assert collection.get_card(hbm).user_flag() == 4  # blue
     assert collection.find_cards("tag:leech") == [gemm]
     assert collection.find_cards("is:suspended") == [gemm]
+
+
+HOSTILE_TITLE = (
+    'CUDA::Streams :::Events "quoted" <script>alert(1)</script> <b>bold</b> &amp;'
+    " \u0001\u001f\u007f tab\there " + "长" * 500
+)
+
+HOSTILE_DECK = f"""
+---
+title: {json.dumps(HOSTILE_TITLE)}
+tags: [gpu, "a::b", "<i>t</i>"]
+description: "<script>d()</script> & notes"
+---
+
+## Sec::tion "q" <b>x</b>
+
+### Q：<script>alert(2)</script> & "q"\u001f? {{#hostile}}
+
+**面试回答。** <b>raw</b> & \u0002 fine\u001f.
+"""
+
+
+def test_a_hostile_deck_comes_out_in_anki_as_qbank_shows_it(
+    write_content: WriteContent, engine: Engine, collection: "anki_collection.Collection"
+) -> None:
+    import_content(write_content({"decks/hostile.md": HOSTILE_DECK}), engine)
+    package = write_content({}) / "hostile.apkg"
+    with Session(engine) as session:
+        export_apkg(session=session, deck_slug=None, path=package)
+    import_into(collection, package)  # a U+001F inside a field made Anki refuse the package
+
+    # One deck under "qbank": '::' and ':::' flattened to ':' rather than nesting decks, the
+    # control characters gone, whitespace collapsed, the HTML kept as the text it is.
+    expected = (
+        'qbank::CUDA:Streams :Events "quoted" <script>alert(1)</script> <b>bold</b> &amp;'
+        " tab here " + "长" * 500
+    )
+    names = sorted(d.name for d in collection.decks.all_names_and_ids())
+    assert names == ["Default", "qbank", expected]
+    deck = collection.decks.by_name(expected)
+    assert deck is not None
+    assert deck["desc"] == "&lt;script&gt;d()&lt;/script&gt; &amp; notes"
+
+    [note_id] = collection.find_notes("")
+    note = collection.get_note(note_id)
+    assert note["Question"] == "&lt;script&gt;alert(2)&lt;/script&gt; &amp; &quot;q&quot;?"
+    assert note["Answer"] == "<p>&lt;b&gt;raw&lt;/b&gt; &amp;  fine.</p>\n"
+    assert "<script>" not in note["Source"]
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in note["Source"]
+    assert note["Source"].endswith(" / Sec::tion &quot;q&quot; &lt;b&gt;x&lt;/b&gt; / hostile")
+    # Tags are flat too: no tag hierarchy is made of a section or tag holding '::'.
+    assert sorted(note.tags) == sorted(["gpu", "a:b", "<i>t</i>", 'Sec:tion_"q"_<b>x</b>'])
+    card = collection.get_card(note.card_ids()[0])
+    assert card.did == deck["id"]
+    assert "<script>" not in card.question()

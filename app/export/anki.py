@@ -73,9 +73,34 @@ class ExportReport:
     images: int = 0
 
 
+# C0 controls and DEL: Anki separates a note's fields with U+001F, so one of them inside a field
+# made the whole package fail to import; Anki drops the others from names and fields itself.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_NESTING = re.compile(r":{2,}")
+
+
+def plain(text: str) -> str:
+    """`text` without the control characters a field, tag or deck name cannot hold."""
+    return _CONTROL.sub("", text)
+
+
+def flat(text: str) -> str:
+    """One level of an Anki name: '::' (or ':::…') would nest it, so it becomes one ':'.
+
+    qbank's decks, sections and tags are flat: a deck titled "CUDA::Streams" is one deck,
+    "qbank::CUDA:Streams", never a deck "Streams" inside a deck "CUDA".
+    """
+    return _NESTING.sub(":", " ".join(plain(text).split()))
+
+
+def deck_name(deck: Deck) -> str:
+    """The deck's name in Anki: plain text (Anki escapes it where it shows it) under 'qbank'."""
+    return "qbank::" + (flat(deck.title) or deck.slug)
+
+
 def anki_tag(text: str) -> str:
     """Anki splits tags on whitespace, so join the words of one tag with '_'."""
-    return "_".join(text.split())
+    return "_".join(flat(text).split())
 
 
 def _decks(session: Session, deck_slug: str | None) -> list[Deck]:
@@ -179,7 +204,7 @@ def _note(
         tags.append("leech")  # the tag Anki itself gives a leech
     note = genanki.Note(
         model=MODEL,
-        fields=fields,
+        fields=[plain(field) for field in fields],
         tags=list(dict.fromkeys(tag for tag in tags if tag)),
         # The card id never changes, so Anki updates this note instead of duplicating it.
         guid=genanki.guid_for(card.id),
@@ -212,9 +237,8 @@ def build_package(
     anki_decks = {
         deck.id: genanki.Deck(
             stable_id(f"qbank deck: {deck.slug}"),
-            # '::' nests decks in Anki: every qbank deck sits under one 'qbank' parent.
-            "qbank::" + deck.title.replace("::", ":"),
-            description=html.escape(deck.description),
+            deck_name(deck),
+            description=html.escape(plain(deck.description)),
         )
         for deck in decks
     }
