@@ -30,7 +30,8 @@ from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
 
-# Interface strings the study client (static/study.js) paints cards and its status with.
+# Interface strings the study client (static/study.js, study-paint.js) paints cards and its
+# status with.
 CLIENT_STRINGS = (
     "queue.new",
     "queue.learning",
