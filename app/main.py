@@ -20,6 +20,7 @@ from app.errors import StudyError
 from app.jobs import wait_for_all
 from app.logs import REQUEST_ID
 from app.web import overload
+from app.web.admission import Admission
 from app.web.assets import IMMUTABLE, VersionedStaticFiles
 from app.web.auth import NotSignedIn
 from app.web.deps import csrf_protect, members_only
@@ -139,6 +140,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # is within a few per cent of 9 in size at a fraction of the CPU. Browsers offer brotli
     # and zstd only over HTTPS, where the proxy in front of qbank can add them.
     app.add_middleware(GZipMiddleware, minimum_size=1000, compresslevel=6)
+    app.add_middleware(Admission)
     # The last added runs first: every response, refusals included, is logged and gets headers.
     app.add_middleware(HostGuard, settings=settings)
     app.add_middleware(SecurityHeaders)
