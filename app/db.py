@@ -45,6 +45,7 @@ class Database:
 
     def __init__(self, engine: Engine) -> None:
         from app.cardview import CardViews
+        from app.simulate import WorkloadCache
 
         self.engine = engine
         self.is_sqlite = engine.dialect.name == "sqlite"
@@ -54,6 +55,7 @@ class Database:
         self._writer = threading.Lock() if self.is_sqlite else None
         self._stop_checkpoints: Callable[[], None] | None = None
         self.views = CardViews()
+        self.workloads = WorkloadCache()
 
     @classmethod
     def open(cls, url: str) -> "Database":

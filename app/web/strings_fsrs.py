@@ -97,11 +97,19 @@ FSRS_STRINGS: dict[str, tuple[str, str]] = {
     "spread.weekdays": ("周一,周二,周三,周四,周五,周六,周日", "Mon,Tue,Wed,Thu,Fri,Sat,Sun"),
     "workload.title": ("工作量与目标记忆保持率", "Workload and desired retention"),
     "workload.intro": (
-        "按你的题库（{cards} 张卡）、每天 {new} 张新卡、最多 {reviews} 次复习和{params}，"
+        "按你的题库（{cards} 张卡：{seen} 张已在你的复习计划里，从各自现在的状态算起；"
+        "{new} 张还是新卡）、每天 {per_day} 张新卡、最多 {reviews} 次复习和{params}，"
         "模拟未来 365 天在不同目标记忆保持率下每天的复习次数和用时。",
-        "A simulation of the next 365 days for your bank ({cards} cards), {new} new cards and "
-        "at most {reviews} reviews a day and {params}: reviews and minutes per day at each "
-        "desired retention.",
+        "A simulation of the next 365 days for your bank ({cards} cards: {seen} already in your "
+        "schedule, each from where it stands, and {new} still new), {per_day} new cards and at "
+        "most {reviews} reviews a day and {params}: reviews and minutes per day at each desired "
+        "retention.",
+    ),
+    "workload.sampled": (
+        "为了让页面保持快速，你学过的 {seen} 张卡按到期日均匀抽取 {sampled} 张来模拟，"
+        "结果再按比例放大。",
+        "To keep this page quick, your {seen} studied cards are simulated through an even "
+        "sample of {sampled} of them (spread over their due dates), its figures scaled up.",
     ),
     "workload.personal": ("你的个人参数", "your personal parameters"),
     "workload.default": ("FSRS 默认参数", "the FSRS default parameters"),

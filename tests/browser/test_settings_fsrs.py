@@ -15,14 +15,16 @@ def test_the_workload_chart_is_drawn_with_its_numbers_and_advice(new_page: NewPa
     expect(chart).to_be_visible()
     box = chart.bounding_box()
     assert box is not None and box["width"] > 300 and box["height"] > 150
-    expect(chart.locator("g.point")).to_have_count(10)
+    # Every 0.03 from 0.70 to 0.97, and every 0.01 within 0.02 of the cheapest of those.
+    points = chart.locator("g.point").count()
+    assert 12 <= points <= 14
     expect(chart.locator("polyline.reviews")).to_be_visible()
     # A vertical line has no width, which Playwright counts as hidden: check it is there.
     expect(chart.locator("g.best line")).to_have_count(1)
     expect(page.locator("#workload-advice")).to_contain_text("Help me decide: at a desired")
 
     page.locator("#workload summary").click()
-    expect(page.locator("#workload table.numbers tbody tr")).to_have_count(10)
+    expect(page.locator("#workload table.numbers tbody tr")).to_have_count(points)
     expect(page.locator("#workload tr.best")).to_have_count(1)
 
 
