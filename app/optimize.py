@@ -10,15 +10,17 @@ re-fit on an unchanged log keeps them: fitting twice changes nothing.
 import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from itertools import pairwise
 from typing import Any
 
+from sqlalchemy import DateTime, and_, column, distinct, func, values
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from app import fitting
 from app.fitting import MIN_REVIEWS, Fit, Review
 from app.jobs import ACTIVE, DONE, latest_job, run_job, start_job
-from app.learners import local_day
+from app.learners import day_start, local_day
 from app.models import Job, Learner, ReviewLog, as_utc
 from app.parameters import DEFAULT_PARAMETERS, usable_parameters
 
@@ -48,15 +50,20 @@ class OptimizeStatus:
         return self.counted >= self.needed and not self.running
 
 
+def _standing(learner: Learner) -> tuple[Any, ...]:
+    """The learner's live study ratings: practice and undone ratings never count."""
+    return (
+        ReviewLog.learner_id == learner.id,
+        ReviewLog.mode == "study",
+        col(ReviewLog.undone_at).is_(None),
+    )
+
+
 def study_reviews(session: Session, learner: Learner) -> list[Review]:
-    """The learner's live study ratings in time order; practice and undone ratings never count."""
+    """The learner's live study ratings in time order."""
     rows = session.exec(
         select(ReviewLog.card_id, ReviewLog.rating, ReviewLog.reviewed_at)
-        .where(
-            ReviewLog.learner_id == learner.id,
-            ReviewLog.mode == "study",
-            col(ReviewLog.undone_at).is_(None),
-        )
+        .where(*_standing(learner))
         .order_by(col(ReviewLog.reviewed_at), col(ReviewLog.id))
     )
     return [
@@ -69,9 +76,52 @@ def current_parameters(learner: Learner) -> tuple[float, ...]:
     return usable_parameters(learner.fsrs_parameters) or DEFAULT_PARAMETERS
 
 
+def counted_reviews(session: Session, learner: Learner) -> int:
+    """How many items the fit would learn from, counted by the database.
+
+    A card gives one item for each study day it was rated on after its first (see
+    app.fitting.fsrs_items), so the count is the card-days minus the cards. The days are the
+    learner's, whose bounds move with their zone's offset: they go to the database as a table
+    of [start, end) rows, one for each day from the first rating to the last.
+    """
+    first, last, cards = session.exec(
+        select(
+            func.min(ReviewLog.reviewed_at),
+            func.max(ReviewLog.reviewed_at),
+            func.count(distinct(ReviewLog.card_id)),
+        ).where(*_standing(learner))
+    ).one()
+    if first is None:
+        return 0
+    start, end = local_day(learner, as_utc(first)), local_day(learner, as_utc(last))
+    if start == end:
+        return 0
+    bounds = [day_start(learner, start + timedelta(days=n)) for n in range((end - start).days + 2)]
+    days = (
+        values(
+            column("starts", DateTime(timezone=True)),
+            column("ends", DateTime(timezone=True)),
+            name="study_days",
+        )
+        .data(list(pairwise(bounds)))
+        .cte("study_days")
+    )
+    card_days = (
+        select(ReviewLog.card_id, days.c.starts)
+        .join(
+            days,
+            and_(ReviewLog.reviewed_at >= days.c.starts, ReviewLog.reviewed_at < days.c.ends),
+        )
+        .where(*_standing(learner))
+        .distinct()
+        .subquery()
+    )
+    return session.exec(select(func.count()).select_from(card_days)).one() - cards
+
+
 def optimization_status(*, session: Session, learner: Learner, now: datetime) -> OptimizeStatus:
     """Whether personal parameters are in use, whether a fit could run, how the last one went."""
-    counted = len(fitting.fsrs_items(study_reviews(session, learner)))
+    counted = counted_reviews(session, learner)
     job = latest_job(session, kind=KIND, learner_id=learner.id)
     optimized_at = as_utc(learner.fsrs_optimized_at) if learner.fsrs_optimized_at else None
     fitted_on = _last_fitted_on(session, learner)
