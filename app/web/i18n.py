@@ -2,6 +2,7 @@
 
 from fastapi import Request
 
+from app.web.strings_errors import ERROR_STRINGS
 from app.web.strings_fsrs import FSRS_STRINGS
 from app.web.strings_interview import INTERVIEW_STRINGS
 
@@ -438,17 +439,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "admin.reviews_week": ("本周复习", "Reviews this week"),
     "admin.retention_30": ("30 天保持率", "Retention (30 d)"),
     "admin.no_members": ("还没有成员。", "No members yet."),
-    "error.title": ("出错了", "Something went wrong"),
-    "error.not_found": ("页面不存在", "Page not found"),
-    "error.back": ("返回首页", "Back to home"),
     **FSRS_STRINGS,
     **INTERVIEW_STRINGS,
-    "error.bad_host": (
-        "本服务不接受发往主机名 “{host}” 的请求。如果这是本实例的地址，请把它加入 "
-        "QBANK_ALLOWED_HOSTS 或设为 QBANK_PUBLIC_URL。",
-        "This server does not answer requests for the host name “{host}”. If this is the "
-        "instance's address, add it to QBANK_ALLOWED_HOSTS or set it as QBANK_PUBLIC_URL.",
-    ),
+    **ERROR_STRINGS,
 }
 
 

@@ -14,6 +14,7 @@ from sqlalchemy.exc import InternalError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.responses import Response
 
+from app.web.i18n import language, translator
 from app.web.templating import render
 
 log = logging.getLogger("qbank")
@@ -21,10 +22,14 @@ log = logging.getLogger("qbank")
 RETRY_BUSY_SECONDS = 2
 RETRY_DATABASE_SECONDS = 10
 
-BUSY = "the server is busy; nothing was stored, try again in a moment"
-READ_ONLY = "the database is read-only; nothing was stored (check its file and permissions)"
-FULL = "the disk is full; nothing was stored until space is freed"
-UNAVAILABLE = "the database is not answering; nothing was stored, try again in a moment"
+# Keys of the reasons (app/web/strings_errors.py), said in the client's language.
+BUSY = "error.busy"
+READ_ONLY = "error.read_only"
+FULL = "error.disk_full"
+UNAVAILABLE = "error.unavailable"
+
+READ_ONLY_SQLSTATE = "25006"  # read_only_sql_transaction
+DISK_FULL_SQLSTATES = ("53100",)  # disk_full
 
 RESPONSES: dict[int | str, dict[str, str]] = {
     503: {"description": "Busy, or the database cannot store the change: retry after Retry-After"}
@@ -32,7 +37,13 @@ RESPONSES: dict[int | str, dict[str, str]] = {
 
 
 def database_problem(exc: OperationalError | InternalError) -> str:
-    """The one-line reason for a database error, without the driver's details."""
+    """The reason (a key of `reason`) for a database error, without the driver's details."""
+    # PostgreSQL's SQLSTATE first: its messages follow the server's language.
+    state = getattr(exc.orig, "sqlstate", None)
+    if state == READ_ONLY_SQLSTATE:
+        return READ_ONLY
+    if state in DISK_FULL_SQLSTATES:
+        return FULL
     text = str(exc.orig).lower()
     if "readonly" in text or "read-only" in text or "read only" in text:
         return READ_ONLY
@@ -43,8 +54,15 @@ def database_problem(exc: OperationalError | InternalError) -> str:
     return UNAVAILABLE
 
 
-def unavailable(request: Request, detail: str, retry_after: int) -> Response:
+def reason(request: Request, key: str) -> str:
+    """The reason `key` in the language of the request."""
+    return translator(language(request))(key)
+
+
+def unavailable(request: Request, key: str, retry_after: int) -> Response:
+    """A 503 saying why (`key`) and when to try again, as JSON or as the error page."""
     headers = {"Retry-After": str(retry_after)}
+    detail = reason(request, key)
     wants_json = request.url.path.startswith("/api/") or "application/json" in request.headers.get(
         "accept", ""
     )
@@ -65,10 +83,11 @@ def add_handlers(app: FastAPI) -> None:
 
     async def _database(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, OperationalError | InternalError)
-        detail = database_problem(exc)
-        log.error("%s %s: %s (%s)", request.method, request.url.path, detail, exc.orig)
-        retry = RETRY_BUSY_SECONDS if detail == BUSY else RETRY_DATABASE_SECONDS
-        return unavailable(request, detail, retry)
+        key = database_problem(exc)
+        said = translator("en")(key)
+        log.error("%s %s: %s (%s)", request.method, request.url.path, said, exc.orig)
+        retry = RETRY_BUSY_SECONDS if key == BUSY else RETRY_DATABASE_SECONDS
+        return unavailable(request, key, retry)
 
     # OperationalError: SQLite read-only or full, a lost server; InternalError: PostgreSQL's
     # read-only transactions (a standby, default_transaction_read_only).

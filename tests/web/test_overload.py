@@ -16,6 +16,7 @@ from app.learners import get_learner
 from app.main import create_app
 from app.models import ReviewLog
 from app.web.overload import BUSY, READ_ONLY
+from app.web.strings_errors import ERROR_STRINGS
 
 
 def _app(url: str, bank_dir: Path) -> FastAPI:
@@ -51,7 +52,7 @@ def test_a_rating_on_a_read_only_database_is_a_503_that_says_why(
     response = client.post("/api/reviews", json={"card_id": card_id, "rating": 3})
     assert response.status_code == 503
     assert response.headers["retry-after"] == "10"
-    assert response.json() == {"detail": READ_ONLY}
+    assert response.json() == {"detail": ERROR_STRINGS[READ_ONLY][1]}
     page = client.post("/settings", data={"new_per_day": "3"})
     assert page.status_code in (400, 503)  # a form error first, or the refused write
     assert "Traceback" not in page.text
@@ -81,10 +82,10 @@ def test_an_exhausted_pool_sheds_with_503_and_recovers_at_once(small_pool: FastA
         response = client.get("/api/study/next")
         assert response.status_code == 503
         assert response.headers["retry-after"] == "2"
-        assert response.json() == {"detail": BUSY}
+        assert response.json() == {"detail": ERROR_STRINGS[BUSY][1]}
         page = client.get("/")
         assert page.status_code == 503
-        assert BUSY in page.text
+        assert ERROR_STRINGS[BUSY][1] in page.text
     assert client.get("/api/study/next").status_code == 200
 
 
