@@ -201,8 +201,14 @@ def test_the_settings_page_draws_the_curve_and_marks_the_advice(
         f"Help me decide: at a desired retention of {best['retention']:.2f} each card remembered "
         f"costs the least time ({best['minutes_per_card']:.1f} min a card). Yours is 0.90."
     ) in page
+    assert f"least time {best['retention']:.2f}</text>" in page
     zh = client.get("/settings", headers={"Accept-Language": "zh"}).text
     assert f"帮我决定：目标记忆保持率 {best['retention']:.2f} 时" in zh
+    # Advice at the bottom of the range says that it is the bottom.
+    lowest = "0.70 is the lowest retention simulated here, and the lowest the setting allows."
+    assert (lowest in page) == (best["retention"] == 0.70)
+    if best["retention"] == 0.70:
+        assert "你现在的设置是 0.90。0.70 是这里模拟的最低值" in zh
 
 
 def test_an_empty_bank_has_no_workload(client: TestClient) -> None:
@@ -233,8 +239,8 @@ def test_the_curve_starts_from_the_cards_the_learner_has_studied(
     assert data["points"][0]["reviews_per_day"] != fresh["points"][0]["reviews_per_day"]
     page = client.get("/settings").text
     assert (
-        "for your bank (120 cards: 80 already in your schedule, each from where it stands, and "
-        "40 still new)"
+        "your bank of 120 cards (80 already in your schedule, each starting from where it "
+        "stands, and 40 still new), 20 new cards"
     ) in page
     assert (
         "To keep this page quick, your 80 studied cards are simulated through an even sample of "

@@ -97,13 +97,13 @@ FSRS_STRINGS: dict[str, tuple[str, str]] = {
     "spread.weekdays": ("周一,周二,周三,周四,周五,周六,周日", "Mon,Tue,Wed,Thu,Fri,Sat,Sun"),
     "workload.title": ("工作量与目标记忆保持率", "Workload and desired retention"),
     "workload.intro": (
-        "按你的题库（{cards} 张卡：{seen} 张已在你的复习计划里，从各自现在的状态算起；"
-        "{new} 张还是新卡）、每天 {per_day} 张新卡、最多 {reviews} 次复习和{params}，"
-        "模拟未来 365 天在不同目标记忆保持率下每天的复习次数和用时。",
-        "A simulation of the next 365 days for your bank ({cards} cards: {seen} already in your "
-        "schedule, each from where it stands, and {new} still new), {per_day} new cards and at "
-        "most {reviews} reviews a day and {params}: reviews and minutes per day at each desired "
-        "retention.",
+        "在每个目标记忆保持率下模拟未来 365 天每天的复习次数和用时：你的题库共 {cards} 张卡"
+        "（{seen} 张已在复习计划里，从各自现在的状态算起；{new} 张还是新卡），"
+        "每天 {per_day} 张新卡、最多 {reviews} 次复习，使用{params}。",
+        "The next 365 days simulated at each desired retention, in reviews and minutes a day: "
+        "your bank of {cards} cards ({seen} already in your schedule, each starting from where "
+        "it stands, and {new} still new), {per_day} new cards and at most {reviews} reviews a "
+        "day, with {params}.",
     ),
     "workload.sampled": (
         "为了让页面保持快速，你学过的 {seen} 张卡按到期日均匀抽取 {sampled} 张来模拟，"
@@ -112,7 +112,12 @@ FSRS_STRINGS: dict[str, tuple[str, str]] = {
         "sample of {sampled} of them (spread over their due dates), its figures scaled up.",
     ),
     "workload.personal": ("你的个人参数", "your personal parameters"),
-    "workload.default": ("FSRS 默认参数", "the FSRS default parameters"),
+    "workload.default": ("默认的 FSRS 参数", "the FSRS default parameters"),
+    "workload.lowest": (
+        "0.70 是这里模拟的最低值，也是设置允许的最低值。",
+        "0.70 is the lowest retention simulated here, and the lowest the setting allows.",
+    ),
+    "workload.best_mark": ("最省时", "least time"),
     "workload.advice": (
         "帮我决定：目标记忆保持率 {retention} 时，每记住一张卡花的时间最少"
         "（{minutes} 分钟/张）。你现在的设置是 {yours}。",

@@ -2,7 +2,7 @@
 
 from collections.abc import Sequence
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from app.simulate import Workload, WorkloadPoint
 from app.web.svg import Translate, _n, _svg, _text, _title
@@ -31,6 +31,11 @@ def _line(points: Sequence[WorkloadPoint], values: Sequence[float], cls: str, co
     )
 
 
+def _amount(value: float) -> str:
+    """An axis's top value: a decimal while it is small, so 2.4 minutes does not read as 2."""
+    return f"{value:.1f}" if value < 10 else f"{value:.0f}"
+
+
 def _swatch(x: float, y: float, colour: str) -> str:
     return (
         f'<line x1="{_n(x)}" y1="{_n(y)}" x2="{_n(x + 14)}" y2="{_n(y)}" stroke="{colour}"'
@@ -48,9 +53,9 @@ def workload_chart(workload: Workload, desired: float, t: Translate) -> Markup:
     body = [
         f'<line class="axis" x1="{LEFT}" y1="{base}" x2="{WIDTH - RIGHT}" y2="{base}"'
         ' stroke="currentColor" stroke-opacity="0.4"/>',
-        _text(LEFT - 6, TOP + 4, f"{peak_reviews:.0f}", anchor="end", cls="label reviews"),
+        _text(LEFT - 6, TOP + 4, _amount(peak_reviews), anchor="end", cls="label reviews"),
         _text(LEFT - 6, base, "0", anchor="end"),
-        _text(WIDTH - RIGHT + 6, TOP + 4, f"{peak_minutes:.0f}", cls="label minutes"),
+        _text(WIDTH - RIGHT + 6, TOP + 4, _amount(peak_minutes), cls="label minutes"),
         _text(WIDTH - RIGHT + 6, base, "0"),
         _text(LEFT + 18, TOP - 10, t("workload.axis_reviews"), cls="label reviews"),
         _text(WIDTH - RIGHT, TOP - 10, t("workload.axis_minutes"), anchor="end", cls="label"),
@@ -66,10 +71,16 @@ def workload_chart(workload: Workload, desired: float, t: Translate) -> Markup:
     if best is not None:
         x = _n(_x(best.retention))
         note = t("workload.best").format(retention=f"{best.retention:.2f}")
+        # The mark's name beside its line, on the side with room for it.
+        right = _x(best.retention) < (LEFT + WIDTH - RIGHT) / 2
+        label_x = _n(_x(best.retention) + (5 if right else -5))
+        mark = escape(f"{t('workload.best_mark')} {best.retention:.2f}")
         body.append(
             f'<g class="best">{_title(note)}'
             f'<line x1="{x}" y1="{TOP}" x2="{x}" y2="{base}" stroke="{BEST_COLOUR}"'
-            ' stroke-dasharray="4 3"/></g>'
+            ' stroke-width="1.5" stroke-dasharray="4 3"/>'
+            f'<text x="{label_x}" y="{_n(TOP + 12)}" text-anchor="{"start" if right else "end"}"'
+            f' fill="{BEST_COLOUR}">{mark}</text></g>'
         )
     if LOW <= desired <= HIGH:
         x = _n(_x(desired))

@@ -35,3 +35,14 @@ def test_the_fit_button_waits_for_enough_reviews_and_says_why(new_page: NewPage)
     expect(button).to_be_disabled()
     expect(page.locator("#optimize-reason")).to_contain_text("复习记录还不够")
     expect(page.locator("#optimizer-in-use")).to_have_text("正在使用 FSRS 默认参数。")
+
+
+def test_on_a_phone_the_chart_and_its_numbers_scroll_in_their_boxes(new_page: NewPage) -> None:
+    page = new_page(viewport={"width": 390, "height": 844}, locale="en-US")
+    page.goto("/settings")
+    page.locator("#workload details").evaluate("details => details.open = true")
+    expect(page.locator("#workload table.numbers")).to_be_visible()
+    # The 640-pixel chart keeps its labels readable and scrolls; the page itself does not.
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    box = page.locator("#workload figure.chart-box").bounding_box()
+    assert box is not None and box["width"] <= 390
