@@ -150,14 +150,15 @@ STRINGS: dict[str, tuple[str, str]] = {
     "study.scope": ("范围", "Scope"),
     "study.saving": ("正在保存…", "Saving…"),
     "study.saved": ("已保存", "Saved"),
-    "study.offline": ("离线：{n} 个评分等待发送", "Offline: {n} ratings waiting"),
+    # {n} counts ratings, card actions and undos alike, and may be 1.
+    "study.offline": ("离线：{n} 项等待发送", "Offline: {n} waiting to send"),
     "study.retrying": (
-        "服务器暂时无响应：{n} 个评分等待重试",
-        "Server not answering: {n} ratings waiting",
+        "服务器暂时无响应：{n} 项等待重试",
+        "Server not answering: {n} waiting to send",
     ),
     "study.signed_out": (
-        "登录已失效：{n} 个评分保存在本机，重新登录后发送",
-        "Signed out: {n} ratings kept on this device until you sign in again",
+        "登录已失效：{n} 项保存在本机，重新登录后发送",
+        "Signed out: {n} waiting on this device until you sign in again",
     ),
     "study.rejected": (
         "这张卡片的评分未记录：它在别处已被评分或修改。",

@@ -98,7 +98,7 @@ def test_ratings_made_offline_arrive_once_when_the_network_returns(page: Page, b
 
     network(page, offline=True)
     offline = [rate(page) for _ in range(5)]
-    expect(page.locator("#sync-status")).to_have_text("离线：5 个评分等待发送")
+    expect(page.locator("#sync-status")).to_have_text("离线：5 项等待发送")
     assert logged(bank) == [first]
 
     network(page, offline=False)
