@@ -137,7 +137,7 @@
     badge.textContent = t("queue." + card.queue);
     const permalink = node("a", { class: "permalink", href: "/cards/" + encodeURIComponent(card.id) });
     permalink.textContent = t("card.permalink");
-    return [deck].concat(card.section ? [" › " + card.section] : [], [" ", badge, " ", permalink]);
+    return [deck].concat(card.section ? ["\u00a0› " + card.section] : [], [" ", badge, " ", permalink]);
   }
 
   // A card's markup, parsed ahead of time so that showing it only swaps nodes in.
