@@ -191,29 +191,37 @@ def _active(learner: Learner):  # type: ignore[no-untyped-def]
     return (col(Card.retired).is_(False), col(Card.id).not_in(suspended))
 
 
-def _fingerprint(session: Session, learner: Learner) -> tuple[object, ...]:
-    """Aggregates that change whenever the learner's schedule or bank does."""
-    states = session.exec(
-        select(
-            func.count(),
-            func.coalesce(func.sum(CardState.version), 0),
-            func.max(CardState.last_review),
-        ).where(CardState.learner_id == learner.id)
-    ).one()
-    cards = session.exec(select(func.count()).select_from(Card).where(*_active(learner))).one()
-    return (*states, cards)
+def _schedule_fingerprint(session: Session, learner: Learner) -> tuple[object, ...]:
+    """Aggregates that change with the learner's schedule (a rating, an undo, a restore)."""
+    return tuple(
+        session.exec(
+            select(
+                func.count(),
+                func.coalesce(func.sum(CardState.version), 0),
+                func.max(CardState.last_review),
+            ).where(CardState.learner_id == learner.id)
+        ).one()
+    )
 
 
-def learner_bank(session: Session, *, learner: Learner, now: datetime) -> Bank:
-    """The learner's active cards: how many are new to them, and (a sample of) the rest."""
+def active_cards(session: Session, learner: Learner) -> int:
+    """Cards in the bank the learner may study: not retired, not suspended by them."""
+    return session.exec(select(func.count()).select_from(Card).where(*_active(learner))).one()
+
+
+def learner_bank(
+    session: Session, *, learner: Learner, now: datetime, cards: int | None = None
+) -> Bank:
+    """The learner's active cards (`cards`, if counted): how many are new, and the rest."""
     today = local_day(learner, now)
-    cards = session.exec(select(func.count()).select_from(Card).where(*_active(learner))).one()
+    cards = active_cards(session, learner) if cards is None else cards
     rows = session.exec(
         select(CardState.stability, CardState.difficulty, CardState.last_review, CardState.due)
         .join(Card, col(Card.id) == CardState.card_id)
         .where(
             CardState.learner_id == learner.id,
             col(CardState.stability).is_not(None),
+            col(CardState.difficulty).is_not(None),
             col(CardState.last_review).is_not(None),
             *_active(learner),
         )
@@ -261,9 +269,13 @@ def learner_workload(*, session: Session, learner: Learner, now: datetime) -> Wo
     """The workload curve for this learner's bank, schedule, limits and parameters."""
     personal = usable_parameters(learner.fsrs_parameters)
     parameters = personal or DEFAULT_PARAMETERS
+    cards = active_cards(session, learner)
     key = (
-        _fingerprint(session, learner),
+        _schedule_fingerprint(session, learner),
+        cards,
         local_day(learner, now),
+        learner.timezone,
+        learner.rollover_hour,
         parameters,
         learner.new_per_day,
         learner.max_reviews_per_day,
@@ -273,7 +285,7 @@ def learner_workload(*, session: Session, learner: Learner, now: datetime) -> Wo
     cached = cache.get(learner.id, key)
     if cached is not None:
         return cached
-    bank = learner_bank(session, learner=learner, now=now)
+    bank = learner_bank(session, learner=learner, now=now, cards=cards)
     studyable = bank.seen_total or (bank.new and learner.new_per_day)
     result = Workload(
         cards=bank.cards,
