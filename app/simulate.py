@@ -37,6 +37,8 @@ DAYS = 365
 SEED = 2025  # one seed for every retention: the curves differ by retention, not by luck
 NO_LIMIT = 86400.0  # seconds a day: the simulated learner never stops for lack of time
 SAMPLE = 500  # studied cards simulated one by one at most
+# New cards simulated per retention, over as many seeds (up to MAX_SEEDS) as that takes.
+NEW_CARD_RUNS, MAX_SEEDS = 1000, 8
 CACHED_LEARNERS = 256
 
 
@@ -95,10 +97,14 @@ def _new_cards(
     new_per_day: int,
     max_reviews_per_day: int,
     days: int,
-) -> tuple[tuple[int, ...], tuple[float, ...], float]:
-    """fsrs-rs's simulation of `cards` new cards: reviews and seconds a day, remembered."""
+) -> tuple[tuple[float, ...], tuple[float, ...], float]:
+    """fsrs-rs's simulation of `cards` new cards: reviews and seconds a day, remembered.
+
+    A small bank is simulated with several seeds and their figures averaged, so that its
+    curve is about as smooth as a large bank's for about the same work.
+    """
     if not cards or not new_per_day:
-        return (0,) * days, (0.0,) * days, 0.0
+        return (0.0,) * days, (0.0,) * days, 0.0
     config = default_simulator_config()
     # A card the daily limit would introduce after the last day changes nothing.
     config.deck_size = min(cards, new_per_day * days)
@@ -106,11 +112,16 @@ def _new_cards(
     config.learn_limit = new_per_day
     config.review_limit = max_reviews_per_day
     config.max_cost_perday = NO_LIMIT
-    result = simulate(list(parameters), retention, config, SEED)
+    runs = min(max(NEW_CARD_RUNS // config.deck_size, 1), MAX_SEEDS)
+    results = [simulate(list(parameters), retention, config, SEED + run) for run in range(runs)]
+
+    def mean(per_day: list[list[float]]) -> tuple[float, ...]:
+        return tuple(sum(day) / runs for day in zip(*per_day, strict=True))
+
     return (
-        tuple(result.review_cnt_per_day),
-        tuple(result.cost_per_day),
-        result.memorized_cnt_per_day[-1],
+        mean([r.review_cnt_per_day for r in results]),
+        mean([r.cost_per_day for r in results]),
+        sum(r.memorized_cnt_per_day[-1] for r in results) / runs,
     )
 
 
@@ -132,7 +143,7 @@ def workload_point(
         max_reviews_per_day=max_reviews_per_day,
         days=days,
     )
-    total_reviews, total_seconds = float(sum(reviews)), sum(seconds)
+    total_reviews, total_seconds = sum(reviews), sum(seconds)
     if bank.seen:
         scale = bank.scale
         budget = [round((max_reviews_per_day - count) / scale) for count in reviews]
