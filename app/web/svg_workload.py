@@ -36,9 +36,10 @@ def _amount(value: float) -> str:
     return f"{value:.1f}" if value < 10 else f"{value:.0f}"
 
 
-def _swatch(x: float, y: float, colour: str) -> str:
+def _swatch(x: float, y: float, colour: str, cls: str) -> str:
     return (
-        f'<line x1="{_n(x)}" y1="{_n(y)}" x2="{_n(x + 14)}" y2="{_n(y)}" stroke="{colour}"'
+        f'<line class="{cls}" x1="{_n(x)}" y1="{_n(y)}" x2="{_n(x + 14)}" y2="{_n(y)}"'
+        f' stroke="{colour}"'
         ' stroke-width="3"/>'
     )
 
@@ -60,8 +61,8 @@ def workload_chart(workload: Workload, desired: float, t: Translate) -> Markup:
         _text(LEFT + 18, TOP - 10, t("workload.axis_reviews"), cls="label reviews"),
         _text(WIDTH - RIGHT, TOP - 10, t("workload.axis_minutes"), anchor="end", cls="label"),
         # Swatches: which line each axis belongs to.
-        _swatch(LEFT, TOP - 14, REVIEWS_COLOUR),
-        _swatch(WIDTH - RIGHT + 4, TOP - 14, MINUTES_COLOUR),
+        _swatch(LEFT, TOP - 14, REVIEWS_COLOUR, "reviews"),
+        _swatch(WIDTH - RIGHT + 4, TOP - 14, MINUTES_COLOUR, "minutes"),
     ]
     for step in range(0, 30, 5):
         retention = LOW + step / 100
@@ -103,8 +104,9 @@ def workload_chart(workload: Workload, desired: float, t: Translate) -> Markup:
         on_minutes = _n(_y(point.minutes_per_day, peak_minutes))
         body.append(
             f'<g class="point">{_title(detail)}'
-            f'<circle cx="{x}" cy="{on_reviews}" r="3" fill="{REVIEWS_COLOUR}"/>'
-            f'<circle cx="{x}" cy="{on_minutes}" r="3" fill="{MINUTES_COLOUR}"/></g>'
+            f'<circle class="reviews" cx="{x}" cy="{on_reviews}" r="3" fill="{REVIEWS_COLOUR}"/>'
+            f'<circle class="minutes" cx="{x}" cy="{on_minutes}" r="3" fill="{MINUTES_COLOUR}"/>'
+            "</g>"
         )
     label = t("workload.label").format(
         best=f"{best.retention:.2f}" if best else "—",
