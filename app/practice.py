@@ -7,10 +7,10 @@ from datetime import datetime
 from sqlmodel import Session, col, select
 
 from app.errors import NotFound, StudyError
-from app.models import Card, Deck, Learner, PracticeSession, ReviewLog
+from app.models import Card, Learner, PracticeSession, ReviewLog
 from app.study import Filters
 from app.study import card_state as _card_state
-from app.study.marks import held_cards
+from app.study.selection import scope_card_ids
 
 MAX_SECONDS = 60 * 60
 
@@ -34,13 +34,7 @@ def start_practice(
         raise StudyError("order must be 'content' or 'random'")
     if not 0 <= seconds_per_card <= MAX_SECONDS:
         raise StudyError(f"seconds per card must be between 0 and {MAX_SECONDS}")
-    query = filters.apply(
-        select(Card.id)
-        .join(Deck, col(Deck.id) == Card.deck_id)
-        .where(col(Card.id).not_in(held_cards(learner.id, now)))
-        .order_by(col(Deck.path), col(Card.position))
-    )
-    ids = list(session.exec(query))
+    ids = scope_card_ids(session, filters=filters, learner=learner, now=now)
     if card_ids is not None:
         wanted = set(card_ids)
         ids = [card_id for card_id in ids if card_id in wanted]

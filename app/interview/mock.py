@@ -16,8 +16,9 @@ from app.cardview import CardView, card_view
 from app.errors import Conflict, NotFound, StudyError
 from app.interview.keypoints import key_points, points_key, suggested_rating
 from app.learners import personal_parameters
-from app.models import Card, CardState, Deck, Learner, MockAnswer, MockSession, ReviewLog
+from app.models import CardState, Learner, MockAnswer, MockSession, ReviewLog
 from app.study import Filters, card_state, record_review
+from app.study.selection import scope_card_ids
 
 ORDERS = ("random", "weakest")
 MAX_QUESTIONS = 50
@@ -67,13 +68,7 @@ def start_mock(
     for seconds in (seconds_per_question, followup_seconds):
         if not 10 <= seconds <= MAX_SECONDS:
             raise StudyError(f"time limits must be between 10 and {MAX_SECONDS} seconds")
-    ids = list(
-        session.exec(
-            filters.apply(
-                select(Card.id).join(Deck, col(Deck.id) == Card.deck_id).order_by(col(Card.ordinal))
-            )
-        )
-    )
+    ids = scope_card_ids(session, filters=filters, learner=learner, now=now, skip_held=False)
     if not ids:
         raise StudyError(f"no cards match the scope '{filters.label or '—'}'")
     random.Random(seed).shuffle(ids)

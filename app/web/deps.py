@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated
 
-from fastapi import Depends, Path, Query, Request
+from fastapi import Depends, Form, Path, Query, Request
 from itsdangerous import BadSignature
 from sqlalchemy import inspect
 from sqlmodel import Session
@@ -172,6 +172,18 @@ async def get_filters(
 
 
 FiltersDep = Annotated[Filters, Depends(get_filters)]
+
+
+async def get_scope_form(
+    deck: Annotated[str, Form(max_length=200)] = "",
+    section: Annotated[str, Form(max_length=500)] = "",
+    tag: Annotated[str, Form(max_length=200)] = "",
+) -> Filters:
+    """The scope a practice or mock interview form posts: a deck, a section, a tag, or none."""
+    return Filters(deck=deck or None, section=section or None, tag=tag or None)
+
+
+ScopeFormDep = Annotated[Filters, Depends(get_scope_form)]
 
 
 async def get_language(request: Request) -> str:

@@ -8,7 +8,6 @@ from fastapi.responses import RedirectResponse
 from sqlmodel import Session
 from starlette.responses import Response
 
-from app import catalog
 from app.interview.interviews import interviews
 from app.interview.mock import (
     MAX_MS,
@@ -23,8 +22,8 @@ from app.interview.pins import set_pins
 from app.interview.recordings import delete_recording, get_recording
 from app.interview.report import history, recordings_of, report
 from app.models import MockSession
-from app.study import Filters
-from app.web.deps import LearnerDep, NowDep, RowId, SessionDep
+from app.web.deps import FiltersDep, LearnerDep, NowDep, RowId, ScopeFormDep, SessionDep
+from app.web.scope import scope_choices
 from app.web.svg_mock import history_chart
 from app.web.templating import render, templates
 
@@ -57,26 +56,16 @@ def _since(started: int | None, now: dt.datetime) -> int:
 
 @router.get("/interview/mock")
 def mock_form(
-    request: Request,
-    session: SessionDep,
-    learner: LearnerDep,
-    now: NowDep,
-    deck: str = "",
-    section: str = "",
-    tag: str = "",
+    request: Request, session: SessionDep, learner: LearnerDep, now: NowDep, filters: FiltersDep
 ) -> Response:
-    decks = catalog.deck_summaries(session, learner=learner, now=now)
+    choices = scope_choices(session, learner=learner, now=now, filters=filters)
     points = history(session, learner=learner)
     return render(
         request,
         "mock_start.html",
         {
-            "decks": decks,
-            "tags": catalog.tag_summaries(decks),
+            **choices,
             "interviews": interviews(session, learner=learner),
-            "deck": deck,
-            "section": section,
-            "tag": tag,
             "history": points,
             "chart": history_chart(points, request),
         },
@@ -88,9 +77,7 @@ def mock_start(
     session: SessionDep,
     learner: LearnerDep,
     now: NowDep,
-    deck: Annotated[str, Form(max_length=200)] = "",
-    section: Annotated[str, Form(max_length=500)] = "",
-    tag: Annotated[str, Form(max_length=200)] = "",
+    filters: ScopeFormDep,
     count: Annotated[int, Form(ge=1, le=50)] = 10,
     order: Annotated[str, Form(max_length=20)] = "random",
     minutes: Annotated[float, Form(ge=0.25, le=30)] = 2,
@@ -99,7 +86,7 @@ def mock_start(
     run = start_mock(
         session,
         learner=learner,
-        filters=Filters(deck=deck or None, section=section or None, tag=tag or None),
+        filters=filters,
         count=count,
         order=order,
         seconds_per_question=round(minutes * 60),

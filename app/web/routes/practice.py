@@ -10,8 +10,8 @@ from starlette.responses import Response
 from app import catalog
 from app.cardview import card_view
 from app.practice import current_card, get_practice, rate_practice, start_practice, summary
-from app.study import Filters
-from app.web.deps import LearnerDep, NowDep, RowId, SessionDep
+from app.web.deps import FiltersDep, LearnerDep, NowDep, RowId, ScopeFormDep, SessionDep
+from app.web.scope import scope_choices
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
@@ -23,24 +23,11 @@ def practice_form(
     session: SessionDep,
     learner: LearnerDep,
     now: NowDep,
-    deck: str = "",
-    section: str = "",
-    tag: str = "",
+    filters: FiltersDep,
     card: str = "",
 ) -> Response:
-    decks = catalog.deck_summaries(session, learner=learner, now=now)
-    return render(
-        request,
-        "practice_start.html",
-        {
-            "decks": decks,
-            "tags": catalog.tag_summaries(decks),
-            "deck": deck,
-            "section": section,
-            "tag": tag,
-            "card": card,
-        },
-    )
+    choices = scope_choices(session, learner=learner, now=now, filters=filters)
+    return render(request, "practice_start.html", {**choices, "card": card})
 
 
 @router.post("/practice")
@@ -48,9 +35,7 @@ def practice_start(
     session: SessionDep,
     learner: LearnerDep,
     now: NowDep,
-    deck: Annotated[str, Form(max_length=200)] = "",
-    section: Annotated[str, Form(max_length=500)] = "",
-    tag: Annotated[str, Form(max_length=200)] = "",
+    filters: ScopeFormDep,
     order: Annotated[str, Form(max_length=20)] = "content",
     seconds: Annotated[int, Form(ge=0, le=3600)] = 0,
     cards: Annotated[str, Form(max_length=20_000)] = "",
@@ -58,7 +43,7 @@ def practice_start(
     run = start_practice(
         session,
         learner=learner,
-        filters=Filters(deck=deck or None, section=section or None, tag=tag or None),
+        filters=filters,
         order=order,
         seconds_per_card=seconds,
         now=now,

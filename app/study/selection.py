@@ -1,0 +1,27 @@
+"""The cards a practice run or a mock interview asks: the scope's, in content order."""
+
+from datetime import datetime
+
+from sqlmodel import Session, col, select
+
+from app.models import Card, Deck, Learner
+from app.study.filters import Filters
+from app.study.marks import held_cards
+
+
+def scope_card_ids(
+    session: Session,
+    *,
+    filters: Filters,
+    learner: Learner,
+    now: datetime,
+    skip_held: bool = True,
+) -> list[str]:
+    """The ids of the active cards in scope in content order, held (suspended, buried) ones out.
+
+    `skip_held=False` keeps the held cards: a mock interview asks what an interviewer could.
+    """
+    query = select(Card.id).join(Deck, col(Deck.id) == Card.deck_id)
+    if skip_held:
+        query = query.where(col(Card.id).not_in(held_cards(learner.id, now)))
+    return list(session.exec(filters.apply(query.order_by(col(Card.ordinal)))))

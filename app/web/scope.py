@@ -1,0 +1,23 @@
+"""What a form that starts a practice run or a mock interview offers as its scope."""
+
+from datetime import datetime
+
+from sqlmodel import Session
+
+from app import catalog
+from app.models import Learner
+from app.study import Filters
+
+
+def scope_choices(
+    session: Session, *, learner: Learner, now: datetime, filters: Filters
+) -> dict[str, object]:
+    """The context of templates/_scope_fields.html: the decks and tags, the scope asked for."""
+    decks = catalog.deck_summaries(session, learner=learner, now=now)
+    return {
+        "decks": decks,
+        "tags": catalog.tag_summaries(decks),
+        "deck": filters.deck or "",
+        "section": filters.section or "",
+        "tag": filters.tag or "",
+    }
