@@ -372,6 +372,20 @@ class StudyPin(SQLModel, table=True):
     source: str = "plan"  # plan | mock
 
 
+class DayPlan(SQLModel, table=True):
+    """Today's plan for a learner's interviews ahead: the cards it reviews, in plan order.
+
+    Made at the day's first look and kept here, so every worker serves the same one all day;
+    made again when what it was made from (`basis`: the interviews, the bank, the learner's
+    limits and parameters) changes.
+    """
+
+    learner_id: int = Field(foreign_key="learner.id", primary_key=True)
+    day: date = Field(primary_key=True)
+    basis: str = Field(max_length=64)
+    card_ids: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+
+
 class MockSession(SQLModel, table=True):
     """A mock interview: questions against the clock, follow-ups, a checklist per answer."""
 

@@ -3,13 +3,15 @@
 The normal schedule is never rewritten: such a card is rated like any other (moving its FSRS
 state on as an early review), and both lists hold for one day only, so the day after an
 interview long-term scheduling simply resumes. Today's plan is the one made at the day's first
-look (kept per process): ratings during the day take cards off it, they do not reshuffle it.
+look, kept in the database (DayPlan) so that every worker serves the same one: ratings during
+the day take cards off it, they do not reshuffle it; a change of the interviews, the bank or
+the learner's limits makes it again.
 """
 
-import threading
-from collections import OrderedDict
+import hashlib
+import json
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import date, datetime
 from functools import lru_cache
 from typing import Any
 
@@ -18,14 +20,11 @@ from sqlmodel import Session, col, select
 
 from app.cardstate import Mode
 from app.cardview import bank_generation
+from app.db import database_of
 from app.learners import local_day, study_day
-from app.models import Card, Deck, Interview, Learner, ReviewLog, StudyPin
+from app.models import Card, DayPlan, Deck, Interview, Learner, ReviewLog, StudyPin
 from app.study.filters import Filters
 from app.study.marks import held_cards
-
-_PLANS: OrderedDict[tuple[object, ...], tuple[str, ...]] = OrderedDict()
-_LOCK = threading.Lock()
-PLANS_KEPT = 256
 
 
 def pinned_today(session: Session, *, learner: Learner, now: datetime) -> list[StudyPin]:
@@ -95,8 +94,6 @@ def set_pins(
 
 def today_plan(session: Session, *, learner: Learner, now: datetime) -> tuple[str, ...]:
     """The cards today's plan for the learner's interviews ahead reviews, in plan order."""
-    from app.interview.readiness import readiness
-
     today = local_day(learner, now)
     rows = (
         session.connection()
@@ -105,13 +102,40 @@ def today_plan(session: Session, *, learner: Learner, now: datetime) -> tuple[st
     )
     if not rows:
         return ()
-    key = (learner.id, today, bank_generation(session), tuple(tuple(row) for row in rows))
-    with _LOCK:
-        cached = _PLANS.get(key)
-    if cached is not None:
-        return cached
-    found = [session.get(Interview, row.id) for row in rows]
-    planned = tuple(
+    basis = _basis(session, learner, rows)
+    kept = _kept(session, learner, today)
+    if kept is not None and kept.basis == basis:
+        return tuple(kept.card_ids)
+    planned = _plan(session, learner, [row.id for row in rows], now)
+    _keep(session, learner, today, basis, planned)
+    return planned
+
+
+def _basis(session: Session, learner: Learner, rows: Sequence[Any]) -> str:
+    """What today's plan is made from, as a short digest: a plan made from another is stale."""
+    made_from = (
+        bank_generation(session),
+        learner.new_per_day,
+        learner.max_reviews_per_day,
+        list(learner.fsrs_parameters or ()),
+        [[str(value) for value in row] for row in rows],
+    )
+    return hashlib.sha256(json.dumps(made_from).encode()).hexdigest()[:32]
+
+
+def _kept(session: Session, learner: Learner, today: date) -> DayPlan | None:
+    return session.exec(
+        select(DayPlan).where(DayPlan.learner_id == learner.id, DayPlan.day == today)
+    ).first()
+
+
+def _plan(
+    session: Session, learner: Learner, interview_ids: Sequence[int], now: datetime
+) -> tuple[str, ...]:
+    from app.interview.readiness import readiness
+
+    found = [session.get(Interview, interview_id) for interview_id in interview_ids]
+    return tuple(
         dict.fromkeys(
             card_id
             for interview in found
@@ -121,11 +145,28 @@ def today_plan(session: Session, *, learner: Learner, now: datetime) -> tuple[st
             ).plan.today()
         )
     )
-    with _LOCK:
-        _PLANS[key] = planned
-        while len(_PLANS) > PLANS_KEPT:
-            _PLANS.popitem(last=False)
-    return planned
+
+
+def _keep(
+    session: Session, learner: Learner, today: date, basis: str, card_ids: Sequence[str]
+) -> None:
+    """Store today's plan; past days' plans go. Workers that make it at once write the same."""
+    database = database_of(session)
+    table = DayPlan.__table__  # type: ignore[attr-defined]
+    values = {"learner_id": learner.id, "day": today, "basis": basis, "card_ids": list(card_ids)}
+    with database.writing(session) as connection:
+        connection.execute(
+            database.upsert(table)
+            .values(values)
+            .on_conflict_do_update(
+                index_elements=["learner_id", "day"],
+                set_={"basis": basis, "card_ids": list(card_ids)},
+            )
+        )
+        connection.execute(
+            delete(DayPlan).where(col(DayPlan.learner_id) == learner.id, col(DayPlan.day) < today)
+        )
+        session.commit()
 
 
 @lru_cache(maxsize=64)

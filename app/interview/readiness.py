@@ -3,12 +3,12 @@
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from sqlalchemy import and_
 from sqlmodel import Session, col, func, select
 
-from app.cardstate import CardStateValue
+from app.cardstate import CardStateValue, aware
 from app.interview.interviews import scope
 from app.interview.plan import Plan, Scheduling, make_plan, recall
 from app.learners import day_start, local_day, personal_parameters
@@ -83,12 +83,29 @@ class Readiness:
         ]
 
 
-def _scheduling(learner: Learner, interview: Interview, now: datetime) -> Scheduling:
+def _anchor(session: Session, learner: Learner, now: datetime) -> datetime:
+    """When the plan starts: the start of the study day, or the learner's last review after it.
+
+    Taken from the database rather than the clock, so that every worker, whenever in the day
+    it asks, makes the same plan from the same state, and never before a review it simulates
+    from.
+    """
+    start = day_start(learner, local_day(learner, now))
+    last = session.exec(
+        select(func.max(CardState.last_review)).where(CardState.learner_id == learner.id)
+    ).one()
+    latest = aware(last).astimezone(UTC) if last is not None else start
+    return max(start, latest)
+
+
+def _scheduling(
+    learner: Learner, interview: Interview, now: datetime, anchor: datetime
+) -> Scheduling:
     return Scheduling(
         today=local_day(learner, now),
         day=interview.day,
         moment=day_start(learner, interview.day),
-        now=now,
+        now=anchor,
         target=interview.target,
         parameters=personal_parameters(learner),
         new_per_day=learner.new_per_day,
@@ -123,7 +140,8 @@ def _cards(session: Session, learner: Learner, interview: Interview) -> list[tup
 
 
 # Plans computed, per learner: made again when the learner rates a card, the bank changes, the
-# interview or the day changes. A plan over a few thousand cards takes a second or so.
+# interview or the day changes. The key is all database state, so a plan is the same in every
+# worker. A plan over a few thousand cards takes a second or so.
 _CACHE: OrderedDict[tuple[object, ...], tuple[tuple[CardRecall, ...], Plan]] = OrderedDict()
 _LOCK = threading.Lock()
 CACHE_SIZE = 64
@@ -144,7 +162,7 @@ def readiness(
     session: Session, *, learner: Learner, interview: Interview, now: datetime
 ) -> Readiness:
     """The learner's readiness for `interview` and the plan to be ready, as of `now`."""
-    plan_input = _scheduling(learner, interview, now)
+    plan_input = _scheduling(learner, interview, now, _anchor(session, learner, now))
     key = (
         learner.id,
         learner.new_per_day,
@@ -155,6 +173,7 @@ def readiness(
         interview.target,
         scope(interview),
         plan_input.today,
+        plan_input.now,
         *_version(session, learner),
     )
     with _LOCK:
