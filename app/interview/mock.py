@@ -8,6 +8,7 @@ import random
 from dataclasses import dataclass
 from datetime import datetime
 
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from app import scheduling
@@ -109,14 +110,54 @@ class Question:
         return points_key(self.points)
 
 
+def _answered(session: Session, run: MockSession) -> set[str]:
+    return set(session.exec(select(MockAnswer.card_id).where(MockAnswer.mock_id == run.id)))
+
+
+def _ask(session: Session, run: MockSession, position: int) -> Question | None:
+    view = card_view(session, run.card_ids[position])
+    return Question(view, position, key_points(view.answer_html)) if view is not None else None
+
+
+def questions(session: Session, run: MockSession) -> list[Question]:
+    """The questions not answered yet, in order; cards deleted since the session began are out."""
+    done = _answered(session, run)
+    found = (
+        _ask(session, run, position)
+        for position, card_id in enumerate(run.card_ids)
+        if card_id not in done
+    )
+    return [q for q in found if q is not None]
+
+
 def question(session: Session, run: MockSession) -> Question | None:
-    """The question the session is at, or None when it is over."""
+    """The question the session is at, its first one not answered; None when it is over."""
+    done = _answered(session, run)
     while run.position < len(run.card_ids):
-        view = card_view(session, run.card_ids[run.position])
-        if view is not None:
-            return Question(view, run.position, key_points(view.answer_html))
-        run.position += 1  # a card deleted since the session began is skipped
+        if run.card_ids[run.position] not in done and (q := _ask(session, run, run.position)):
+            return q
+        run.position += 1
     return None
+
+
+def asked(session: Session, run: MockSession, card_id: str) -> Question | None:
+    """The question of `card_id` if the session asks it and it is not answered yet."""
+    if card_id not in run.card_ids or card_id in _answered(session, run):
+        return None
+    return _ask(session, run, run.card_ids.index(card_id))
+
+
+def _done(session: Session, run: MockSession, card_id: str) -> MockAnswer | None:
+    return session.exec(
+        select(MockAnswer).where(MockAnswer.mock_id == run.id, MockAnswer.card_id == card_id)
+    ).first()
+
+
+@dataclass(frozen=True)
+class Answered:
+    answer: MockAnswer
+    finished: bool
+    replayed: bool = False  # a repeat: the first answer, nothing recorded again
 
 
 def answer(
@@ -133,18 +174,23 @@ def answer(
     rating: int | None,
     count_as_review: bool,
     now: datetime,
-) -> MockAnswer:
-    """Record how a question went and move on; `rating` None takes the one coverage suggests."""
-    done = session.exec(
-        select(MockAnswer).where(MockAnswer.mock_id == run.id, MockAnswer.card_id == card_id)
-    ).first()
-    if done is not None:
-        return done  # a repeated submission (double click, back button, a retry)
-    current = question(session, run)
-    if current is None or run.finished_at is not None:
+    idempotency_key: str | None = None,
+) -> Answered:
+    """Record how a question went; `rating` None takes the one coverage suggests.
+
+    Any question of the session not answered yet may be answered, so that answers sent after
+    one refused (its key points changed) are kept. A repeat, by its `idempotency_key` or for a
+    question answered already, returns the first answer and records nothing.
+    """
+    if (done := _done(session, run, card_id)) is not None:
+        return Answered(done, run.finished_at is not None, replayed=True)
+    if run.finished_at is not None:
         raise Conflict("this mock interview is over")
-    if current.card.id != card_id:
-        raise Conflict("that is not the current question of this mock interview")
+    current = asked(session, run, card_id)
+    if current is None and (done := _done(session, run, card_id)) is not None:
+        return Answered(done, run.finished_at is not None, replayed=True)  # answered meanwhile
+    if current is None:
+        raise Conflict("that is not a question of this mock interview left to answer")
     if key != current.key:
         raise PointsChanged(
             "the key points of this answer changed while you were answering (the content was "
@@ -165,8 +211,15 @@ def answer(
     if rating is None:
         rating = suggested_rating(len(said), total, overtime=answer_ms > limit_ms)
     if count_as_review:
+        # Committed on its own; the key makes a retry after a failure below rate it once.
         record_review(
-            session, learner=learner, card_id=card_id, rating=rating, now=now, duration_ms=total_ms
+            session,
+            learner=learner,
+            card_id=card_id,
+            rating=rating,
+            now=now,
+            duration_ms=total_ms,
+            idempotency_key=idempotency_key,
         )
     else:
         state = card_state(session, learner=learner, card_id=card_id)
@@ -182,6 +235,7 @@ def answer(
                 duration_ms=total_ms,
                 state_before=logged,
                 state_after=logged,
+                idempotency_key=idempotency_key,
             )
         )
     result = MockAnswer(
@@ -199,14 +253,23 @@ def answer(
         counted=count_as_review,
         answered_at=now,
     )
-    session.add(result)
-    run.position = current.position + 1
-    if run.position >= len(run.card_ids):
-        run.finished_at = now
-    session.add(run)
-    session.commit()
+    try:
+        session.add(result)
+        session.flush()
+        run.position = 0
+        if question(session, run) is None:
+            run.finished_at = now
+        session.add(run)
+        session.commit()
+    except IntegrityError:
+        # The same answer sent twice at once: the other request's is the one kept.
+        session.rollback()
+        if (done := _done(session, run, card_id)) is not None:
+            session.refresh(run)
+            return Answered(done, run.finished_at is not None, replayed=True)
+        raise
     session.refresh(result)
-    return result
+    return Answered(result, run.finished_at is not None)
 
 
 def answers(session: Session, run: MockSession) -> list[MockAnswer]:

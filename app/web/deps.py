@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated
 
-from fastapi import Depends, Form, Path, Query, Request
+from fastapi import Depends, Form, Header, Path, Query, Request
 from itsdangerous import BadSignature
 from sqlalchemy import inspect
 from sqlmodel import Session
@@ -52,6 +52,16 @@ RowId = Annotated[int, Path(ge=0, le=MAX_ROW_ID)]
 SettingsDep = Annotated[Settings, Depends(get_settings_dep)]
 SessionDep = Annotated[Session, Depends(get_session)]
 NowDep = Annotated[datetime, Depends(get_now)]
+
+# The client's key for a state change it may send again (the outbox retries until answered).
+IdempotencyKey = Annotated[
+    str | None,
+    Header(
+        alias="Idempotency-Key",
+        max_length=100,
+        description="A repeat with the same key returns the first answer and records nothing.",
+    ),
+]
 
 
 @dataclass(frozen=True)

@@ -101,6 +101,33 @@ INTERVIEW_STRINGS: dict[str, tuple[str, str]] = {
         "录音没能保存（{reason}）；本题的作答照常记录。",
         "The recording was not saved ({reason}); the answer itself is kept.",
     ),
+    "mock.recording_waiting": (
+        "录音已保存在本机，联网后自动发送。",
+        "Recording kept on this device; it is sent when the connection returns.",
+    ),
+    "mock.recording_memory": (
+        "录音尚未发送，只保存在本页：此时重新加载会丢失它。",
+        "Recording not sent yet and kept only in this page: reloading now loses it.",
+    ),
+    "mock.sync_offline": ("离线：{n} 个回答等待发送", "Offline · answers waiting: {n}"),
+    "mock.sync_retrying": (
+        "服务器暂时无响应：{n} 个回答等待重试",
+        "Server not answering · answers waiting: {n}",
+    ),
+    "mock.sync_signed_out": (
+        "登录已失效：{n} 个回答保存在本机，重新登录后发送",
+        "Signed out: the answers waiting ({n}) stay on this device until you sign in again",
+    ),
+    "mock.finishing": (
+        "全部答完。回答和录音都送到服务器后就会打开总结。",
+        "Every question is answered. The report opens once all answers and recordings have "
+        "reached the server.",
+    ),
+    "mock.points_changed": (
+        "这道题的要点在作答期间改变了（题库重新导入）：请重新勾选；用时和评分都保留。",
+        "The key points of this answer changed while you were answering (the content was "
+        "imported again): tick them again; your time and rating are kept.",
+    ),
     "mock.answer_aloud": (
         "像面试一样出声回答，说完再继续。",
         "Answer aloud as you would in the interview, then go on.",

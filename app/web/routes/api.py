@@ -2,7 +2,7 @@
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Header, Query
+from fastapi import APIRouter, Query
 from fastapi.responses import Response
 from pydantic import BaseModel, StringConstraints
 
@@ -11,7 +11,7 @@ from app.cardview import card_view
 from app.errors import NotFound
 from app.search import search as run_search
 from app.study import record_review, study_next, undo_last
-from app.web.deps import FiltersDep, LangDep, LearnerDep, NowDep, SessionDep
+from app.web.deps import FiltersDep, IdempotencyKey, LangDep, LearnerDep, NowDep, SessionDep
 from app.web.observe import REVIEWS
 from app.web.schemas import (
     CardOut,
@@ -45,14 +45,6 @@ async def healthz() -> Health:
 CardId = Annotated[str, StringConstraints(max_length=200)]
 # Cards the client already holds, so that the card after them is picked.
 ExcludeQuery = Annotated[list[CardId], Query(max_length=50)]
-IdempotencyKey = Annotated[
-    str | None,
-    Header(
-        alias="Idempotency-Key",
-        max_length=100,
-        description="A repeat with the same key returns the first answer and records nothing.",
-    ),
-]
 CONFLICT = {409: {"description": "The card was rated or changed meanwhile."}}
 
 

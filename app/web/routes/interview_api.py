@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from app.interview.interviews import create_interview, delete_interview, get_interview, interviews
-from app.interview.mock import get_mock
+from app.interview.mock import MAX_MS, answer, get_mock
 from app.interview.readiness import Readiness, readiness
 from app.interview.recordings import (
     MAX_BYTES,
@@ -20,7 +20,7 @@ from app.interview.recordings import (
 from app.interview.today import ahead
 from app.models import Interview
 from app.study import Filters
-from app.web.deps import LearnerDep, NowDep, RowId, SessionDep
+from app.web.deps import IdempotencyKey, LearnerDep, NowDep, RowId, SessionDep
 
 router = APIRouter(prefix="/api", tags=["interviews"])
 
@@ -180,6 +180,80 @@ def interview_readiness(
     interview = get_interview(session, learner=learner, interview_id=interview_id)
     ahead(session, learner=learner, now=now)
     return readiness_out(readiness(session, learner=learner, interview=interview, now=now))
+
+
+Millis = Annotated[int, Field(ge=0, le=MAX_MS)]
+
+
+class MockAnswerIn(BaseModel):
+    card_id: Annotated[str, Field(max_length=200)]
+    key: Annotated[str, Field(max_length=64, description="The checklist's key, as shown.")]
+    said: Annotated[list[int], Field(max_length=200)] = Field(
+        default=[], description="The key points said, numbered from 0."
+    )
+    followups_answered: Annotated[int, Field(ge=0, le=100)] = 0
+    answer_ms: Millis = Field(description="From the question to the end of the main answer.")
+    total_ms: Millis = Field(description="Follow-ups and checklist included.")
+    rating: Annotated[int | None, Field(ge=1, le=4)] = Field(
+        default=None, description="None: the rating coverage suggests."
+    )
+    count_as_review: bool = False
+
+
+class MockAnswerOut(BaseModel):
+    card_id: str
+    position: int
+    rating: int
+    points_said: list[int]
+    points_total: int
+    counted: bool
+    finished: bool = Field(description="Every question of the session is answered.")
+    replayed: bool = Field(description="A repeat: the first answer, nothing recorded again.")
+
+
+@router.post(
+    "/mocks/{mock_id}/answers",
+    responses={
+        404: {"description": "No such mock interview."},
+        409: {"description": "Answered or over already, or the key points changed."},
+    },
+)
+def answer_question(
+    mock_id: RowId,
+    body: MockAnswerIn,
+    session: SessionDep,
+    learner: LearnerDep,
+    now: NowDep,
+    idempotency_key: IdempotencyKey = None,
+) -> MockAnswerOut:
+    """Record how one question of a mock interview went: key points said, times, rating."""
+    run = get_mock(session, learner=learner, mock_id=mock_id)
+    done = answer(
+        session,
+        learner=learner,
+        run=run,
+        card_id=body.card_id,
+        said=body.said,
+        key=body.key,
+        followups_answered=body.followups_answered,
+        answer_ms=body.answer_ms,
+        total_ms=body.total_ms,
+        rating=body.rating,
+        count_as_review=body.count_as_review,
+        now=now,
+        idempotency_key=idempotency_key,
+    )
+    found = done.answer
+    return MockAnswerOut(
+        card_id=found.card_id,
+        position=found.position,
+        rating=found.rating,
+        points_said=list(found.points_said),
+        points_total=found.points_total,
+        counted=found.counted,
+        finished=done.finished,
+        replayed=done.replayed,
+    )
 
 
 class RecordingOut(BaseModel):

@@ -14,8 +14,10 @@ from app.interview.mock import (
     PointsChanged,
     Question,
     answer,
+    asked,
     get_mock,
     question,
+    questions,
     start_mock,
 )
 from app.interview.pins import set_pins
@@ -23,6 +25,7 @@ from app.interview.recordings import delete_recording, get_recording
 from app.interview.report import history, recordings_of, report
 from app.models import MockSession
 from app.web.deps import FiltersDep, LearnerDep, NowDep, RowId, ScopeFormDep, SessionDep
+from app.web.i18n import language, translator
 from app.web.scope import scope_choices
 from app.web.svg_mock import history_chart
 from app.web.templating import render, templates
@@ -96,6 +99,32 @@ def mock_start(
     return RedirectResponse(f"/interview/mock/{run.id}", status_code=303)
 
 
+# What static/interview.js paints the session's status and recordings with.
+CLIENT_STRINGS = (
+    "study.saving",
+    "study.saved",
+    "mock.sync_offline",
+    "mock.sync_retrying",
+    "mock.sync_signed_out",
+    "mock.recording",
+    "mock.recorded",
+    "mock.saving",
+    "mock.recording_waiting",
+    "mock.recording_memory",
+    "mock.no_mic",
+    "mock.upload_failed",
+    "mock.record",
+    "mock.stop",
+    "mock.suggested_is",
+    "mock.time_left",
+    "mock.time_answer",
+    "study.again",
+    "study.hard",
+    "study.good",
+    "study.easy",
+)
+
+
 def _question_page(
     request: Request,
     session: Session,
@@ -110,12 +139,21 @@ def _question_page(
     form: dict[str, object] | None = None,
     status_code: int = 200,
 ) -> Response:
+    """The question with every later one held in the page, so the session goes on offline."""
     followups = current.card.followups
     if phase.startswith("f") and int(phase[1:]) >= len(followups):
         phase = "answer"
     if phase != "question" and t1 is None:
         t1 = _ms(now)  # the main answer ended when the learner moved on from it
-    recording = recordings_of(session, run).get(current.card.id)
+    kept = recordings_of(session, run)
+    later = [q for q in questions(session, run) if q.card.id != current.card.id]
+    t = translator(language(request))
+    client = {
+        "mock": run.id,
+        "summary": f"/interview/mock/{run.id}/summary",
+        "resume": f"/interview/mock/{run.id}",
+        "strings": {key: t(key) for key in CLIENT_STRINGS},
+    }
     return render(
         request,
         "mock.html",
@@ -123,15 +161,16 @@ def _question_page(
             "run": run,
             "q": current,
             "card": current.card,
+            "later": later,
             "phase": phase,
-            "followup": int(phase[1:]) if phase.startswith("f") else None,
             "t0": t0,
             "t1": t1,
             "now_ms": _ms(now),
             "elapsed_ms": (t1 or _ms(now)) - t0,
-            "recording": recording,
+            "recording": kept.get(current.card.id),
             "error": error,
             "form": form or {},
+            "client": client,
         },
         status_code=status_code,
     )
@@ -147,14 +186,21 @@ def mock_question(
     phase: Phase = "question",
     t0: Millis = None,
     t1: Millis = None,
+    rating: Annotated[int, Query(ge=0, le=4)] = 0,
+    changed: bool = False,
 ) -> Response:
+    """The question the session is at; `rating` and `changed` carry an answer refused offline."""
     run = get_mock(session, learner=learner, mock_id=mock_id)
     current = question(session, run)
     if current is None:
         return RedirectResponse(f"/interview/mock/{run.id}/summary", status_code=303)
     start = _since(t0, now)
     end = _since(t1, now) if t1 is not None else None
-    return _question_page(request, session, run, current, now, phase=phase, t0=start, t1=end)
+    error = translator(language(request))("mock.points_changed") if changed else None
+    form = {"rating": rating, "count_as_review": False, "followups": set()}
+    return _question_page(
+        request, session, run, current, now, phase=phase, t0=start, t1=end, error=error, form=form
+    )
 
 
 @router.post("/interview/mock/{mock_id}/answer")
@@ -192,8 +238,8 @@ def mock_answer(
             now=now,
         )
     except PointsChanged as exc:
-        current = question(session, run)
-        assert current is not None  # the answer was refused, so the session is still on it
+        current = asked(session, run, card_id)
+        assert current is not None  # the answer was refused, so the question is still open
         form = {
             "rating": rating,
             "count_as_review": count_as_review,
