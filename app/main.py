@@ -2,6 +2,7 @@
 
 import gc
 import logging
+from collections import deque
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from urllib.parse import quote
@@ -9,6 +10,7 @@ from urllib.parse import quote
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse
+from fastapi.routing import iter_route_contexts
 from sqlalchemy.exc import DataError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.gzip import GZipMiddleware
@@ -193,4 +195,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             response.headers["x-request-id"] = request_id
         return response
 
+    _build_routes(app)
     return app
+
+
+def _build_routes(app: FastAPI) -> None:
+    """Build every route's request and response models now, in this one thread.
+
+    FastAPI builds them on the first request that matches a route, and each build sets and then
+    restores the warnings filters of the whole process. Builds running at once in several
+    threads (an app served from more than one event loop, as the tests' clients do) restored
+    each other's filters midway: a warning FastAPI meant to silence was raised, and the first
+    requests of a burst answered 500.
+    """
+    deque(iter_route_contexts(app.router.routes), maxlen=0)
