@@ -42,7 +42,8 @@ def test_30_sign_ins_at_once_keep_each_worker_within_4_password_checks_of_memory
     engine.dispose()
     # Forwarded addresses believed from the test, so each sign-in comes from its own address and
     # names its own unknown account: no throttle stops any, each costs one full argon2 check.
-    env = {"QBANK_MODE": "team", "QBANK_SECRET_KEY": SECRET, "QBANK_FORWARDED_ALLOW_IPS": "127.0.0.1"}
+    env = {"QBANK_MODE": "team", "QBANK_SECRET_KEY": SECRET}
+    env["QBANK_FORWARDED_ALLOW_IPS"] = "127.0.0.1"
     server = live_server(database_url, bank_dir, workers=2, env=env)
     cost = PasswordHasher().memory_cost * 1024  # what the server's checks hold: the default
 
