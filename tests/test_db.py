@@ -130,3 +130,42 @@ def test_the_wal_stops_growing_under_a_steady_stream_of_commits(tmp_path, monkey
     engine.dispose()
     written = commits * 4096  # at least one page per commit
     assert wal < written / 4
+
+
+def test_writers_of_two_processes_take_turns_on_the_lock_file(tmp_path):
+    # Two Database objects open the lock file separately, as two worker processes do: their
+    # advisory locks exclude each other as the processes' would.
+    url = f"sqlite:///{tmp_path / 'qbank.db'}"
+    first, second = db.Database.open(url), db.Database.open(url)
+    assert (tmp_path / "qbank.db-writer").exists()
+    entered = threading.Event()
+
+    def write_second() -> None:
+        with second.session() as session, second.writing(session) as connection:
+            entered.set()
+            connection.exec_driver_sql("CREATE TABLE t (x)")
+            session.commit()
+
+    try:
+        with first.session() as session, first.writing(session):
+            waiting = threading.Thread(target=write_second)
+            waiting.start()
+            # Held: the other writer waits on the lock file, not in SQLite's busy handler.
+            assert not entered.wait(0.3)
+        waiting.join(timeout=10)
+        assert entered.is_set()
+    finally:
+        first.dispose()
+        second.dispose()
+
+
+def test_a_lock_file_that_cannot_be_opened_leaves_writing_to_sqlite(tmp_path):
+    url = f"sqlite:///{tmp_path / 'qbank.db'}"
+    (tmp_path / "qbank.db-writer").mkdir()  # in its place, something that is not a file
+    database = db.Database.open(url)
+    try:
+        with database.session() as session, database.writing(session) as connection:
+            connection.exec_driver_sql("CREATE TABLE t (x)")
+            session.commit()
+    finally:
+        database.dispose()

@@ -270,7 +270,7 @@ def _pick_statement(
     )
 
 
-_STATE_COLUMNS = (
+STATE_COLUMNS = (
     CardState.state,
     CardState.step,
     CardState.stability,
@@ -285,7 +285,7 @@ _STATE_COLUMNS = (
 
 @lru_cache(maxsize=1)
 def _state_statement() -> Any:
-    return select(*_STATE_COLUMNS).where(
+    return select(*STATE_COLUMNS).where(
         CardState.learner_id == bindparam("learner_id"), CardState.card_id == bindparam("card")
     )
 

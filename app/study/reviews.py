@@ -16,7 +16,7 @@ from app.errors import Conflict, NotFound, StudyError
 from app.learners import personal_parameters
 from app.models import Card, CardState, Learner, ReviewLog
 from app.study.marks import leech_values, undone_leech_values, upsert_marks
-from app.study.queue import state_row
+from app.study.queue import STATE_COLUMNS, state_row
 from app.study.spread import spread_for
 
 STALE = "this card was rated or changed meanwhile; reload to see its current state"
@@ -67,32 +67,44 @@ def record_review(
     if duration_ms is not None and not 0 <= duration_ms <= 24 * 3600 * 1000:
         raise StudyError("duration_ms must be between 0 and 86400000")
     database = database_of(session)
+    key = {"learner_id": learner.id, "card_id": card_id}
+    # Read and schedule before taking the write lock, which then covers only the writes: the
+    # compare-and-set on the version below refuses the write if the card changed meanwhile.
+    found = session.connection().execute(_card_statement(), key).first()
+    if found is None or found.retired:
+        if idempotency_key and (done := _replay(session, learner, idempotency_key)):
+            return done  # rated before its card left the bank
+        raise NotFound(f"no card '{card_id}' to study")
+    version = found.version or 0
+    if expected_version is not None and expected_version != version:
+        return _replayed_or_stale(session, learner, idempotency_key)
+    before = CardStateValue.from_row(found) if found.version else None
+    after = scheduling.review(
+        before,
+        rating,
+        now,
+        desired_retention=learner.desired_retention,
+        parameters=personal_parameters(learner),
+        spread=spread_for(session, learner=learner, card_id=card_id, now=now),
+    )
+    leech = _leech(learner, before, after)
+    entry = {
+        **key,
+        "rating": rating,
+        "mode": Mode.STUDY.value,
+        "queue": scheduling.queue_of(before).value,
+        "reviewed_at": now,
+        "duration_ms": duration_ms,
+        "state_before": before.to_json() if before else None,
+        "state_after": after.to_json(),
+        "idempotency_key": idempotency_key,
+    }
     try:
         with database.writing(session) as connection:
-            if idempotency_key and (done := _replay(session, learner, idempotency_key)):
-                return done
-            key = {"learner_id": learner.id, "card_id": card_id}
-            found = connection.execute(_card_statement(), key).first()
-            if found is None or found.retired:
-                raise NotFound(f"no card '{card_id}' to study")
-            row = state_row(session, learner=learner, card_id=card_id) if found.version else None
-            version = row.version if row is not None else 0
-            if expected_version is not None and expected_version != version:
-                raise _Lost()
-            before = CardStateValue.from_row(row) if row is not None else None
-            after = scheduling.review(
-                before,
-                rating,
-                now,
-                desired_retention=learner.desired_retention,
-                parameters=personal_parameters(learner),
-                spread=spread_for(session, learner=learner, card_id=card_id, now=now),
-            )
-            leech = _leech(learner, before, after)
             if leech is not None:
-                marks = {**leech, "updated_at": now}
-                connection.execute(upsert_marks(database, key, marks))
-            if row is None:
+                connection.execute(upsert_marks(database, key, {**leech, "updated_at": now}))
+            if before is None:
+                # A state inserted meanwhile for the same card fails on the primary key.
                 connection.execute(_insert_statement(), {**key, "version": 1, **after.columns()})
                 database.lock_learner(session, learner.id)  # type: ignore[arg-type]
                 connection.execute(_advance_cursor(), {"cursor_learner_id": learner.id})
@@ -104,17 +116,7 @@ def record_review(
                 )
                 if moved.rowcount != 1:
                     raise _Lost()
-            entry = {
-                **key,
-                "rating": rating,
-                "mode": Mode.STUDY.value,
-                "queue": scheduling.queue_of(before).value,
-                "reviewed_at": now,
-                "duration_ms": duration_ms,
-                "state_before": before.to_json() if before else None,
-                "state_after": after.to_json(),
-                "idempotency_key": idempotency_key,
-            }
+            # A key used before fails on the log's unique index: the rating is a repeat.
             log_id = connection.execute(_log_statement(), entry).scalar_one()
             session.commit()
             return ReviewResult(card_id, rating, after, version + 1, log_id, leech=bool(leech))
@@ -122,9 +124,14 @@ def record_review(
         # Another request changed the card first: the same rating sent twice, or a rating
         # from another tab or device.
         session.rollback()
-        if idempotency_key and (done := _replay(session, learner, idempotency_key)):
-            return done
-        raise Conflict(STALE) from None
+        return _replayed_or_stale(session, learner, idempotency_key)
+
+
+def _replayed_or_stale(session: Session, learner: Learner, key: str | None) -> ReviewResult:
+    """The first answer to a repeated key; otherwise the card changed meanwhile (Conflict)."""
+    if key and (done := _replay(session, learner, key)):
+        return done
+    raise Conflict(STALE)
 
 
 def _leech(
@@ -148,9 +155,9 @@ _LOG = ReviewLog.__table__  # type: ignore[attr-defined]
 
 @cache
 def _card_statement() -> Any:
-    """The card's retired flag and the learner's version of its state: `learner_id`, `card_id`."""
+    """The card's retired flag and the learner's state of it: `learner_id`, `card_id`."""
     return (
-        select(Card.retired, CardState.version)
+        select(Card.retired, *STATE_COLUMNS)
         .select_from(Card)
         .outerjoin(
             CardState,
