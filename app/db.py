@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import Table, event, select
 from sqlalchemy.dialects import postgresql as postgresql_dialect
 from sqlalchemy.dialects import sqlite as sqlite_dialect
-from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.sql.dml import Insert
 from sqlmodel import Session, create_engine
@@ -51,7 +51,7 @@ class Database:
 
         self.engine = engine
         self.is_sqlite = engine.dialect.name == "sqlite"
-        self._writer = WriterLock(engine.url.database) if self.is_sqlite else None
+        self._writer = WriterLock(_sqlite_file(engine.url)) if self.is_sqlite else None
         self._stop_checkpoints: Callable[[], None] | None = None
         self.views = CardViews()
         self.workloads = WorkloadCache()
@@ -117,6 +117,18 @@ class Database:
         self.engine.dispose()
 
 
+def _sqlite_file(url: URL) -> str | None:
+    """The file of a SQLite URL, also in its `file:` URI form; None for a read-only one."""
+    database = url.database
+    if not database or database == ":memory:":
+        return None
+    if url.query.get("uri") == "true" or database.startswith("file:"):
+        if url.query.get("mode") in ("ro", "memory"):
+            return None
+        database = database.removeprefix("file:").split("?", 1)[0]
+    return database
+
+
 class WriterLock:
     """SQLite's one writer at a time, taken in turn by the threads and processes of a server.
 
@@ -131,7 +143,7 @@ class WriterLock:
     def __init__(self, path: str | None) -> None:
         self._threads = threading.Lock()
         self._fd: int | None = None
-        if path and path != ":memory:":
+        if path:
             try:
                 self._fd = os.open(f"{path}-writer", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
             except OSError as exc:
