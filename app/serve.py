@@ -13,18 +13,19 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import uvicorn
+from sqlalchemy import false, update
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import InternalError, OperationalError
 from sqlmodel import Session, func, select
 
-from app.bank import open_engine
+from app.bank import open_database, open_engine
 from app.config import LOOPBACK, Settings
 from app.content.errors import ContentErrors
 from app.content.sync import import_content
 from app.learners import get_learner
 from app.logs import log_config
 from app.main import create_app
-from app.models import Card
+from app.models import Card, Learner
 
 log = logging.getLogger("qbank")
 
@@ -63,6 +64,18 @@ def watch_content(settings: Settings, stop: threading.Event) -> None:
             report.updated,
             report.retired,
         )
+
+
+def check_writable(settings: Settings) -> None:
+    """Make a write that changes nothing, so that a database opened read-only is refused now.
+
+    A bank with everything in place needs no write to start, and would otherwise be found
+    read-only by the first rating. SQLite's BEGIN IMMEDIATE takes the write lock; PostgreSQL
+    refuses any UPDATE in a read-only transaction (a standby, default_transaction_read_only).
+    """
+    database = open_database(settings)
+    with database.session() as session, database.writing(session) as connection:
+        connection.execute(update(Learner).where(false()).values(name=Learner.name))
 
 
 def check_address(settings: Settings, host: str) -> None:
@@ -149,7 +162,8 @@ def serve(
             # (app.web.threads.run_read).
             with Session(open_engine(settings)) as session:
                 get_learner(session, settings.learner_name, settings.timezone)
-    except OperationalError as exc:
+        check_writable(settings)
+    except (OperationalError, InternalError) as exc:
         where = make_url(settings.database_url).render_as_string(hide_password=True)
         raise ServeError(
             f"cannot use the database {where}: {exc.orig}; qbank must be able to write it "
