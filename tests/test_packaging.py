@@ -37,3 +37,16 @@ def test_license_expression_is_supported_by_the_setuptools_floor() -> None:
     )
     assert not setuptools.specifier.contains("76.9"), setuptools
     assert (ROOT / "LICENSE").is_file()
+
+
+def test_the_image_and_compose_file_trust_no_forwarded_addresses_by_default() -> None:
+    # Anyone reaching the container directly could otherwise pick their own address for the
+    # sign-in throttle with X-Forwarded-For.
+    from app.config import Settings
+
+    dockerfile = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    assert "FORWARDED_ALLOW_IPS" not in dockerfile
+    compose = (ROOT / "docker-compose.yml").read_text(encoding="utf-8")
+    settings = re.findall(r"QBANK_FORWARDED_ALLOW_IPS:\s*(\S+)", compose)
+    assert settings == ["${QBANK_FORWARDED_ALLOW_IPS:-}"]
+    assert Settings(_env_file=None).forwarded_allow_ips == ""  # type: ignore[call-arg]
