@@ -3,9 +3,10 @@
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
+from functools import cache
 from typing import Any
 
-from sqlalchemy import or_, select
+from sqlalchemy import bindparam, or_, select
 from sqlmodel import Session, col
 
 from app.cardstate import aware
@@ -57,11 +58,17 @@ def held_cards(learner_id: Any, now: Any) -> Any:
     )
 
 
+@cache
+def _mark_statement() -> Any:
+    return select(
+        CardMark.card_id, CardMark.suspended, CardMark.buried_until, CardMark.flag, CardMark.leech
+    ).where(CardMark.learner_id == bindparam("learner_id"), CardMark.card_id == bindparam("card"))
+
+
 def get_mark(session: Session, *, learner: Learner, card_id: str) -> Mark:
     """The learner's marks on the card (none when they never marked it)."""
-    row = session.execute(
-        select(CardMark).where(CardMark.learner_id == learner.id, CardMark.card_id == card_id)
-    ).scalar_one_or_none()
+    params = {"learner_id": learner.id, "card": card_id}
+    row = session.connection().execute(_mark_statement(), params).first()
     return Mark.from_row(row) if row is not None else Mark(card_id)
 
 
