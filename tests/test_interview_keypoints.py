@@ -67,6 +67,13 @@ def test_a_formula_stays_whole_inside_its_point(render):
     assert 'class="katex"' in points[1]  # a display formula belongs to the point before it
 
 
+def test_a_display_formula_keeps_its_class_and_so_scrolls_on_a_phone(render):
+    html = render("The limits:\n\n$$\n\\begin{aligned} a &= 1 \\\\ b &= 2 \\end{aligned}\n$$\n")
+    (point,) = key_points(html)
+    assert point.startswith("The limits:")
+    assert point.startswith('The limits:<span class="katex-display"><span class="katex">')
+
+
 def test_the_fingerprint_changes_with_the_points():
     assert points_key(["a", "b"]) == points_key(["a", "b"])
     assert points_key(["a", "b"]) != points_key(["a", "b", "c"])

@@ -37,9 +37,9 @@ def _tag(token: str) -> tuple[str, bool, bool] | None:
     return name, bool(found.group(1)), bool(found.group(3)) or name in _VOID
 
 
-def _blocks(html: str) -> list[tuple[str, list[str]]]:
-    """The top-level elements of `html` as (tag name, tokens inside it)."""
-    blocks: list[tuple[str, list[str]]] = []
+def _blocks(html: str) -> list[tuple[str, list[str], str]]:
+    """The top-level elements of `html` as (tag name, tokens inside it, its opening tag)."""
+    blocks: list[tuple[str, list[str], str]] = []
     depth = 0
     for token in _TOKEN.split(html):
         if not token:
@@ -48,11 +48,11 @@ def _blocks(html: str) -> list[tuple[str, list[str]]]:
         if depth == 0:
             if tag is None:
                 if token.strip():
-                    blocks.append(("text", [token]))
+                    blocks.append(("text", [token], ""))
                 continue
             name, closing, void = tag
             if not closing:
-                blocks.append((name, []))
+                blocks.append((name, [], token))
                 depth = 0 if void else 1
             continue
         if tag is not None:
@@ -112,9 +112,9 @@ def _sentences(tokens: list[str]) -> list[str]:
     return [s.strip() for s in sentences if s.strip()]
 
 
-def _marked(blocks: list[tuple[str, list[str]]]) -> list[str] | None:
+def _marked(blocks: list[tuple[str, list[str], str]]) -> list[str] | None:
     """The items of the list after a `要点：` paragraph, if the author wrote one."""
-    for (name, tokens), (after, items) in pairwise(blocks):
+    for (name, tokens, _), (after, items, _) in pairwise(blocks):
         text = re.sub(r"<[^>]+>", "", "".join(tokens)).strip()
         if name == "p" and after in _LISTS and _MARKER.match(text):
             return _items(items)
@@ -128,14 +128,15 @@ def key_points(answer_html: str) -> list[str]:
     if marked:
         return marked
     points: list[str] = []
-    for name, tokens in blocks:
+    for name, tokens, opening in blocks:
         if name in _LISTS:
             found = _items(tokens)
         elif name in ("p", "text"):
             found = _sentences(tokens)
         else:  # code, tables, display formulas: part of the point they illustrate
             inner = "".join(tokens)
-            block = f"<{name}>{inner}</{name}>" if name != "text" else inner
+            # The opening tag as it was: a display formula's class is what lets it scroll.
+            block = f"{opening}{inner}</{name}>" if name != "text" else inner
             if points:
                 points[-1] += block
             else:
