@@ -5,6 +5,7 @@
         --database-url postgresql+psycopg://postgres@127.0.0.1:5432/test
     python bench/serve_bench.py --learners 400,800,1200 --think 2 --duration 20 --warmup 15
     python bench/serve_bench.py --think 0 --learners 1,8,32     # back to back, no think time
+    python bench/serve_bench.py --keep /tmp/qbank-serve   # set up once, later runs reuse it
     python bench/serve_bench.py --setup-sql "CREATE INDEX … ON card (…)"   # try an index
 
 What it does:
@@ -30,8 +31,10 @@ when a request failed or no level was within the target.
 """
 
 import argparse
+import json
 import os
 import platform
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -96,6 +99,13 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="after the run, leave the server up (Enter stops it): for profiling",
     )
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        metavar="DIR",
+        help="SQLite: keep the set-up (database and accounts) in DIR, and start later runs from "
+        "a copy of it instead of setting up again",
+    )
     parser.add_argument("--loadgen", type=Path, help=argparse.SUPPRESS)
     return parser
 
@@ -123,6 +133,8 @@ def main(argv: list[str] | None = None) -> int:
 
     schema = None
     base_url = ""
+    if args.keep and args.database_url:
+        parser.error("--keep is for SQLite")
     if args.database_url:
         base_url = Settings(_env_file=None, database_url=args.database_url).database_url  # type: ignore[call-arg]
         if not base_url.startswith("postgresql"):
@@ -141,9 +153,7 @@ def main(argv: list[str] | None = None) -> int:
         process = None
         results: list[dict[str, Any]] = []
         try:
-            setup, tokens, queues = prepare(
-                url, content, levels[-1], args.history_days, args.seed, args.setup_sql
-            )
+            setup, tokens, queues = _prepared(args, tmp, url, content, levels[-1], prepare)
             load = os.getloadavg()[0]
             process, port, log = start_server(url, content, args.workers, tmp)
             for n in levels:
@@ -178,6 +188,44 @@ def main(argv: list[str] | None = None) -> int:
     failed = any(r["errors"] or r["empty"] for r in results)
     within = [r for r in results if r["p99_ms"] <= args.target_p99]
     return 1 if failed or not within else 0
+
+
+def _prepared(
+    args: argparse.Namespace, tmp: Path, url: str, content: Path, learners: int, prepare: Any
+) -> tuple[dict[str, float], list[str], list[dict[str, int]]]:
+    """The set-up: made now, or (SQLite, --keep) a copy of the one kept in that folder.
+
+    Every run over a kept set-up starts from the same database: the kept file is copied, so
+    one run's ratings never become the next one's history.
+    """
+    kept = args.keep / "setup.json" if args.keep else None
+    if kept and kept.exists():
+        made = json.loads(kept.read_text())
+        if made["learners"] >= learners and made["args"] == _setup_args(args):
+            shutil.copy(args.keep / "bench.db", tmp / "bench.db")
+            return made["setup"], made["tokens"], made["queues"]
+    setup, tokens, queues = prepare(
+        url, content, learners, args.history_days, args.seed, args.setup_sql
+    )
+    if kept:
+        args.keep.mkdir(parents=True, exist_ok=True)
+        shutil.copy(tmp / "bench.db", args.keep / "bench.db")
+        kept.write_text(
+            json.dumps(
+                {
+                    "learners": learners,
+                    "args": _setup_args(args),
+                    "setup": setup,
+                    "tokens": tokens,
+                    "queues": queues,
+                }
+            )
+        )
+    return setup, tokens, queues
+
+
+def _setup_args(args: argparse.Namespace) -> list[Any]:
+    return [args.cards, args.decks, args.topics, args.history_days, args.seed, args.setup_sql]
 
 
 def _print_level(r: dict[str, Any]) -> None:
