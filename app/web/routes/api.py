@@ -1,16 +1,20 @@
 """The JSON API: the same functions as the pages; the study page is a client of it."""
 
+from datetime import datetime
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 from pydantic import BaseModel, StringConstraints
+from sqlmodel import Session
 
 from app import catalog
 from app.cardview import card_view
 from app.errors import NotFound
+from app.models import Learner
 from app.search import search as run_search
-from app.study import record_review, study_next, undo_last
+from app.study import Filters, record_review, study_next, undo_last
 from app.web.deps import FiltersDep, IdempotencyKey, LangDep, LearnerDep, NowDep, SessionDep
 from app.web.observe import REVIEWS
 from app.web.schemas import (
@@ -67,10 +71,15 @@ def decks(session: SessionDep, learner: LearnerDep, now: NowDep) -> list[DeckOut
     ]
 
 
+# The study loop's two routes are `async def` and hand their database work to the thread pool
+# in one step: FastAPI runs a plain `def` route in the pool and then, in a second hop, checks
+# its answer against the response model; each hop costs more CPU than the route's statements.
+
+
 @router.get(
     "/study/next", response_model=NextOut, responses={204: {"description": "Nothing is due."}}
 )
-def next_to_study(
+async def next_to_study(
     session: SessionDep,
     learner: LearnerDep,
     now: NowDep,
@@ -79,13 +88,15 @@ def next_to_study(
     exclude: ExcludeQuery = [],  # noqa: B006 (FastAPI copies defaults)
 ) -> NextOut | Response:
     """The next card to study in the scope, after the `exclude`d ones; 204 when nothing is due."""
-    found, today = study_next(session, learner=learner, now=now, filters=filters, exclude=exclude)
+    found, today = await run_in_threadpool(
+        study_next, session, learner=learner, now=now, filters=filters, exclude=exclude
+    )
     out = next_out(found, today, lang)
     return out if out is not None else Response(status_code=204)
 
 
 @router.post("/reviews", responses={404: {"description": "No such card"}, **CONFLICT})
-def review(
+async def review(
     body: ReviewIn,
     session: SessionDep,
     learner: LearnerDep,
@@ -96,6 +107,21 @@ def review(
     exclude: ExcludeQuery = [],  # noqa: B006
 ) -> ReviewOut:
     """Rate a card 1-4 (Again, Hard, Good, Easy): its new state, and the next card in scope."""
+    return await run_in_threadpool(
+        _review, body, session, learner, now, filters, lang, idempotency_key, exclude
+    )
+
+
+def _review(
+    body: ReviewIn,
+    session: Session,
+    learner: Learner,
+    now: datetime,
+    filters: Filters,
+    lang: str,
+    idempotency_key: str | None,
+    exclude: list[str],
+) -> ReviewOut:
     result = record_review(
         session,
         learner=learner,
