@@ -62,6 +62,7 @@ CONTENT_REFUSALS: dict[tuple[str, str], set[int]] = {
     ("GET", "/media/{path:path}"): {404},  # this bank shows no image (tests/web/test_media.py does)
     # The checklist's key is made up here, so the answer is refused as stale, not as foreign.
     ("POST", "/interview/mock/{mock_id}/answer"): {409},
+    ("POST", "/api/mocks/{mock_id}/answers"): {409},
 }
 WEBM = b"\x1a\x45\xdf\xa3" + b"\x00" * 64
 
@@ -153,6 +154,9 @@ BODIES: dict[tuple[str, str], Callable[[Call], dict[str, Any]]] = {
         "data": {"card_id": "kernel", "key": "stale", "t0": "0"}
     },
     ("POST", "/interview/mock/{mock_id}/study"): lambda c: {},
+    ("POST", "/api/mocks/{mock_id}/answers"): lambda c: {
+        "json": {"card_id": "kernel", "key": "stale", "answer_ms": 0, "total_ms": 0}
+    },
     ("POST", "/interview/recordings/{recording_id}/delete"): lambda c: {},
     ("DELETE", "/api/interviews/{interview_id}"): lambda c: {},
     ("DELETE", "/api/recordings/{recording_id}"): lambda c: {},
