@@ -24,4 +24,7 @@ def scope_card_ids(
     query = select(Card.id).join(Deck, col(Deck.id) == Card.deck_id)
     if skip_held:
         query = query.where(col(Card.id).not_in(held_cards(learner.id, now)))
-    return list(session.exec(filters.apply(query.order_by(col(Card.ordinal)))))
+    # The ordinal is content order as the import numbers it; deck path and position order
+    # cards written without one (tests, a restore) the same way.
+    order = (col(Card.ordinal), col(Deck.path), col(Card.position))
+    return list(session.exec(filters.apply(query.order_by(*order))))
