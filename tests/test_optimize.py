@@ -16,7 +16,7 @@ from app.bank import open_engine
 from app.cli import main as cli
 from app.config import Settings
 from app.main import create_app
-from app.models import Card, CardState, Deck, Job, Learner
+from app.models import CardState, Job, Learner
 from app.optimize import MIN_REVIEWS, optimization_status
 from app.parameters import DEFAULT_PARAMETERS
 from app.practice import rate_practice, start_practice
@@ -28,6 +28,7 @@ from app.study import (
     undo_last,
 )
 from app.study.spread import spread_for
+from tests import cards
 
 START = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)  # a Monday morning, clear of the 04:00 rollover
 
@@ -43,23 +44,7 @@ def _state_json(row):  # type: ignore[no-untyped-def]
 
 
 def make_cards(session: Session, count: int) -> list[str]:
-    deck = Deck(slug="sim", title="Simulated", path="decks/sim.md")
-    session.add(deck)
-    session.flush()
-    ids = [f"sim-{n:03d}" for n in range(count)]
-    session.add_all(
-        Card(
-            id=card_id,
-            deck_id=deck.id,
-            position=n,
-            question=f"Question {n}",
-            question_html=f"<p>Question {n}</p>",
-            answer_html=f"<p>Answer {n}</p>",
-        )
-        for n, card_id in enumerate(ids)
-    )
-    session.commit()
-    return ids
+    return cards.make_cards(session, count, slug="sim", prefix="sim-")
 
 
 class ForgetfulLearner:

@@ -14,10 +14,11 @@ from app.bank import open_engine
 from app.config import Settings
 from app.fitting import fsrs_items
 from app.main import create_app
-from app.models import Card, Deck, Learner
+from app.models import Learner
 from app.optimize import counted_reviews, study_reviews
 from app.practice import rate_practice, start_practice
 from app.study import Filters, get_learner, record_review, undo_last
+from tests import cards
 
 AGGREGATES = ("count(", "min(", "max(", "sum(", "coalesce(")
 
@@ -67,23 +68,7 @@ START = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 
 
 def make_cards(session: Session, count: int) -> list[str]:
-    deck = Deck(slug="reads", title="Reads", path="decks/reads.md")
-    session.add(deck)
-    session.flush()
-    ids = [f"reads-{n}" for n in range(count)]
-    session.add_all(
-        Card(
-            id=card_id,
-            deck_id=deck.id,
-            position=n,
-            question=f"Q{n}",
-            question_html=f"<p>Q{n}</p>",
-            answer_html=f"<p>A{n}</p>",
-        )
-        for n, card_id in enumerate(ids)
-    )
-    session.commit()
-    return ids
+    return cards.make_cards(session, count, slug="reads", prefix="reads-")
 
 
 def study_log(session: Session, learner: Learner, cards: list[str], days: int) -> None:
@@ -198,7 +183,7 @@ def test_a_rating_moves_the_curve_on(settings: Settings, client: TestClient) -> 
         learner = get_learner(session, settings.learner_name, settings.timezone)
         for n in range(20):
             at = datetime.now(UTC) - timedelta(days=3)
-            record_review(session, learner=learner, card_id=f"reads-{n}", rating=3, now=at)
+            record_review(session, learner=learner, card_id=f"reads-{n:03d}", rating=3, now=at)
     after = client.get("/api/simulate").json()
     assert (before["seen"], after["seen"]) == (0, 20)
     assert after["points"] != before["points"]

@@ -10,30 +10,15 @@ from sqlmodel import Session
 from app.bank import open_engine
 from app.config import Settings
 from app.main import create_app
-from app.models import Card, Deck, Learner
+from app.models import Learner
 from app.study import Filters, get_learner, next_card, record_review
+from tests import cards
 
 START = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)  # a Monday morning
 
 
 def make_cards(session: Session, count: int) -> list[str]:
-    deck = Deck(slug="spread", title="Spread", path="decks/spread.md")
-    session.add(deck)
-    session.flush()
-    ids = [f"s-{n:03d}" for n in range(count)]
-    session.add_all(
-        Card(
-            id=card_id,
-            deck_id=deck.id,
-            position=n,
-            question=f"Q{n}",
-            question_html=f"<p>Q{n}</p>",
-            answer_html=f"<p>A{n}</p>",
-        )
-        for n, card_id in enumerate(ids)
-    )
-    session.commit()
-    return ids
+    return cards.make_cards(session, count, slug="spread", prefix="s-")
 
 
 def learn_together(session: Session, learner: Learner, cards: list[str], days: int) -> dict:

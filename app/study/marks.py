@@ -58,11 +58,21 @@ def held_cards(learner_id: Any, now: Any) -> Any:
     )
 
 
+# What `Mark.from_row` reads.
+MARK_COLUMNS = (
+    CardMark.card_id,
+    CardMark.suspended,
+    CardMark.buried_until,
+    CardMark.flag,
+    CardMark.leech,
+)
+
+
 @cache
 def _mark_statement() -> Any:
-    return select(
-        CardMark.card_id, CardMark.suspended, CardMark.buried_until, CardMark.flag, CardMark.leech
-    ).where(CardMark.learner_id == bindparam("learner_id"), CardMark.card_id == bindparam("card"))
+    return select(*MARK_COLUMNS).where(
+        CardMark.learner_id == bindparam("learner_id"), CardMark.card_id == bindparam("card")
+    )
 
 
 def get_mark(session: Session, *, learner: Learner, card_id: str) -> Mark:

@@ -29,7 +29,7 @@ from app.study.counts import (
     statement_shape,
 )
 from app.study.filters import Filters
-from app.study.marks import Mark, held_cards
+from app.study.marks import MARK_COLUMNS, Mark, held_cards
 from app.study.spread import spread_for
 from app.study.today import done_today
 
@@ -114,21 +114,12 @@ def _state_statement() -> Any:
     )
 
 
-_MARK_COLUMNS = (
-    CardMark.card_id,
-    CardMark.suspended,
-    CardMark.buried_until,
-    CardMark.flag,
-    CardMark.leech,
-)
-
-
 @lru_cache(maxsize=1)
 def _shown_statement() -> Any:
     """The learner's state of the card to show and their marks on it, in one look-up."""
     learner_id = bindparam("learner_id")
     return (
-        select(*STATE_COLUMNS, *_MARK_COLUMNS)
+        select(*STATE_COLUMNS, *MARK_COLUMNS)
         .select_from(Card)
         .outerjoin(
             CardState, and_(CardState.card_id == Card.id, CardState.learner_id == learner_id)
