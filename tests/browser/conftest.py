@@ -117,6 +117,26 @@ def live_server(tmp_path_factory: pytest.TempPathFactory, bundled_bank: Path) ->
         yield origin
 
 
+@pytest.fixture
+def bank(tmp_path: Path, bundled_bank: Path) -> Path:
+    """A copy of the bundled bank for one test, read back with `query`."""
+    db = tmp_path / "qbank.db"
+    copy_bank(bundled_bank, db)
+    return db
+
+
+@pytest.fixture
+def own_server(bank: Path) -> Iterator[str]:
+    """A server of one test's own over `bank`: a module that writes uses it as `live_server`."""
+    with serve(bundled_settings(bank)) as origin:
+        yield origin
+
+
+def query(bank: Path, sql: str, *params: object) -> list[tuple]:
+    with sqlite3.connect(bank) as connection:
+        return connection.execute(sql, params).fetchall()
+
+
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Browser]:
     if not CHROMIUM.exists():

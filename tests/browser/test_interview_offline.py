@@ -7,14 +7,12 @@ straight from its SQLite file.
 
 import json
 import re
-import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Error, Page, Route, expect
 
-from tests.browser.conftest import NewPage, bundled_settings, copy_bank, serve
+from tests.browser.conftest import NewPage, query
 
 pytestmark = pytest.mark.browser
 
@@ -25,22 +23,9 @@ SAVED_WITHIN_MS = 30_000
 
 
 @pytest.fixture
-def bank(tmp_path: Path, bundled_bank: Path) -> Path:
-    db = tmp_path / "qbank.db"
-    copy_bank(bundled_bank, db)
-    return db
-
-
-@pytest.fixture
-def live_server(bank: Path) -> Iterator[str]:
+def live_server(own_server: str) -> str:
     """A server of this test's own (overrides the session-wide one)."""
-    with serve(bundled_settings(bank)) as origin:
-        yield origin
-
-
-def query(bank: Path, sql: str, *params: object) -> list[tuple]:
-    with sqlite3.connect(bank) as connection:
-        return connection.execute(sql, params).fetchall()
+    return own_server
 
 
 def delivered(page: Page, mock_id: str) -> None:

@@ -5,14 +5,12 @@ straight from its SQLite file: a rating counts only once it is there, exactly on
 """
 
 import re
-import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, Route, expect
 
-from tests.browser.conftest import NewPage, Traffic, bundled_settings, copy_bank, serve
+from tests.browser.conftest import NewPage, Traffic, query
 
 pytestmark = pytest.mark.browser
 
@@ -23,22 +21,9 @@ SAVED_WITHIN_MS = 30_000
 
 
 @pytest.fixture
-def bank(tmp_path: Path, bundled_bank: Path) -> Path:
-    db = tmp_path / "qbank.db"
-    copy_bank(bundled_bank, db)
-    return db
-
-
-@pytest.fixture
-def live_server(bank: Path) -> Iterator[str]:
+def live_server(own_server: str) -> str:
     """A server of this test's own (overrides the session-wide one)."""
-    with serve(bundled_settings(bank)) as origin:
-        yield origin
-
-
-def query(bank: Path, sql: str, *params: object) -> list[tuple]:
-    with sqlite3.connect(bank) as connection:
-        return connection.execute(sql, params).fetchall()
+    return own_server
 
 
 def logged(bank: Path) -> list[str]:
