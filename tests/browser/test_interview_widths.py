@@ -8,11 +8,17 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import NewPage
-from tests.browser.test_interview_offline import DECK, bank, live_server
-
-__all__ = ["bank", "live_server"]  # a server over a fresh copy of the bundled bank
 
 pytestmark = pytest.mark.browser
+
+DECK = "gpu-kernels-interview"
+
+
+@pytest.fixture
+def live_server(own_server: str) -> str:
+    """A server over a fresh copy of the bundled bank (overrides the session-wide one)."""
+    return own_server
+
 
 PHONE = {"width": 390, "height": 844}
 WIDE = """() => Array.from(document.querySelectorAll('#mock-card *'))
