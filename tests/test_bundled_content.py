@@ -8,7 +8,8 @@ import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, func, select
 
-from app.content.parse import ParsedDeck, parse_deck
+from app.content.compile import TopicRef, resolve, topic_index
+from app.content.parse import Link, ParsedDeck, ParsedTopic, parse_deck, parse_topic
 from app.content.sync import check_content, import_content
 from app.models import Card, CardState, Followup, Learner, ReviewLog
 
@@ -52,6 +53,16 @@ def bundled_deck(name: str) -> ParsedDeck:
     assert not errors, errors
     assert deck is not None
     return deck
+
+
+def bundled_topics() -> dict[str, ParsedTopic]:
+    topics: dict[str, ParsedTopic] = {}
+    for path in sorted((CONTENT / "topics").glob("*.md")):
+        topic, errors = parse_topic(str(path), path.read_text(encoding="utf-8"))
+        assert not errors, errors
+        assert topic is not None
+        topics[topic.slug] = topic
+    return topics
 
 
 def test_bundled_content_checks_strict_clean() -> None:
@@ -103,6 +114,64 @@ def test_every_card_has_followup_questions_with_short_answers(name: str) -> None
         for question in card.questions:
             assert question.question.endswith(("？", "?")), question.id
             assert 0 < len(question.answer) <= MAX_FOLLOWUP_ANSWER_CHARS, question.id
+
+
+# Where the numbers of the new cards come from: a card's topic pages must cite this source.
+CARD_SOURCES = {
+    "gk-warp-divergence": "volta-architecture-whitepaper",
+    "gk-bank-conflicts": "cuda-c-programming-guide/index.html#compute-capabilities",
+    "gk-occupancy-h100": "hopper-tuning-guide",
+    "gk-low-occupancy": "2238_gtc2010",
+    "gk-tiled-transpose": "efficient-matrix-transpose",
+    "gk-fused-softmax": "arxiv.org/abs/1805.02867",
+    "gk-fused-rmsnorm": "arxiv.org/abs/1910.07467",
+    "gk-gemm-ladder": "siboehm.com/articles/22/CUDA-MMM",
+    "gk-gemm-tile-intensity": "arxiv.org/abs/2301.03598",
+    "gk-hopper-wgmma": "parallel-thread-execution",
+    "gk-hopper-tma": "parallel-thread-execution",
+    "gk-warp-specialization": "arxiv.org/abs/2407.08608",
+    "gk-streams-pinned": "api-sync-behavior",
+    "gk-hidden-sync": "set_sync_debug_mode",
+    "gk-kernel-timing": "NsightComputeCli",
+    "llm-continuous-batching": "osdi22/presentation/yu",
+    "llm-chunked-prefill": "arxiv.org/abs/2403.02310",
+    "llm-pd-disaggregation": "arxiv.org/abs/2401.09670",
+    "llm-decode-latency-bound": "data-center/h100",
+    "llm-kv-cache-quantization": "arxiv.org/abs/2402.02750",
+    "llm-spec-decoding-exact": "arxiv.org/abs/2211.17192",
+    "llm-tensor-parallel": "arxiv.org/abs/1909.08053",
+    "llm-pipeline-bubble": "arxiv.org/abs/1811.06965",
+    "llm-ring-allreduce": "nccl-tests",
+    "llm-activation-memory": "arxiv.org/abs/2205.05198",
+    "llm-mfu-arithmetic": "arxiv.org/abs/2204.02311",
+    "llm-training-time-6nd": "arxiv.org/abs/2307.09288",
+    "llm-fp8-scaling-recipes": "arxiv.org/abs/2412.19437",
+    "llm-mx-nvfp4": "ocp-microscaling",
+    "llm-blackwell-deltas": "data-center/dgx-b200",
+}
+
+
+def linked_topic_texts(card_links: list[Link], topics: dict[str, ParsedTopic]) -> list[str]:
+    refs = [TopicRef(t.slug, t.title, tuple(t.aliases), t.path) for t in topics.values()]
+    index, errors = topic_index(refs)
+    assert not errors
+    slugs = [resolve(link.target, index) for link in card_links if not link.external]
+    return [topics[slug].body.text for slug in slugs if slug]
+
+
+@pytest.mark.parametrize("name", ["gpu-kernels-interview", "llm-systems-interview"])
+def test_every_new_card_links_a_topic_page_that_cites_its_sources(name: str) -> None:
+    topics = bundled_topics()
+    cards = {card.id: card for card in bundled_deck(name).cards}
+    uncited = []
+    for card in cards.values():
+        texts = linked_topic_texts(card.links, topics)
+        source = CARD_SOURCES.get(card.id, "](http")
+        if not any(source in text for text in texts):
+            uncited.append((card.id, source))
+    assert uncited == []
+    prefix = "gk-" if name == "gpu-kernels-interview" else "llm-"
+    assert {card_id for card_id in CARD_SOURCES if card_id.startswith(prefix)} <= set(cards)
 
 
 def test_import_stores_followup_rows_for_the_bundled_decks(engine: Engine) -> None:
