@@ -91,6 +91,55 @@ def test_interview_notes_kept_ids_keep_their_questions() -> None:
         assert after[card_id].startswith(first_clause), (card_id, question, after[card_id])
 
 
+# Every question the numbered notes ask, down to the second half of a compound one, and the
+# card that now asks it (with a phrase of that card's question): splitting a card must never
+# drop one of them.
+SEED_NOTE_QUESTIONS = (
+    ("1. cache line 的大小", "notes-cache-line", "cache line"),
+    ("2. roofline 模型", "notes-roofline", "Roofline"),
+    ("3. BF16 和 FP16 的区别", "notes-bf16-vs-fp16", "BF16 和 FP16"),
+    ("4. 算子融合", "notes-operator-fusion", "算子融合"),
+    ("5. MHA/GQA/MQA/MLA 等注意力原理", "notes-attention-kv-cache", "MHA、GQA、MQA、MLA"),
+    ("5. ……与显存计算", "notes-kv-cache-formula", "KV cache 显存"),
+    ("6. flashAttention", "notes-flashattention-tiling", "FlashAttention 的计算流程"),
+    ("7. 动态图和静态图的区别", "notes-dynamic-vs-static-graph", "动态图和静态图"),
+    ("8. pybind 绑定方法", "notes-pybind11", "pybind11"),
+    ("9. libtorch", "notes-libtorch", "libtorch"),
+    ("10. W4A32 反量化操作是什么时候", "notes-w4a32-dequant", "反量化在什么时候"),
+    ("10. 反量化计算时是行主序还是列主序？为什么？", "notes-w4a32-k-order", "行主序还是列主序"),
+    ("11. MoE 的原理和好处是什么？", "notes-moe", "MoE 的原理"),
+    ("12. PagedAttention 解决了什么问题", "notes-paged-attention", "PagedAttention 解决"),
+    ("13. vLLM 除了 PagedAttention 还有其他什么优化", "notes-vllm-optimizations", "vLLM"),
+    ("14. FlashAttention 主要解决了什么问题", "notes-flashattention-versions", "主要解决"),
+    ("14. V1 到 V4 的改进（V2）", "notes-fa2", "FlashAttention-2"),
+    ("14. V1 到 V4 的改进（V3）", "notes-fa3", "FlashAttention-3"),
+    ("14. V1 到 V4 的改进（V4）", "notes-fa4", "FlashAttention-4"),
+    ("15. 安培架构和霍珀架构的主要区别", "notes-ampere-vs-hopper", "Ampere 和 Hopper"),
+    ("15. FP8 一般用于什么计算？", "notes-fp8-usage", "FP8 一般用于什么计算"),
+    ("16. 常见的量化算法有哪些？", "notes-quantization-algorithms", "常见的量化算法"),
+    ("16. AWQ 量化算法的原理是什么？", "notes-awq", "AWQ 的原理"),
+    ("17. llama.cpp 中有哪些量化算法？", "notes-llama-cpp", "llama.cpp 中有哪些量化格式"),
+    ("17. 有哪些图优化手段？", "notes-ggml-execution", "图优化"),
+    (
+        "18. 多线程、双缓冲、向量化分别在什么场景下能提升效果？",
+        "notes-threads-double-buffering-vectorization",
+        "多线程、双缓冲、向量化",
+    ),
+)
+
+
+def test_every_question_of_the_numbered_notes_has_its_card() -> None:
+    questions = {card.id: card.question for card in bundled_deck("interview-notes").cards}
+    missing = [
+        (seed, card_id)
+        for seed, card_id, phrase in SEED_NOTE_QUESTIONS
+        if phrase not in questions.get(card_id, "")
+    ]
+    assert missing == []
+    numbers = {seed.split(".")[0] for seed, _, _ in SEED_NOTE_QUESTIONS}
+    assert numbers == {str(n) for n in range(1, 19)}
+
+
 def test_interview_notes_cards_are_single_fact() -> None:
     cards = bundled_deck("interview-notes").cards
     assert 40 <= len(cards) <= 60
