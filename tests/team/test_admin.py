@@ -1,11 +1,14 @@
 """The administrators' pages: the team's progress per deck, and re-importing the content."""
 
+import re
 import threading
+from datetime import timedelta
 from html.parser import HTMLParser
 
 from sqlmodel import Session, select
 from team_support import NOTES_DECK
 
+from app.cardstate import State
 from app.catalog import MATURE_DAYS
 from app.imports import KIND
 from app.jobs import start_job, wait_for_all
@@ -245,3 +248,54 @@ def test_admin_backs_up_and_restores_a_members_history(browser):
 
     assert member.get("/admin/users/admin/backup.json").status_code == 403
     assert admin.get("/admin/users/nobody/backup.json").status_code == 404
+
+
+def lapsed(db, clock, name: str, card_id: str, lapses: int) -> None:
+    """A hand-built review state of `name`'s: due now, lapsed `lapses` times already."""
+    with Session(db.engine) as session:
+        session.add(
+            CardState(
+                learner_id=db.learner(name).id,
+                card_id=card_id,
+                state=int(State.REVIEW),
+                stability=2.0,
+                difficulty=8.0,
+                due=clock.now - timedelta(hours=1),
+                last_review=clock.now - timedelta(days=3),
+                reps=2 * lapses + 1,
+                lapses=lapses,
+                version=1,
+            )
+        )
+        session.commit()
+
+
+def test_the_team_page_lists_the_cards_most_members_keep_failing(browser, clock, db):
+    member, other, admin = browser("member"), browser("other"), browser("admin")
+    lapsed(db, clock, "member", "kernel", 7)
+    lapsed(db, clock, "other", "kernel", 7)
+    lapsed(db, clock, "member", "paged", 9)
+    lapsed(db, clock, "other", "fusion", 3)  # far from other's threshold
+    for who, card_id in ((member, "kernel"), (other, "kernel"), (member, "paged")):
+        rate(who, card_id, 1)
+    rate(other, "fusion", 1)
+
+    page = admin.get("/admin/team")
+    assert page.status_code == 200
+    # The page's title is the title alone (the list once spilled into <title>).
+    assert "<title>Team" in page.text and "team-leeches" not in page.text.split("</title>")[0]
+    rows = re.findall(
+        r'<tr id="team-leech-(\w+)">.*?<code>([^<]+)</code></td><td>(\d+)</td><td>(\d+)</td>',
+        page.text,
+    )
+    # Two members' leech first; each row says where the card is written, to rewrite it.
+    assert rows == [
+        ("kernel", "decks/a-gpu.md:" + str(line_of(db, "kernel")), "2", "16"),
+        ("paged", "decks/b-notes.md:" + str(line_of(db, "paged")), "1", "10"),
+    ]
+    assert member.get("/admin/team").status_code == 403
+
+
+def line_of(db, card_id: str) -> int:
+    with Session(db.engine) as session:
+        return session.exec(select(Card.source_line).where(Card.id == card_id)).one()
