@@ -174,6 +174,7 @@ CARD_SOURCES = {
     "gk-tiled-transpose": "efficient-matrix-transpose",
     "gk-fused-softmax": "arxiv.org/abs/1805.02867",
     "gk-fused-rmsnorm": "arxiv.org/abs/1910.07467",
+    "gk-determinism": "notes/randomness",
     "gk-gemm-ladder": "siboehm.com/articles/22/CUDA-MMM",
     "gk-gemm-tile-intensity": "arxiv.org/abs/2301.03598",
     "gk-hopper-wgmma": "parallel-thread-execution",
