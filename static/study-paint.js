@@ -203,6 +203,10 @@
   // The shown card's actions, changed in place.
   function paintShownFlag(flag) { paintFlags(document.getElementById("card-actions"), flag); }
   function dropShownUnleech() { document.querySelector("#card-actions form[action$='/unleech']")?.remove(); }
+  function repaintShownActions(card) {
+    const shown = document.getElementById("card-actions");
+    if (shown && actionsModel) shown.replaceWith(actionsSection(card));
+  }
 
   // The counts from the server's latest answer (or those last seen, when null), and the progress
   // bar over `done` ratings this session.
@@ -265,6 +269,7 @@
     paintAnswer: paintAnswer,
     paintShownFlag: paintShownFlag,
     dropShownUnleech: dropShownUnleech,
+    repaintShownActions: repaintShownActions,
     paintCounts: paintCounts,
     notice: notice,
     paintStatus: paintStatus,

@@ -140,27 +140,36 @@
   const UNDO_ACTION = { suspend: "unsuspend", bury: "unbury" };
 
   // Suspend or bury the card shown (it leaves the session), flag it, or clear its leech mark.
+  // Each goes on the undo stack with the request that puts the card's marks back.
   function act(action, flag) {
     if (!current) return;
     const card = current;
-    const entry = { type: "action", card_id: card.id, path: "/api/cards/" + encodeURIComponent(card.id) + "/" + action, scope: scope, tab: tab };
+    const base = "/api/cards/" + encodeURIComponent(card.id) + "/";
+    const entry = { type: "action", card_id: card.id, path: base + action, scope: scope, tab: tab };
+    let kept = null; // the card stays shown: how to take the action back
     if (action === "flag") {
-      card.flag = card.flag === flag ? 0 : flag;
+      const before = card.flag || 0;
+      card.flag = before === flag ? 0 : flag;
       entry.body = { flag: card.flag };
       view.paintShownFlag(card.flag);
+      kept = { undo: base + "flag", undoBody: { flag: before }, restore: function () { card.flag = before; } };
     } else if (action === "unleech") {
+      if (!card.leech) return;
       card.leech = false;
       view.dropShownUnleech();
+      // A card shown for study is never suspended, so the leech comes back unsuspended.
+      kept = { undo: base + "leech", undoBody: { suspended: false }, restore: function () { card.leech = true; } };
     }
-    if (!UNDO_ACTION[action]) {
-      outbox.add(entry, { send: false });
+    if (kept) {
+      const entryId = outbox.add(entry, { send: false });
+      history.push(Object.assign({ card: card, entryId: entryId }, kept));
       afterPaint(function () { outbox.flush(true); });
       return;
     }
     entry.removes = true;
     current = null;
     const entryId = outbox.add(entry, { send: false });
-    history.push({ card: card, entryId: entryId, undo: "/api/cards/" + encodeURIComponent(card.id) + "/" + UNDO_ACTION[action] });
+    history.push({ card: card, entryId: entryId, undo: base + UNDO_ACTION[action] });
     advance();
     view.notice(t("study." + action));
     afterPaint(function () { outbox.flush(true); topUp(); });
@@ -175,7 +184,7 @@
     if (outbox.take(last.entryId)) {
       // Never sent: taking it back is all there is to do.
     } else if (last.undo) {
-      outbox.add({ type: "action", card_id: last.card.id, path: last.undo, scope: scope, tab: tab }, { send: false });
+      outbox.add({ type: "action", card_id: last.card.id, path: last.undo, body: last.undoBody, scope: scope, tab: tab }, { send: false });
       afterPaint(function () { outbox.flush(true); });
     } else {
       // Already on its way or saved: the server undoes it, in order after what went before.
@@ -183,12 +192,17 @@
       afterPaint(function () { outbox.flush(true); });
       last.card.version = null;
     }
+    view.notice(t(last.undo ? "study.action_undone" : "study.undone"));
+    if (last.restore) {
+      last.restore();
+      // A flag or a cleared leech on the card still shown: its actions change in place.
+      if (current === last.card) { view.repaintShownActions(last.card); return; }
+    }
     if (!last.undo) done = Math.max(0, done - 1);
     if (current) buffer.unshift(current);
     current = last.card;
     paint();
     view.paintCounts(null, done);
-    view.notice(t("study.undone"));
   }
 
   // ---- the server's answers -------------------------------------------------------------------

@@ -140,6 +140,13 @@ def unleech(session: Session, *, learner: Learner, card_id: str, now: datetime) 
     return _write(session, learner, card_id, now, leech=False, suspended=False)
 
 
+def releech(
+    session: Session, *, learner: Learner, card_id: str, suspended: bool, now: datetime
+) -> Mark:
+    """Mark the card a leech again, suspended or not (what clearing its mark undoes)."""
+    return _write(session, learner, card_id, now, leech=True, suspended=suspended)
+
+
 def leech_hit(lapses: int, threshold: int) -> bool:
     """Whether reaching `lapses` marks a leech: at the threshold, then every half threshold."""
     if threshold <= 0 or lapses < threshold:

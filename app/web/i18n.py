@@ -146,6 +146,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "study.offer_practice": ("想继续？可以练习：", "Want more? Practise instead:"),
     "study.conflict": ("这张卡片刚刚已被评分，已刷新。", "That card was already rated; refreshed."),
     "study.undone": ("已撤销上一次评分。", "The last rating was undone."),
+    "study.action_undone": ("已撤销上一步卡片操作。", "The last card action was undone."),
     "study.nothing_to_undo": ("没有可撤销的评分。", "There is no rating to undo."),
     "study.scope": ("范围", "Scope"),
     "study.saving": ("正在保存…", "Saving…"),

@@ -311,3 +311,51 @@ def test_suspend_and_bury_from_the_keyboard_and_undo_them(page: Page, bank: Path
     saved(page)
     assert marks() == []
     assert logged(bank) == []
+
+
+def test_flags_from_the_keyboard_and_a_cleared_leech_undo_with_z(page: Page, bank: Path) -> None:
+    def flag_of(card: str) -> list[tuple]:
+        return query(bank, "SELECT flag, leech FROM cardmark WHERE card_id = ?", card)
+
+    def pressed() -> list[str]:
+        buttons = page.locator("#card-actions button[aria-pressed=true]")
+        return [b.get_attribute("data-flag") or "" for b in buttons.all()]
+
+    open_study(page)
+    card = shown(page)
+    page.keyboard.press("Space")
+    page.keyboard.press("Control+3")
+    page.keyboard.press("Control+5")
+    expect(page.locator("#action-flag-5")).to_have_attribute("aria-pressed", "true")
+    saved(page)
+    assert flag_of(card) == [(5, 0)]
+    page.keyboard.press("z")  # back to green, the card still shown with its answer
+    expect(page.locator("#action-flag-3")).to_have_attribute("aria-pressed", "true")
+    assert pressed() == ["3"]
+    expect(page.locator("#study-notice")).to_have_text("已撤销上一步卡片操作。")
+    saved(page)
+    assert flag_of(card) == [(3, 0)]
+
+    rate(page)
+    page.keyboard.press("z")  # the rating
+    expect(page.locator("#card")).to_have_attribute("data-card-id", card)
+    page.keyboard.press("z")  # the green flag
+    saved(page)
+    assert flag_of(card) == [(0, 0)]
+    assert logged(bank) == []
+
+    # A leech that is only tagged is studied with its mark; clearing it undoes with Z too.
+    query(bank, "UPDATE learner SET leech_action = 'tag'")
+    query(bank, "UPDATE cardmark SET leech = 1 WHERE card_id = ?", card)
+    open_study(page)
+    assert shown(page) == card
+    page.keyboard.press("Space")
+    page.locator("#action-unleech").click()
+    expect(page.locator("#action-unleech")).to_have_count(0)
+    saved(page)
+    assert flag_of(card) == [(0, 0)]
+    page.keyboard.press("z")
+    expect(page.locator("#action-unleech")).to_be_visible()
+    saved(page)
+    assert flag_of(card) == [(0, 1)]
+    assert query(bank, "SELECT suspended FROM cardmark WHERE card_id = ?", card) == [(0,)]

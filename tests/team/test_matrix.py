@@ -128,6 +128,7 @@ BODIES: dict[tuple[str, str], Callable[[Call], dict[str, Any]]] = {
     ("POST", "/api/reviews/undo"): lambda c: {},
     **{("POST", f"/api/cards/{{card_id}}/{action}"): lambda c: {} for action in CARD_ACTIONS},
     ("POST", "/api/cards/{card_id}/flag"): lambda c: {"json": {"flag": 2}},
+    ("POST", "/api/cards/{card_id}/leech"): lambda c: {"json": {"suspended": False}},
     ("POST", "/cards/{card_id}/{action}"): lambda c: {"data": {"flag": "2"}},
     ("POST", "/api/study/new-today"): lambda c: {"json": {"count": 3}},
     ("POST", "/study/custom/new"): lambda c: {"data": {"count": "3"}},

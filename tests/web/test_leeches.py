@@ -101,5 +101,27 @@ def test_clearing_a_leech_brings_it_back(client, clock, bank):
     rate(client, "roofline", 1)
     cleared = client.post("/api/cards/roofline/unleech").json()
     assert (cleared["leech"], cleared["suspended"]) == (False, False)
-    assert cleared["undo"]["path"] == "/api/cards/roofline/suspend"
+    assert cleared["undo"] == {
+        "method": "POST",
+        "path": "/api/cards/roofline/leech",
+        "body": {"suspended": True},
+    }
     assert client.get("/api/marks/leech").json() == []
+
+
+def test_undoing_a_cleared_leech_puts_back_its_mark_and_its_suspension(client, clock, bank):
+    lapsed_review(bank, clock, "roofline", 7)
+    rate(client, "roofline", 1)
+    undo = client.post("/api/cards/roofline/unleech").json()["undo"]
+    back = client.request(undo["method"], undo["path"], json=undo["body"]).json()
+    assert (back["leech"], back["suspended"], back["changed"]) == (True, True, True)
+    assert [c["card_id"] for c in client.get("/api/marks/leech").json()] == ["roofline"]
+    assert [c["card_id"] for c in client.get("/api/marks/suspended").json()] == ["roofline"]
+    # Its own undo clears it again; a tagged-only leech comes back unsuspended.
+    assert back["undo"]["path"] == "/api/cards/roofline/unleech"
+    client.post("/api/cards/roofline/unsuspend")
+    undo = client.post("/api/cards/roofline/unleech").json()["undo"]
+    assert undo["body"] == {"suspended": False}
+    back = client.request(undo["method"], undo["path"], json=undo["body"]).json()
+    assert (back["leech"], back["suspended"]) == (True, False)
+    assert client.post("/api/cards/nope/leech", json={}).status_code == 404

@@ -47,7 +47,7 @@ class UndoActionOut(BaseModel):
 
     method: Literal["POST"] = "POST"
     path: str
-    body: dict[str, int] | None = None
+    body: dict[str, int | bool] | None = None
 
 
 class ActionOut(MarkOut):
@@ -59,6 +59,10 @@ class ActionOut(MarkOut):
 
 class FlagIn(BaseModel):
     flag: int = Field(ge=0, le=7, description="0 clears the flag; 1-7 as in Anki.")
+
+
+class LeechIn(BaseModel):
+    suspended: bool = Field(True, description="Whether the leech is also suspended.")
 
 
 def mark_out(mark: Mark, now: datetime) -> MarkOut:
@@ -79,8 +83,12 @@ def _undo(before: Mark, now: datetime, action: str) -> UndoActionOut:
         return UndoActionOut(path=f"{base}/{'suspend' if before.suspended else 'unsuspend'}")
     if action in ("bury", "unbury"):
         return UndoActionOut(path=f"{base}/{'bury' if before.buried(now) else 'unbury'}")
-    if action == "unleech":
-        # A leech is put back as it was: marked, and suspended if it was.
+    if action in ("unleech", "leech"):
+        if before.leech:
+            # A leech is put back as it was: marked, and suspended if it was.
+            return UndoActionOut(path=f"{base}/leech", body={"suspended": before.suspended})
+        if action == "leech":
+            return UndoActionOut(path=f"{base}/unleech")
         return UndoActionOut(path=f"{base}/{'suspend' if before.suspended else 'unsuspend'}")
     return UndoActionOut(path=f"{base}/flag", body={"flag": before.flag})
 
@@ -101,11 +109,16 @@ def _act(
     card_id: str,
     action: str,
     flag: int | None = None,
+    suspended: bool = True,
 ) -> tuple[Mark, Mark]:
     """The card's marks before and after `action`."""
     before = marks.get_mark(session, learner=learner, card_id=card_id)
     if action == "flag":
         after = marks.set_flag(session, learner=learner, card_id=card_id, flag=flag or 0, now=now)
+    elif action == "leech":
+        after = marks.releech(
+            session, learner=learner, card_id=card_id, suspended=suspended, now=now
+        )
     else:
         after = ACTIONS[action](session, learner=learner, card_id=card_id, now=now)
     return before, after
@@ -171,6 +184,22 @@ def flag_card(
     """Flag the card with a colour (1-7), or clear its flag (0)."""
     before, after = _act(session, learner, now, card_id, "flag", body.flag)
     return _action_out(session, learner, now, filters, lang, exclude, before, after, "flag")
+
+
+@api.post("/cards/{card_id}/leech", responses=NOT_FOUND)
+def leech_card(
+    card_id: str,
+    body: LeechIn,
+    session: SessionDep,
+    learner: LearnerDep,
+    now: NowDep,
+    filters: FiltersDep,
+    lang: LangDep,
+    exclude: ExcludeQuery = [],  # noqa: B006
+) -> ActionOut:
+    """Mark the card a leech again, suspended or not: the undo of `unleech`."""
+    before, after = _act(session, learner, now, card_id, "leech", suspended=body.suspended)
+    return _action_out(session, learner, now, filters, lang, exclude, before, after, "leech")
 
 
 @api.get("/cards/{card_id}/marks", responses=NOT_FOUND)

@@ -52,6 +52,7 @@ CLIENT_STRINGS = (
     "study.rejected",
     "study.gone",
     "study.undone",
+    "study.action_undone",
     "study.undo_failed",
     "study.nothing_to_undo",
     "study.waiting_for_cards",
