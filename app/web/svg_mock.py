@@ -1,10 +1,12 @@
 """The mock-interview history chart: coverage as bars, seconds per question as a line."""
 
 from collections.abc import Sequence
+from zoneinfo import ZoneInfo
 
 from fastapi import Request
 from markupsafe import Markup
 
+from app.cardstate import aware
 from app.interview.report import HistoryPoint
 from app.web.i18n import language, translator
 from app.web.svg import _n, _svg, _text, _title
@@ -12,8 +14,13 @@ from app.web.svg import _n, _svg, _text, _title
 LEFT, TOP, HEIGHT, STEP, BAR = 40, 10, 120, 28, 18
 
 
-def history_chart(points: Sequence[HistoryPoint], request: Request) -> Markup | None:
-    """None with fewer than one session to show; the page repeats the numbers in a table."""
+def history_chart(
+    points: Sequence[HistoryPoint], request: Request, zone: ZoneInfo
+) -> Markup | None:
+    """None with fewer than one session to show; the page repeats the numbers in a table.
+
+    Dates are on the wall clock of `zone`, the learner's.
+    """
     if not points:
         return None
     t = translator(language(request))
@@ -34,7 +41,7 @@ def history_chart(points: Sequence[HistoryPoint], request: Request) -> Markup | 
         x = LEFT + i * STEP
         tall = HEIGHT * p.coverage
         title = pattern.format(
-            date=p.when.strftime("%Y-%m-%d"),
+            date=aware(p.when).astimezone(zone).strftime("%Y-%m-%d"),
             coverage=round(100 * p.coverage),
             seconds=round(p.seconds),
             questions=p.questions,

@@ -364,6 +364,23 @@ def test_changed_key_points_are_asked_again_with_nothing_lost(client, clock, fin
     assert client.get(url).status_code == 200  # still on that question
 
 
+def test_the_mock_history_is_dated_in_the_learners_zone(client, clock, bank):
+    bank.configure(timezone="Asia/Shanghai")
+    clock.advance(hours=10)  # 22:00 UTC on 10 March: 06:00 on 11 March in Beijing
+    url = start_mock(client, deck="mock", count="1")
+    page = client.get(url).text
+    t0 = re.search(r'data-t0="(\d+)"', page).group(1)
+    answer_page = client.get(f"{url}?phase=answer&t0={t0}").text
+    card_id = re.search(r'name="card_id" value="([^"]+)"', answer_page).group(1)
+    form = {"key": hidden(answer_page, "key"), "t0": hidden(answer_page, "t0")}
+    form |= {"t1": hidden(answer_page, "t1"), "said": ["0"], "rating": "3"}
+    assert client.post(f"{url}/answer", data={"card_id": card_id, **form}).status_code == 303
+
+    history = client.get("/interview/mock").text
+    assert f'href="{url}/summary">2025-03-11 06:00</a>' in history
+    assert "2025-03-10" not in history  # the chart's point says so too
+
+
 @pytest.mark.parametrize(
     ("form", "status"),
     [

@@ -23,6 +23,7 @@ from app.interview.mock import (
 from app.interview.pins import set_pins
 from app.interview.recordings import delete_recording, get_recording
 from app.interview.report import history, recordings_of, report
+from app.learners import learner_zone
 from app.models import MockSession
 from app.web.deps import FiltersDep, LearnerDep, NowDep, RowId, ScopeFormDep, SessionDep
 from app.web.i18n import language, translator
@@ -70,7 +71,7 @@ def mock_form(
             **choices,
             "interviews": interviews(session, learner=learner),
             "history": points,
-            "chart": history_chart(points, request),
+            "chart": history_chart(points, request, learner_zone(learner)),
         },
     )
 
