@@ -4,10 +4,18 @@ as plain forms on the card page.
 The bank is shared by the whole session: each test puts back what it changed.
 """
 
-import pytest
-from playwright.sync_api import expect
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
 
-from tests.browser.conftest import NewPage
+import pytest
+from playwright.sync_api import Browser, expect
+from sqlmodel import Session
+
+from app import accounts
+from app.bank import open_engine
+from app.config import Settings
+from tests.browser.conftest import REPO, NewPage, copy_bank, query, serve
 
 pytestmark = pytest.mark.browser
 
@@ -23,6 +31,57 @@ def test_the_first_visit_offers_the_browsers_zone(new_page: NewPage) -> None:
         assert page.request.get("/api/study/today").json()["timezone"] == "Asia/Shanghai"
     finally:
         page.request.post("/settings/timezone", form={"timezone": "UTC"})
+
+
+@pytest.fixture
+def invited(tmp_path: Path, bundled_bank: Path) -> Iterator[tuple[str, str, Path]]:
+    """A team-mode server of its own, an invitation to it, and its SQLite file."""
+    db = tmp_path / "team.db"
+    copy_bank(bundled_bank, db)
+    settings = Settings(
+        _env_file=None,  # type: ignore[call-arg]
+        database_url=f"sqlite:///{db}",
+        content_dir=REPO / "content",
+        mode="team",
+        secret_key="browser-test-secret-" + "x" * 32,
+    )
+    engine = open_engine(settings)
+    try:
+        with Session(engine) as session:
+            admin = accounts.create_user(
+                session, name="admin", password="admin-password-1", is_admin=True
+            )
+            token = accounts.create_invite(session, admin=admin, now=datetime.now(UTC), days=1)
+        with serve(settings) as origin:
+            yield origin, token, db
+    finally:
+        engine.dispose()
+
+
+def test_a_new_account_is_offered_the_browsers_zone(
+    browser: Browser, invited: tuple[str, str, Path]
+) -> None:
+    origin, token, db = invited
+    context = browser.new_context(base_url=origin, locale="en-US", timezone_id="Asia/Tokyo")
+    try:
+        page = context.new_page()
+        page.goto(f"/invite/{token}")
+        page.locator("input[name=name]").fill("newcomer")
+        page.locator("input[name=password]").fill("newcomer-password-1")
+        page.get_by_role("button", name="Sign up").click()
+        offer = page.locator("#zone-offer")
+        expect(offer).to_contain_text("Your browser's time zone is Asia/Tokyo. Use it?")
+        offer.get_by_role("button", name="Use it").click()
+        expect(page.locator("#zone-offer")).to_have_count(0)
+        assert query(db, "SELECT timezone FROM learner WHERE name = 'newcomer'") == [
+            ("Asia/Tokyo",)
+        ]
+        page.goto("/settings")
+        expect(page.locator("#timezone")).to_have_value("Asia/Tokyo")
+        page.goto("/")
+        expect(page.locator("#zone-offer")).to_have_count(0)  # chosen once, offered no more
+    finally:
+        context.close()
 
 
 def test_suspend_and_flag_from_the_card_page_without_script(new_page: NewPage) -> None:
