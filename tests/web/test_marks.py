@@ -3,11 +3,12 @@
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from conftest import START
 from fastapi.testclient import TestClient
 from sqlmodel import Session
 
-from app.models import CardState
+from app.models import CardState, PracticeSession
 
 
 def next_id(client: TestClient, **params: Any) -> str | None:
@@ -135,6 +136,38 @@ def test_practice_leaves_out_suspended_and_buried_cards(client):
     assert "</b> / 1" in run.text  # gemm-core alone
     given = client.post("/practice", data={"cards": "roofline,kv-cache"})
     assert given.status_code == 404
+
+
+@pytest.mark.parametrize(
+    "scope",
+    [{"deck": "kernels"}, {"deck": "kernels", "section": "GPU 基础"}, {"tag": "gpu"}, {}],
+    ids=["deck", "section", "tag", "all"],
+)
+def test_held_cards_stay_out_of_every_scope_until_due_back(client, clock, bank, scope):
+    act(client, "gemm-core", "suspend")
+    act(client, "roofline", "bury")
+
+    def studied() -> set[str]:
+        seen = set()
+        while (card := next_id(client, **scope, exclude=sorted(seen))) is not None:
+            seen.add(card)
+        return seen
+
+    def practised() -> set[str]:
+        started = client.post("/practice", data={**scope, "order": "content"})
+        if started.status_code == 404:  # nothing left to practise in the scope
+            return set()
+        run_id = int(started.headers["location"].rsplit("/", 1)[1])
+        with Session(bank.engine) as session:
+            return set(session.get(PracticeSession, run_id).card_ids)
+
+    held = {"gemm-core", "roofline"}
+    assert not studied() & held and not practised() & held
+    clock.advance(days=1)  # the burial ends with the study day
+    assert "roofline" in studied() and "roofline" in practised()
+    assert "gemm-core" not in studied() | practised()
+    act(client, "gemm-core", "unsuspend")
+    assert "gemm-core" in studied()
 
 
 def test_the_forms_work_without_javascript(client, find):
