@@ -142,7 +142,9 @@ def kill_mid_burst(
         target = len(burst) + random.randint(30, 60)
         with ThreadPoolExecutor(workers) as pool:
             clients = [pool.submit(burst.run, server.url) for _ in range(workers)]
-            deadline = time.monotonic() + 10
+            # A bound for a server that stopped answering, not a speed to meet: a loaded
+            # machine may take many seconds for the first reviews.
+            deadline = time.monotonic() + 180
             while len(burst) < target and time.monotonic() < deadline:
                 done, _ = wait(clients, timeout=0.005)
                 if done:
@@ -154,7 +156,7 @@ def kill_mid_burst(
             for client in clients:
                 client.result(timeout=20)
         assert running, f"the burst was over before the kill:\n{server.output()}"
-        assert len(burst) >= target, "the server was too slow to acknowledge reviews"
+        assert len(burst) >= target, "the server stopped acknowledging reviews"
     return burst.acknowledged
 
 
