@@ -1,6 +1,6 @@
 """Leeches: caught at the lapse threshold, warned every half threshold, listed with their line."""
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlmodel import Session
 
@@ -125,3 +125,23 @@ def test_undoing_a_cleared_leech_puts_back_its_mark_and_its_suspension(client, c
     back = client.request(undo["method"], undo["path"], json=undo["body"]).json()
     assert (back["leech"], back["suspended"]) == (True, False)
     assert client.post("/api/cards/nope/leech", json={}).status_code == 404
+
+
+def test_a_log_of_real_lapses_warns_at_eight_then_twelve(client, clock, bank):
+    """Rated day after day through the API: Again on every review, Good to relearn."""
+    bank.configure(leech_action="tag")  # stays in study, so the warnings can recur
+    warned, rated = [], rate(client, "roofline", 3)
+    while rated["lapses"] < 13:
+        clock.now = max(clock.now, datetime.fromisoformat(rated["due"])) + timedelta(minutes=1)
+        again = rated["state"] == "review"
+        rated = rate(client, "roofline", 1 if again else 3)
+        if rated["leech"]:
+            warned.append(rated["lapses"])
+        assert rated["leech"] == (again and rated["lapses"] in (8, 12))
+    assert warned == [8, 12]
+    marks = client.get("/api/cards/roofline/marks").json()
+    assert (marks["leech"], marks["suspended"]) == (True, False)
+    listed = client.get("/api/marks/leech").json()
+    assert [(c["card_id"], c["lapses"]) for c in listed] == [("roofline", 13)]
+    ratings = [r["rating"] for r in listed[0]["history"]]
+    assert ratings.count(1) == 13 and ratings[0] == 3 and len(ratings) == listed[0]["reps"]

@@ -210,6 +210,11 @@ def card_marks(card_id: str, session: SessionDep, learner: LearnerDep, now: NowD
     return mark_out(marks.get_mark(session, learner=learner, card_id=card_id), now)
 
 
+class RatingOut(BaseModel):
+    at: datetime
+    rating: int = Field(ge=1, le=4)
+
+
 class MarkedCardOut(MarkOut):
     question: str
     deck: str
@@ -217,6 +222,9 @@ class MarkedCardOut(MarkOut):
     lapses: int
     reps: int
     due: datetime | None
+    history: list[RatingOut] = Field(
+        description="Leeches only: the learner's live study ratings of the card, oldest first."
+    )
 
 
 @api.get("/marks/{kind}")
@@ -237,6 +245,7 @@ def marked(
             lapses=c.lapses,
             reps=c.reps,
             due=c.due,
+            history=[RatingOut(at=r.at, rating=r.rating) for r in c.history],
         )
         for c in marked_cards(session, learner=learner, now=now, kind=kind, flag=flag)
     ]
