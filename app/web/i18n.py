@@ -257,10 +257,17 @@ STRINGS: dict[str, tuple[str, str]] = {
         "The chance you want to still remember a card when it comes up: higher means more "
         "frequent reviews.",
     ),
-    "settings.limits_help": (
-        "每天最多引入多少张新卡、最多复习多少张；完成后可在“完成”页面临时多学。",
-        "How many new cards to start and reviews to do per day at most; the done page lets you "
-        "take more for one day.",
+    "settings.new_help": (
+        "每天第一次见到的卡片数：每张新卡在之后几天都会带来复习，今天学得多，之后复习也多"
+        "（“完成”页面可以只为今天多学几张）。",
+        "Cards you meet for the first time each day: every new card brings reviews in the days "
+        "after it, so more new cards now means more reviews later (the done page can add a few "
+        "for today only).",
+    ),
+    "settings.reviews_help": (
+        "一天最多复习的卡片数：超出的留到第二天，会逾期，所以要设得够你跟上进度。",
+        "The most reviews you get in a day: the rest wait until the next day and fall overdue, "
+        "so set it high enough to keep up.",
     ),
     "settings.rollover_help": (
         "你的学习日在这个整点（你所在时区）开始：此前的复习算前一天。"

@@ -55,7 +55,10 @@ def test_settings_list_the_zones_and_explain_the_day(client, find):
     assert find(page, "timezone").attrs["list"] == "zones"
     assert "Your study day starts at this hour" in find(page, "rollover-help").text
     assert find(page, "retention-help").text.startswith("The chance you want")
-    assert find(page, "limits-help") is not None
+    assert find(page, "new-help").text.startswith("Cards you meet for the first time")
+    assert find(page, "reviews-help").text.startswith("The most reviews you get in a day")
+    for field, help_id in (("new_per_day", "new-help"), ("max_reviews_per_day", "reviews-help")):
+        assert f'name="{field}"' in page and f'aria-describedby="{help_id}"' in page
     form = {
         "desired_retention": "0.9",
         "new_per_day": "20",
