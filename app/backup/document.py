@@ -33,6 +33,7 @@ SETTINGS = (
     "leech_action",
     "load_balance",
     "easy_days",
+    "timezone_chosen",
 )
 MARK_FIELDS = ("suspended", "buried_until", "flag", "leech")
 STATE_FIELDS = ("state", "step", "stability", "difficulty", "due", "last_review", "reps", "lapses")
@@ -101,6 +102,9 @@ class SettingsIn(_Doc):
     # Absent in backups made before load balancing: off, no easy days.
     load_balance: bool = False
     easy_days: str = Field(default="", pattern=r"^[0-6]{0,6}$")
+    # Whether the learner chose the zone (else the browser's is offered); absent in older
+    # backups, where a zone other than UTC counts as chosen.
+    timezone_chosen: bool | None = None
 
     @field_validator("timezone")
     @classmethod

@@ -113,6 +113,10 @@ def _restore_settings(learner: Learner, settings: SettingsIn, report: RestoreRep
             except BadParameters as exc:
                 report.parameters_refused = exc
                 continue
+        if name == "timezone_chosen":
+            # A restore never takes back a choice: the offer only ever stops.
+            chosen = settings.timezone != "UTC" if value is None else value
+            value = learner.timezone_chosen or chosen
         if getattr(learner, name) != value:
             setattr(learner, name, value)
             report.settings_changed = True

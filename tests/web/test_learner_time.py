@@ -1,9 +1,14 @@
 """The learner's own zone and day boundary: on every page, in the study day, offered first."""
 
+import copy
+import json
 import re
 from datetime import UTC, datetime
 
 from fastapi.testclient import TestClient
+from sqlmodel import Session
+
+from app.models import Learner
 
 
 def rate(client: TestClient, card_id: str, rating: int) -> dict:
@@ -108,3 +113,36 @@ def test_accept_language_q_values_are_honoured(app, clock):
         assert '<html lang="zh-CN">' in client.get("/settings").text
     with TestClient(app, headers={"Accept-Language": "zh;q=0.2, en-GB"}) as client:
         assert '<html lang="en">' in client.get("/settings").text
+
+
+def test_a_restored_zone_counts_as_chosen(client, bank, find):
+    def restore(document: dict) -> None:
+        upload = {"file": ("backup.json", json.dumps(document), "application/json")}
+        assert client.post("/backup/restore", files=upload).status_code == 200
+
+    def start_over() -> None:
+        """As on a fresh install: the zone never chosen."""
+        with Session(bank.engine) as session:
+            learner = session.get(Learner, bank.learner().id)
+            learner.timezone, learner.timezone_chosen = "UTC", False
+            session.add(learner)
+            session.commit()
+
+    client.post("/settings/timezone", data={"timezone": "Asia/Shanghai"})
+    backup = client.get("/backup.json").json()
+    assert backup["learner"]["settings"]["timezone_chosen"] is True
+    start_over()
+    restore(backup)
+    assert (bank.learner().timezone, bank.learner().timezone_chosen) == ("Asia/Shanghai", True)
+    assert find(client.get("/").text, "zone-offer") is None
+
+    # A backup from before the field: a zone other than UTC was chosen; UTC may be a default.
+    older = copy.deepcopy(backup)
+    del older["learner"]["settings"]["timezone_chosen"]
+    start_over()
+    restore(older)
+    assert bank.learner().timezone_chosen is True
+    older["learner"]["settings"]["timezone"] = "UTC"
+    start_over()
+    restore(older)
+    assert find(client.get("/").text, "zone-offer") is not None
