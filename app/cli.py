@@ -153,23 +153,37 @@ def _bank() -> "Iterator[Session]":
     help="qbank's public address, to link topics and cards from Anki "
     "(default: QBANK_PUBLIC_URL; without either, links are left out).",
 )
+@click.option(
+    "--learner",
+    "learner_name",
+    default=None,
+    help="Carry this learner's suspended cards, flags and leech tags (default: none).",
+)
 @click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
-def export_anki_command(deck: str | None, base_url: str | None, out: Path) -> None:
+def export_anki_command(
+    deck: str | None, base_url: str | None, learner_name: str | None, out: Path
+) -> None:
     """Write the active cards as an Anki package (.apkg)."""
     from app.config import public_url
     from app.export.anki import export_apkg
+    from app.study.marks import learner_marks
 
     try:
         base_url = public_url(base_url) if base_url else _settings().public_url
     except ValueError as exc:
         _fail(str(exc))
     with _bank() as session:
+        marks = None
+        if learner_name is not None:
+            learner = _open_learner(session, learner_name, create=False)
+            marks = learner_marks(session, learner=learner)
         report = export_apkg(
             session=session,
             deck_slug=deck,
             path=out,
             base_url=base_url,
             content_dir=_settings().content_dir,
+            marks=marks,
         )
     click.echo(f"{report.decks} decks, {report.notes} notes, {report.formulas} formulas: {out}")
 

@@ -26,8 +26,9 @@ from app.content.render import Renderer
 from app.content.sync import import_content
 from app.export.anki import FIELDS, MODEL, export_apkg, stable_id
 from app.export.tex import katex_to_tex
+from app.learners import get_learner
 from app.main import create_app
-from app.study import NotFound
+from app.study import NotFound, marks
 
 WriteContent = Callable[[Mapping[str, str | None]], Path]
 
@@ -318,6 +319,51 @@ def test_cli_links_from_base_url_or_the_configured_public_url(
     )
 
 
+def card_marks(apkg: Path | bytes, tmp_path: Path) -> dict[str, tuple[int, int, bool]]:
+    """Each card's Anki queue (-1: suspended), flag and whether it carries the leech tag."""
+    collection = tmp_path / "marks.anki2"
+    data = apkg if isinstance(apkg, bytes) else apkg.read_bytes()
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        collection.write_bytes(archive.read("collection.anki2"))
+    with closing(sqlite3.connect(collection)) as db:
+        rows = db.execute(
+            "SELECT n.flds, c.queue, c.flags, n.tags FROM notes n JOIN cards c ON c.nid = n.id"
+        ).fetchall()
+    collection.unlink()
+    found = {}
+    for flds, queue, flags, tags in rows:
+        card_id = re.sub(r"<[^>]+>", "", flds.split("\x1f")[FIELDS.index("Source")]).rsplit(
+            " / ", 1
+        )[-1]
+        found[card_id] = (queue, flags, "leech" in tags.split())
+    return found
+
+
+def test_cli_carries_a_named_learners_marks(
+    settings: Settings, write_content: WriteContent, tmp_path: Path
+) -> None:
+    engine = open_engine(settings)
+    import_content(write_content(CONTENT), engine)
+    with Session(engine) as session:
+        learner = get_learner(session, "ada")
+        now = datetime.now(UTC)
+        marks.suspend(session, learner=learner, card_id="roofline", now=now)
+        marks.set_flag(session, learner=learner, card_id="hbm", flag=3, now=now)
+    out = tmp_path / "gpu.apkg"
+
+    plain = CliRunner().invoke(main, ["export", "anki", "--deck", "gpu", str(out)])
+    assert plain.exit_code == 0, plain.output
+    assert {queue for queue, _, _ in card_marks(out, tmp_path).values()} == {0}
+    marked = CliRunner().invoke(
+        main, ["export", "anki", "--deck", "gpu", "--learner", "ada", str(out)]
+    )
+    assert marked.exit_code == 0, marked.output
+    found = card_marks(out, tmp_path)
+    assert (found["roofline"][0], found["hbm"][1], found["gemm-core"]) == (-1, 3, (0, 0, False))
+    nobody = CliRunner().invoke(main, ["export", "anki", "--learner", "nobody", str(out)])
+    assert nobody.exit_code == 1 and nobody.stderr.startswith("error: ")
+
+
 def test_cli_reports_an_unknown_deck_in_one_line(settings: Settings, tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["export", "anki", "--deck", "nope", str(tmp_path / "x")])
     assert result.exit_code == 1
@@ -392,6 +438,17 @@ def test_web_export_links_come_from_the_public_url_never_the_host_header(
         else:
             assert f'<a href="{base}/topics/gemm">GEMM 与融合</a>' in fields["Reading"]
             assert f'href="{base}/cards/gemm-core"' in fields["Source"]
+
+
+def test_web_download_carries_the_learners_own_marks(client: TestClient, tmp_path: Path) -> None:
+    assert client.post("/api/cards/roofline/suspend").status_code == 200
+    assert client.post("/api/cards/hbm/flag", json={"flag": 4}).status_code == 200
+    found = card_marks(client.get("/export/anki", params={"deck": "gpu"}).content, tmp_path)
+    assert found == {
+        "gemm-core": (0, 0, False),
+        "roofline": (-1, 0, False),  # suspended
+        "hbm": (0, 4, False),  # blue
+    }
 
 
 def test_web_download_of_everything_and_unknown_deck(client: TestClient, tmp_path: Path) -> None:
