@@ -26,7 +26,7 @@ from app.web.admission import Admission
 from app.web.assets import IMMUTABLE, VersionedStaticFiles
 from app.web.auth import NotSignedIn
 from app.web.deps import csrf_protect, members_only
-from app.web.headers import SecurityHeaders
+from app.web.headers import SecurityHeaders, headers_for
 from app.web.hosts import HostGuard
 from app.web.observe import AccessLog, metrics
 from app.web.routes import (
@@ -190,9 +190,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def _unexpected(request: Request, exc: Exception) -> Response:
         log.exception("unhandled error on %s %s", request.method, request.url.path)
         response = _error(request, 500, "internal error; the details are in the server log")
-        # Sent from outside the access-log middleware, which adds the id to other answers.
+        # Sent from outside the access-log and headers middleware, which add the id and the
+        # security headers to other answers.
         if request_id := REQUEST_ID.get():
             response.headers["x-request-id"] = request_id
+        for name, value in headers_for(request.url.scheme):
+            response.headers[name.decode()] = value.decode()
         return response
 
     _build_routes(app)

@@ -31,9 +31,26 @@ HEADERS: tuple[tuple[bytes, bytes], ...] = (
     (b"cross-origin-opener-policy", b"same-origin"),
 )
 
+# Over HTTPS only (a browser ignores it over plain HTTP): this host is to be reached by HTTPS
+# alone for a year. Not includeSubDomains, which would bind other sites of the same domain.
+HSTS = (b"strict-transport-security", b"max-age=31536000")
+
+
+def headers_for(scheme: str) -> tuple[tuple[bytes, bytes], ...]:
+    """The security headers for a response to a request that came by `scheme`.
+
+    The scheme is the one uvicorn reports: https behind a proxy whose X-Forwarded-Proto it
+    trusts (QBANK_FORWARDED_ALLOW_IPS).
+    """
+    return (*HEADERS, HSTS) if scheme == "https" else HEADERS
+
 
 class SecurityHeaders:
-    """Add HEADERS to every HTTP response that does not set them itself."""
+    """Add the security headers to every HTTP response that does not set them itself.
+
+    An unexpected error's 500 is sent from outside every middleware, by Starlette's
+    ServerErrorMiddleware; its handler (app.main) adds them itself.
+    """
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -47,7 +64,8 @@ class SecurityHeaders:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
                 present = {name.lower() for name, _ in headers}
-                message["headers"] = headers + [h for h in HEADERS if h[0] not in present]
+                extra = [h for h in headers_for(scope["scheme"]) if h[0] not in present]
+                message["headers"] = headers + extra
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
