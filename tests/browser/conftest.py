@@ -21,6 +21,7 @@ import pytest
 import uvicorn
 from playwright.sync_api import (
     Browser,
+    ConsoleMessage,
     Page,
     Request,
     Response,
@@ -157,6 +158,8 @@ class Traffic:
     requests: list[str] = field(default_factory=list)
     responses: list[tuple[str, int]] = field(default_factory=list)
     page_errors: list[str] = field(default_factory=list)
+    # What the browser refused under the Content-Security-Policy, as it reports it on the console.
+    csp_violations: list[str] = field(default_factory=list)
 
     def foreign(self) -> list[str]:
         return [url for url in self.requests if not url.startswith(self.origin + "/")]
@@ -179,7 +182,7 @@ def new_page(browser: Browser, live_server: str, traffic: Traffic) -> Iterator[N
 
     Pages resolve relative URLs against the server, speak Chinese by default (like the
     content), take other browser-context options (`is_mobile=True`), and their requests,
-    responses and uncaught script errors land in `traffic`.
+    responses, uncaught script errors and Content-Security-Policy violations land in `traffic`.
     """
     contexts = []
 
@@ -199,6 +202,12 @@ def new_page(browser: Browser, live_server: str, traffic: Traffic) -> Iterator[N
     def on_error(error: WebError) -> None:
         traffic.page_errors.append(str(error.error))
 
+    def on_console(message: ConsoleMessage) -> None:
+        # Chromium reports each refusal as an error: "Refused to execute inline script because
+        # it violates the following Content Security Policy directive: …".
+        if "Content Security Policy" in message.text:
+            traffic.csp_violations.append(message.text)
+
     def make(viewport: dict[str, int] | None = None, locale: str = "zh-CN", **options: Any) -> Page:
         context = browser.new_context(
             base_url=live_server, viewport=viewport or DESKTOP, locale=locale, **options
@@ -208,6 +217,7 @@ def new_page(browser: Browser, live_server: str, traffic: Traffic) -> Iterator[N
         context.on("request", on_request)
         context.on("response", on_response)
         context.on("weberror", on_error)
+        context.on("console", on_console)
         contexts.append(context)
         return context.new_page()
 
@@ -218,6 +228,7 @@ def new_page(browser: Browser, live_server: str, traffic: Traffic) -> Iterator[N
     assert traffic.foreign() == [], "requests left the test server"
     assert traffic.failed() == [], "requests that failed"
     assert traffic.page_errors == [], "uncaught script errors"
+    assert traffic.csp_violations == [], "the Content-Security-Policy refused something"
 
 
 @pytest.fixture
