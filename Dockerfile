@@ -36,10 +36,12 @@ COPY templates ./templates
 COPY static ./static
 COPY content ./content
 # A regular (non-editable) install: the wheel carries templates, static files, migrations and
-# the bundled content inside the package.
+# the bundled content inside the package. `pip check` fails the build if the lock lacks a
+# package qbank needs (its own install takes none from PyPI).
 RUN --mount=type=secret,id=ca \
     if [ -s /run/secrets/ca ]; then export PIP_CERT=/run/secrets/ca; fi \
     && /opt/qbank/bin/pip install --no-deps . \
+    && /opt/qbank/bin/pip check \
     && /opt/qbank/bin/qbank --help >/dev/null
 
 FROM ${BASE}

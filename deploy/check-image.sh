@@ -10,8 +10,8 @@
 # configuration (user, HEALTHCHECK, volume, port), that the server runs as the non-root user,
 # /healthz, the schema at the newest migration, the bundled content served, the data volume
 # kept across a restart, a mounted content directory replacing the bundled one, the
-# HEALTHCHECK command passing while serving and failing once stopped, the image size, and
-# docker-compose.yml against the Compose schema.
+# HEALTHCHECK command passing while serving and failing once stopped, the security headers, the
+# image size, and docker-compose.yml against the Compose schema.
 #
 # Settings (environment):
 #   QBANK_IMAGE_BASE      base image (default: a Debian bookworm base built here, cached)
@@ -188,6 +188,7 @@ opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
 base = "http://127.0.0.1:8000"
 def get(path):
     with opener.open(base + path, timeout=10) as answer:
+        get.headers = answer.headers
         return answer.status, answer.headers.get("content-type", ""), answer.read()
 def sign_in(name, password):
     data = urllib.parse.urlencode({"name": name, "password": password}).encode()
@@ -209,7 +210,10 @@ try:
     elif what == "pages":
         for path in ("/", "/static/app.css", "/static/katex/fonts/KaTeX_Main-Regular.woff2"):
             status, kind, _ = get(path)
-            print(status, kind.split(";")[0], path)
+            secured = "script-src 'self'" in get.headers.get("content-security-policy", "") and (
+                get.headers.get("x-content-type-options") == "nosniff"
+            )
+            print(status, kind.split(";")[0], path, "headers-ok" if secured else "headers-missing")
 except urllib.error.HTTPError as error:
     print(error.code, error.url)
 EOF
@@ -266,7 +270,8 @@ served=$(http "$a" decks "$password")
 [ "$served" = "200 $bundled" ] && pass "the bundled decks are served: $bundled" \
   || fail "decks served: '$served', bundled: '$bundled'"
 pages=$(http "$a" pages "$password")
-say "$pages" | grep -qv '^200 ' && fail "pages: $pages" || pass "home page, CSS and KaTeX font served"
+say "$pages" | grep -qv "^200 .* headers-ok$" && fail "pages: $pages" \
+  || pass "home page, CSS and KaTeX font served, with the security headers (CSP, nosniff)"
 
 if inside "$a" "$a" -- "${probe[@]}"; then
   pass "HEALTHCHECK command passes while serving"

@@ -50,3 +50,31 @@ def test_the_image_and_compose_file_trust_no_forwarded_addresses_by_default() ->
     settings = re.findall(r"QBANK_FORWARDED_ALLOW_IPS:\s*(\S+)", compose)
     assert settings == ["${QBANK_FORWARDED_ALLOW_IPS:-}"]
     assert Settings(_env_file=None).forwarded_allow_ips == ""  # type: ignore[call-arg]
+
+
+def test_the_lock_holds_every_package_the_app_needs_here() -> None:
+    """Everything qbank's dependencies pull in on this platform is locked, transitively.
+
+    The image installs the lock with `--require-hashes` and qbank with `--no-deps` (and runs
+    `pip check`); a package missing from the lock would only show there.
+    """
+    from importlib.metadata import distribution
+
+    locked = _locked()
+    needed: set[str] = set()
+    todo = [(Requirement(r), "") for r in distribution("qbank").requires or ()]
+    while todo:
+        requirement, extra = todo.pop()
+        if requirement.marker is not None and not requirement.marker.evaluate({"extra": extra}):
+            continue
+        name = canonicalize_name(requirement.name)
+        key = f"{name}[{','.join(sorted(requirement.extras))}]"
+        if key in needed:
+            continue
+        needed.add(key)
+        for line in distribution(name).requires or ():
+            for wanted in ("", *requirement.extras):
+                todo.append((Requirement(line), wanted))
+    names = {key.split("[")[0] for key in needed}
+    assert len(names) > 30, names
+    assert sorted(names - set(locked)) == [], "not in requirements.lock: run the command at its top"
