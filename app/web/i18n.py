@@ -250,8 +250,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
     "custom.ahead": ("提前复习未来几天到期的卡片", "Review cards due in the next days"),
     "custom.review_ahead": ("提前复习", "Review ahead"),
-    "custom.failed": ("再练一遍今天忘记的 {count} 张", "Practise the {count} cards failed today"),
+    "custom.failed": ("再练一遍今天忘记的 {count} 张", "Practise the cards failed today ({count})"),
     "custom.flagged": ("有旗标的卡片", "Flagged cards"),
+    "custom.practise": ("练习一个题库、章节或标签：", "Practise a deck, section or tag:"),
+    "custom.practice_options": ("计时与顺序…", "Timer and order…"),
     "settings.retention_help": (
         "复习时希望还记得的概率：越高，复习越频繁。",
         "The chance you want to still remember a card when it comes up: higher means more "

@@ -3,6 +3,9 @@
 from typing import Any
 
 from fastapi.testclient import TestClient
+from sqlmodel import Session
+
+from app.models import PracticeSession
 
 
 def next_card(client: TestClient, **params: Any) -> dict[str, Any] | None:
@@ -71,7 +74,7 @@ def test_the_done_page_recaps_today_and_offers_the_failed_cards(client, clock, b
     page = client.get("/study", params={"deck": "kernels"})
     assert "Today: 2 cards studied in 3 min, again-rate 33%." in find(page.text, "recap").text
     failed = find(page.text, "custom-failed")
-    assert failed is not None and "1 cards failed today" in failed.text
+    assert failed is not None and "Practise the cards failed today (1)" in failed.text
     started = client.post("/practice", data={"cards": "gemm-core"})
     assert started.status_code == 303
 
@@ -92,3 +95,24 @@ def test_the_deck_page_offers_custom_study(client, find):
     custom = find(page, "deck-custom")
     assert custom is not None and "Review ahead" in custom.text
     assert 'action="/study/custom/new?deck=notes"' in page
+
+
+def test_the_done_page_practises_a_deck_section_or_tag(client, bank, find):
+    bank.configure(new_per_day=0)
+    page = client.get("/study", params={"deck": "kernels", "section": "GPU 基础"}).text
+    form = find(page, "custom-practise")
+    assert form is not None and form.attrs["action"] == "/practice"
+    assert '<option value="kernels" selected>' in page
+    assert '<input type="hidden" name="section" value="GPU 基础">' in page
+
+    def practised(**scope: str) -> list[str]:
+        started = client.post("/practice", data={"order": "content", **scope})
+        assert started.status_code == 303, started.text
+        with Session(bank.engine) as session:
+            run_id = int(started.headers["location"].rsplit("/", 1)[1])
+            return session.get(PracticeSession, run_id).card_ids
+
+    assert practised(deck="kernels", section="GPU 基础") == ["gemm-core", "roofline"]
+    assert practised(deck="", tag="notes") == ["fusion", "paged"]
+    # The tag list offers the decks' tags.
+    assert '<option value="notes">#notes' in page

@@ -26,6 +26,7 @@ from app.web.deps import FiltersDep, LangDep, LearnerDep, NowDep, SessionDep
 from app.web.i18n import translator
 from app.web.observe import REVIEWS
 from app.web.schemas import next_out
+from app.web.scope import scope_choices
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
@@ -99,6 +100,8 @@ def study(
         context["recap"] = today_recap(session, learner=learner, now=now)
         context["failed"] = failed_today(session, learner=learner, now=now)
         context["extra_today"] = new_limit(learner, now) - learner.new_per_day
+        # The scope to practise next, this one chosen.
+        context |= scope_choices(session, learner=learner, now=now, filters=filters)
         return render(request, "done.html", context)
     t = translator(lang)
     client = {
