@@ -78,20 +78,21 @@ class Identity:
         return self.session.csrf_token if self.session else None
 
 
-def get_identity(
-    request: Request, session: SessionDep, settings: SettingsDep, now: NowDep
-) -> Identity:
+def get_identity(request: Request, now: NowDep) -> Identity:
+    # Declared with as few dependencies as it needs: FastAPI solves a dependency's whole
+    # sub-tree again wherever it appears (the router guard, the learner), cached or not.
     cached = getattr(request.state, "identity", None)
     if cached is None:
-        cached = request.state.identity = _identify(request, session, settings, now)
-        # Hand the connection back to the pool before the route runs in another thread hop:
-        # a request holding a connection while it waits for a thread, in a burst larger than
-        # the pool, could leave every thread waiting for a connection. Closing detaches the
-        # loaded rows without expiring them; the route's first query takes a connection again.
-        for row in (cached.learner, cached.session):
-            if row is not None and inspect(row).expired_attributes:
-                session.refresh(row)  # expired by a commit while identifying (token last used)
-        session.close()
+        # A session of its own, closed before the route runs in another thread hop: a request
+        # holding a connection while it waits for a thread, in a burst larger than the pool,
+        # could leave every thread waiting for a connection. Closing detaches the loaded rows
+        # without expiring them.
+        with request.app.state.database.session() as session:
+            cached = _identify(request, session, request.app.state.settings, now)
+            for row in (cached.learner, cached.session):
+                if row is not None and inspect(row).expired_attributes:
+                    session.refresh(row)  # expired by a commit while identifying (token last used)
+        request.state.identity = cached
     return cached
 
 

@@ -97,7 +97,7 @@ def test_a_sandboxed_frame_cannot_sign_a_browser_in(
     page.goto(f"{ATTACKER}/login-csrf.html")
     # The frame navigates away from its srcdoc once the server has answered its post (to
     # Chromium's error page: the refusal, like every page of qbank, may not be framed).
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 30
     while [f.url for f in page.frames if f is not page.main_frame] in ([], ["about:srcdoc"]):
         assert time.monotonic() < deadline, "the sandboxed frame never posted its form"
         page.wait_for_timeout(50)
