@@ -385,7 +385,9 @@ def test_nothing_due_shows_done_page_with_next_due_time_and_practice(client, ban
     due = find(page, "next-due")
     assert datetime.fromisoformat(due.attrs["datetime"]) == soonest
     assert due.text == soonest.strftime("%Y-%m-%d %H:%M") + " UTC"
-    assert re.search(r'<a class="button primary" href="/practice\??">Practice</a>', page)
+    # Practice of this scope at once, or with a timer and an order chosen first.
+    assert find(page, "custom-practise").attrs["action"] == "/practice"
+    assert re.search(r'<a class="button" href="/practice\??">Timer and order…</a>', page)
     assert client.get("/api/study/next").status_code == 204
 
 
