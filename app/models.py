@@ -16,6 +16,8 @@ from sqlalchemy import (
 )
 from sqlmodel import Field, SQLModel
 
+from app import searchdb
+
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
@@ -155,6 +157,9 @@ class SearchEntry(SQLModel, table=True):
     body_folded: str = _text()
     extra_folded: str = _text()
     reading_folded: str = _text()
+
+
+searchdb.attach(SearchEntry.__table__)  # type: ignore[arg-type]
 
 
 class Learner(SQLModel, table=True):

@@ -12,19 +12,24 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from threading import Lock
+from typing import Any
 
 from markupsafe import Markup
-from sqlalchemy import ColumnElement, Integer, case, func, literal, or_
+from sqlalchemy import ColumnElement, Integer, Text, case, column, func, literal, literal_column
+from sqlalchemy import table as sql_table
 from sqlmodel import Session, col, select
+from sqlmodel.sql.expression import Select
 
 from app.content.searchtext import FIELDS, fold, fold_with_map
 from app.models import Deck, SearchEntry
+from app.searchdb import ALL_TEXT, FTS_TABLE, TRIGRAM
 
 MAX_TERMS = 8
 SNIPPET = 140  # characters shown around the first match
 KINDS = ("card", "topic")
 _WORD = re.compile(r"[a-z][a-z0-9+#_.-]*[a-z0-9+#]")
 _FOLDED = {name: getattr(SearchEntry, f"{name}_folded") for name in FIELDS}
+_ALL_TEXT = literal_column(f"({ALL_TEXT})", type_=Text)
 
 
 @dataclass(frozen=True)
@@ -61,6 +66,31 @@ def _matches(column: object, term: str) -> ColumnElement[bool]:
     return col(column).like(_like(term), escape="\\")  # type: ignore[arg-type]
 
 
+def _holds(term: str, dialect: str) -> ColumnElement[bool]:
+    """Whether an entry holds `term` in any field: through its trigram index where it can."""
+    if len(term) >= TRIGRAM:
+        return _matches(_ALL_TEXT, term)
+    # Too short for a trigram: a function no index serves, so PostgreSQL reads the table
+    # rather than every posting list of its index.
+    position = func.instr(_ALL_TEXT, term) if dialect == "sqlite" else func.strpos(_ALL_TEXT, term)
+    return position > 0
+
+
+def _fts_rows(terms: list[str]) -> ColumnElement[bool] | None:
+    """SQLite: the entries whose trigram index holds every term of three characters or more.
+
+    Each term is an FTS5 phrase, which the trigram tokenizer matches as a substring; the LIKE
+    comparisons then decide, so this only spares comparing entries that cannot match.
+    """
+    long = [term for term in terms if len(term) >= TRIGRAM]
+    if not long:
+        return None
+    phrases = " AND ".join('"' + term.replace('"', '""') + '"' for term in long)
+    fts = sql_table(FTS_TABLE, column("rowid"))
+    rows = select(fts.c.rowid).where(literal_column(FTS_TABLE).op("MATCH")(phrases))
+    return col(SearchEntry.id).in_(rows)
+
+
 def _score(terms: list[str]) -> ColumnElement[int]:
     """Matched terms per field group as the digits of one number, the title's the highest."""
     base = MAX_TERMS + 1
@@ -84,11 +114,24 @@ def search(
     terms = terms_of(query)
     if not terms:
         return SearchResult(query)
+    statement = search_statement(session, terms, kind=kind, deck=deck, limit=limit)
+    rows = session.exec(statement).all()
+    if not rows:
+        return SearchResult(query, suggestions=suggest(session, terms))
+    hits = [_hit(entry, deck_title or "", terms) for entry, deck_title, _, _ in rows]
+    return SearchResult(query, hits, total=rows[0][3])
+
+
+def search_statement(
+    session: Session, terms: list[str], *, kind: str | None, deck: str | None, limit: int
+) -> Select[Any]:
+    """The entries holding every term, with deck title, score and total, best first."""
+    dialect = session.get_bind().dialect.name
     score = _score(terms).label("score")
     statement = (
         select(SearchEntry, Deck.title, score, func.count().over().label("total"))
         .outerjoin(Deck, col(Deck.id) == SearchEntry.deck_id)
-        .where(*(or_(*(_matches(c, t) for c in _FOLDED.values())) for t in terms))
+        .where(*(_holds(term, dialect) for term in terms))
         .order_by(
             score.desc(),
             case((col(SearchEntry.kind) == "topic", 0), else_=1),
@@ -97,15 +140,14 @@ def search(
         )
         .limit(limit)
     )
+    # PostgreSQL answers the LIKE comparisons from its pg_trgm index by itself.
+    if dialect == "sqlite" and (indexed := _fts_rows(terms)) is not None:
+        statement = statement.where(indexed)
     if kind in KINDS:
         statement = statement.where(SearchEntry.kind == kind)
     if deck:
         statement = statement.where(Deck.slug == deck)
-    rows = session.exec(statement).all()
-    if not rows:
-        return SearchResult(query, suggestions=suggest(session, terms))
-    hits = [_hit(entry, deck_title or "", terms) for entry, deck_title, _, _ in rows]
-    return SearchResult(query, hits, total=rows[0][3])
+    return statement
 
 
 def deck_choices(session: Session) -> list[tuple[str, str]]:

@@ -6,8 +6,11 @@
 
 The bank comes from bench/_synthetic.py and is imported once (not timed); then each query runs
 `app.search.search` --repeat times in one session, after one untimed warm-up run, and the median
-and worst are printed with the number of hits. The qbank tables of --database-url are dropped
-and recreated first: never point it at data you want to keep.
+and worst are printed with the number of hits and of all matches. Each query is timed twice in
+turn: answered from the trigram indexes (app/searchdb.py), and with them bypassed (SQLite: no
+FTS5 filter; PostgreSQL: bitmap scans off), which is how search ran before them; both must find
+the same hits. The qbank tables of --database-url are dropped and recreated first: never point
+it at data you want to keep.
 """
 
 import argparse
@@ -15,7 +18,10 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -35,6 +41,29 @@ QUERIES = (
     "École",
     "gemn",
 )
+
+
+@contextmanager
+def _indexes(session: Any, *, on: bool) -> Iterator[None]:
+    """Search as it is (`on`), or with the trigram indexes bypassed."""
+    if on:
+        yield
+        return
+    import app.search
+
+    if session.get_bind().dialect.name == "sqlite":
+        answered_by_index = app.search._fts_rows
+        app.search._fts_rows = lambda terms: None
+        try:
+            yield
+        finally:
+            app.search._fts_rows = answered_by_index
+        return
+    session.connection().exec_driver_sql("SET enable_bitmapscan = off")
+    try:
+        yield
+    finally:
+        session.connection().exec_driver_sql("RESET enable_bitmapscan")
 
 
 def main() -> None:
@@ -65,20 +94,29 @@ def main() -> None:
         imported = time.perf_counter() - started
         print(f"{engine.dialect.name}: {args.cards} cards, {args.topics} topics, ", end="")
         print(f"imported in {imported:.1f} s; {args.repeat} runs per query")
-        print(f"{'query':<16} {'hits':>5} {'median ms':>10} {'max ms':>8}")
-        medians = []
+        print(f"{'query':<16} {'hits':>5} {'total':>6} {'indexed ms':>11} {'scan ms':>8}")
+        medians: dict[bool, list[float]] = {True: [], False: []}
         with Session(engine) as session:
             for query in QUERIES:
-                result = search(session, query)
-                times = []
-                for _ in range(args.repeat):
-                    started = time.perf_counter()
-                    result = search(session, query)
-                    times.append((time.perf_counter() - started) * 1000)
-                medians.append(statistics.median(times))
-                hits = len(result.hits) if hasattr(result, "hits") else len(result)
-                print(f"{query:<16} {hits:>5} {medians[-1]:>10.1f} {max(times):>8.1f}")
-        print(f"{'all queries':<16} {'':>5} {statistics.median(medians):>10.1f} (median)")
+                found = {}
+                for indexed in (True, False):
+                    with _indexes(session, on=indexed):
+                        result = search(session, query)
+                        times = []
+                        for _ in range(args.repeat):
+                            started = time.perf_counter()
+                            result = search(session, query)
+                            times.append((time.perf_counter() - started) * 1000)
+                    medians[indexed].append(statistics.median(times))
+                    found[indexed] = ([hit.id for hit in result.hits], result.total)
+                assert found[True] == found[False], f"{query}: the indexes changed the hits"
+                hits, total = found[True]
+                print(
+                    f"{query:<16} {len(hits):>5} {total:>6}"
+                    f" {medians[True][-1]:>11.1f} {medians[False][-1]:>8.1f}"
+                )
+        all_indexed, all_scan = (statistics.median(medians[on]) for on in (True, False))
+        print(f"{'all (median)':<16} {'':>5} {'':>6} {all_indexed:>11.1f} {all_scan:>8.1f}")
         engine.dispose()
 
 

@@ -19,6 +19,7 @@ from app.config import Settings, get_settings
 from app.db import create_schema, make_engine
 from app.migrate import BASELINE, MIGRATIONS, current_revision, downgrade, prepare, upgrade
 from app.models import Learner, ReviewLog, as_utc
+from app.searchdb import include_name
 from app.study import record_review, undo_last
 
 HEAD = ScriptDirectory(str(MIGRATIONS)).get_current_head()
@@ -290,7 +291,12 @@ def differences(engine: Engine) -> list[Any]:
     """What autogenerate would change to make the database match the models (types included)."""
     with engine.connect() as connection:
         context = MigrationContext.configure(
-            connection, opts={"compare_type": True, "compare_server_default": True}
+            connection,
+            opts={
+                "compare_type": True,
+                "compare_server_default": True,
+                "include_name": include_name,  # the search indexes, made beside the models
+            },
         )
         return compare_metadata(context, SQLModel.metadata)
 

@@ -4,6 +4,7 @@ from alembic import context
 from sqlmodel import SQLModel
 
 from app import models  # noqa: F401  (registers the tables)
+from app.searchdb import include_name
 
 config = context.config
 connection = config.attributes["connection"]
@@ -13,6 +14,7 @@ context.configure(
     # SQLite cannot ALTER most things in place; batch mode rebuilds tables instead.
     render_as_batch=connection.dialect.name == "sqlite",
     compare_type=True,
+    include_name=include_name,
 )
 with context.begin_transaction():
     context.run_migrations()

@@ -1,0 +1,113 @@
+"""The trigram indexes behind search: used by the query, kept in step, made by the migration.
+
+They only narrow the rows compared, so what search finds is tested in tests/web; here, that
+the database really answers from them and that they hold every entry.
+"""
+
+from collections.abc import Callable
+from pathlib import Path
+
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, func, select
+
+from app.content.sync import import_content
+from app.migrate import downgrade, upgrade
+from app.models import SearchEntry
+from app.search import search, search_statement, terms_of
+from app.searchdb import FTS_TABLE
+
+DECK = """
+---
+title: Kernels
+slug: kernels
+---
+
+### Q：Roofline 模型怎么读？ {#roofline}
+
+**面试回答。** 算术强度决定 kernel 受算力还是显存带宽限制。
+
+### Q：为什么要做算子融合？ {#fusion}
+
+**面试回答。** 省掉中间结果的显存往返，FlashAttention 是例子。
+"""
+
+OTHER = """
+---
+title: Serving
+slug: serving
+---
+
+### Q：decode 阶段受什么限制？ {#decode}
+
+**面试回答。** 带宽。
+"""
+
+
+def _plan(session: Session, query: str) -> str:
+    statement = search_statement(session, terms_of(query), kind=None, deck=None, limit=50)
+    compiled = statement.compile(session.get_bind(), compile_kwargs={"literal_binds": True})
+    if session.get_bind().dialect.name == "sqlite":
+        rows = session.connection().exec_driver_sql(f"EXPLAIN QUERY PLAN {compiled}").all()
+        return "\n".join(str(row[-1]) for row in rows)
+    # Ten entries are cheaper to scan than to look up: ask whether the index can serve it.
+    session.connection().exec_driver_sql("SET LOCAL enable_seqscan = off")
+    session.connection().exec_driver_sql("SET LOCAL enable_indexscan = off")
+    rows = session.connection().exec_driver_sql(f"EXPLAIN {compiled}").all()
+    return "\n".join(row[0] for row in rows)
+
+
+def _index_size(session: Session) -> int | None:
+    if session.get_bind().dialect.name != "sqlite":
+        return None
+    # The FTS5 table's own check: its index agrees with the rows of `searchentry`.
+    session.connection().exec_driver_sql(
+        f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES ('integrity-check')"
+    )
+    return session.connection().exec_driver_sql(f"SELECT count(*) FROM {FTS_TABLE}").scalar_one()
+
+
+def test_search_answers_terms_of_three_characters_from_the_index(
+    engine: Engine, write_content: Callable[[dict[str, str]], Path]
+) -> None:
+    import_content(write_content({"decks/a.md": DECK}), engine)
+    with Session(engine) as session:
+        if engine.dialect.name == "sqlite":
+            assert f"SCAN {FTS_TABLE} VIRTUAL TABLE INDEX" in _plan(session, "roofline 显存")
+            # Two characters make no trigram: the entries are compared one by one.
+            assert FTS_TABLE not in _plan(session, "显存")
+        else:
+            assert "Bitmap Index Scan on ix_searchentry_text_trgm" in _plan(session, "roofline")
+        assert [hit.id for hit in search(session, "roofline 显存").hits] == ["roofline"]
+        assert [hit.id for hit in search(session, "显存").hits] == ["roofline", "fusion"]
+
+
+def test_the_index_follows_every_edit(
+    engine: Engine, write_content: Callable[[dict[str, str | None]], Path]
+) -> None:
+    root = write_content({"decks/a.md": DECK, "decks/b.md": OTHER})
+    import_content(root, engine)
+    import_content(write_content({"decks/a.md": DECK.replace("FlashAttention", "PagedKV")}), engine)
+    with Session(engine) as session:
+        assert [hit.id for hit in search(session, "pagedkv").hits] == ["fusion"]
+        assert search(session, "flashattention").hits == []
+        entries = session.exec(select(func.count()).select_from(SearchEntry)).one()
+        assert _index_size(session) in (None, entries)
+    import_content(write_content({"decks/a.md": None}), engine)
+    with Session(engine) as session:
+        assert search(session, "roofline").hits == []
+        assert [hit.id for hit in search(session, "decode").hits] == ["decode"]
+        assert _index_size(session) in (None, 1)
+
+
+def test_upgrading_a_bank_indexes_the_entries_it_has(
+    engine: Engine, write_content: Callable[[dict[str, str]], Path]
+) -> None:
+    import_content(write_content({"decks/a.md": DECK}), engine)
+    downgrade(engine, "0018")  # before the indexes: the entries are there, unindexed
+    with Session(engine) as session:
+        assert session.exec(select(func.count()).select_from(SearchEntry)).one() == 2
+    upgrade(engine)
+    with Session(engine) as session:
+        assert [hit.id for hit in search(session, "roofline").hits] == ["roofline"]
+        assert [hit.id for hit in search(session, "flashattention").hits] == ["fusion"]
+        assert _index_size(session) in (None, 2)
