@@ -1,4 +1,6 @@
-"""Reading pages in a real browser: highlighted code, and the statistics page on a phone."""
+"""Reading pages in a real browser: highlighted code, search results, statistics on a phone."""
+
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -7,6 +9,7 @@ from tests.browser.conftest import NewPage
 
 pytestmark = pytest.mark.browser
 
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 PHONE = {"width": 390, "height": 844}
 CODE_CARD = "gk-warp-shuffle-reduce"  # a CUDA warp-shuffle reduction in a fenced block
 
@@ -67,3 +70,41 @@ def test_statistics_page_on_a_desktop_shows_charts_whole(page: Page) -> None:
     page.goto("/stats")
     for box in page.locator(".chart-box").all():
         assert box.evaluate("el => el.scrollWidth <= el.clientWidth")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", [390, 1280])
+def test_search_results_wrap_in_the_page_with_the_match_marked(
+    new_page: NewPage, scheme: str, width: int
+) -> None:
+    page = new_page(viewport={"width": width, "height": 844}, color_scheme=scheme)
+    # An English word inside long runs of Chinese text, which has no spaces to break at.
+    page.goto("/search?q=roofline")
+    hits = page.locator("ol.hits li.hit")
+    expect(hits.first).to_be_visible()
+    assert hits.count() >= 5
+    assert page.evaluate(PAGE_WIDTH) <= width
+    for snippet in page.locator("p.snippet").all()[:10]:
+        assert snippet.evaluate("el => el.scrollWidth <= el.clientWidth + 1")
+        assert "\\" not in snippet.inner_text() and "$" not in snippet.inner_text()
+    mark = page.locator("p.snippet mark, li.hit a mark").first
+    expect(mark).to_be_visible()
+    background = mark.evaluate("el => getComputedStyle(el).backgroundColor")
+    assert background not in ("rgba(0, 0, 0, 0)", "transparent")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=ARTIFACTS / f"search-{width}-{scheme}.png", full_page=False)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", [390, 1280])
+def test_a_bundled_card_shows_its_figure(new_page: NewPage, scheme: str, width: int) -> None:
+    page = new_page(viewport={"width": width, "height": 844}, color_scheme=scheme)
+    page.goto("/cards/notes-roofline-optimize")
+    figure = page.get_by_role("img", name="Roofline 图", exact=False)
+    expect(figure).to_be_visible()
+    assert figure.evaluate("el => el.complete && el.naturalWidth > 0")
+    assert figure.evaluate("el => el.getBoundingClientRect().right") <= width
+    assert page.evaluate(PAGE_WIDTH) <= width
+    ARTIFACTS.mkdir(exist_ok=True)
+    figure.scroll_into_view_if_needed()
+    page.screenshot(path=ARTIFACTS / f"card-figure-{width}-{scheme}.png")
