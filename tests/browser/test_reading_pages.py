@@ -41,7 +41,12 @@ def test_long_code_scrolls_inside_its_box_on_a_phone(new_page: NewPage) -> None:
     box = page.locator(".prose pre").first
     assert box.evaluate("el => el.scrollWidth > el.clientWidth")
     assert box.evaluate("el => getComputedStyle(el).overflowX") == "auto"
+    # The hint: a shadow on the clipped side, drawn by the box's background.
+    assert "radial-gradient" in box.evaluate("el => getComputedStyle(el).backgroundImage")
     assert page.evaluate(PAGE_WIDTH) <= PHONE["width"]
+    ARTIFACTS.mkdir(exist_ok=True)
+    box.scroll_into_view_if_needed()
+    page.screenshot(path=ARTIFACTS / "code-390-light.png")
 
 
 def test_statistics_page_at_phone_width(new_page: NewPage) -> None:
