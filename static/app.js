@@ -35,6 +35,10 @@
   }
 
   window.qbankShownAt = performance.now();
+  // On the done page, Z first takes back the study page's last steps, card actions included.
+  if (undoForm && window.qbankUndoTrail) undoForm.addEventListener("submit", function (event) {
+    if (window.qbankUndoTrail.undoEarlier(undoForm)) event.preventDefault();
+  });
   if (rateForm) rateForm.addEventListener("submit", function (event) {
     if (submitted && event.submitter === undefined) event.preventDefault();
     submitted = true;

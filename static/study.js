@@ -25,6 +25,9 @@
   let current = initial.current;
   let buffer = [];
   const history = []; // {card, entryId}, newest last: what Z takes back
+  // Steps of earlier pages in this tab (static/undo-trail.js), taken back once history is empty.
+  const trail = window.qbankUndoTrail;
+  const earlier = trail ? trail.read() : [];
   const versions = {}; // card id -> version the server last answered with
   let done = initial.done;
   let exhausted = false; // the server had nothing beyond the cards held
@@ -35,6 +38,20 @@
   // as due, so they are neither shown nor asked for again.
   function pendingRatings() {
     return outbox.entries().filter((entry) => entry.type === "rate" || entry.removes);
+  }
+
+  // The trail beyond this page: earlier pages' steps, then this page's, each as a page without
+  // this script would take it back (a cleared leech has no form, so it stays on this page).
+  function saveTrail() {
+    if (!trail) return;
+    const steps = history.map(function (item) {
+      if (!item.undo) return { type: "rating" };
+      if (/\/leech$/.test(item.undo)) return null;
+      const back = view.studyUrl() + (Object.keys(scope).length ? "&" : "?") + "card=" + encodeURIComponent(item.card.id);
+      const fields = item.undoBody && "flag" in item.undoBody ? { flag: item.undoBody.flag } : {};
+      return { type: "action", form: item.undo.replace(/^\/api\/cards\//, "/cards/"), fields: fields, back: back };
+    });
+    trail.write(earlier.concat(steps.filter(Boolean)));
   }
 
   function held() {
@@ -132,6 +149,7 @@
     done += 1;
     const entryId = outbox.add(entry, { send: false });
     history.push({ card: card, entryId: entryId });
+    saveTrail();
     advance();
     view.paintCounts(null, done);
     afterPaint(function () { outbox.flush(true); topUp(); });
@@ -163,6 +181,7 @@
     if (kept) {
       const entryId = outbox.add(entry, { send: false });
       history.push(Object.assign({ card: card, entryId: entryId }, kept));
+      saveTrail();
       afterPaint(function () { outbox.flush(true); });
       return;
     }
@@ -170,6 +189,7 @@
     current = null;
     const entryId = outbox.add(entry, { send: false });
     history.push({ card: card, entryId: entryId, undo: base + UNDO_ACTION[action] });
+    saveTrail();
     advance();
     view.notice(t("study." + action));
     afterPaint(function () { outbox.flush(true); topUp(); });
@@ -178,9 +198,12 @@
   function undo() {
     const last = history.pop();
     if (!last) {
-      if (!pendingRatings().length) undoForm.submit(); // a rating from before this page: the server knows it
+      if (pendingRatings().length) return;
+      // A step from before this page: a card action goes as its form; a rating, the server knows.
+      if (!(trail && trail.undoEarlier(undoForm))) undoForm.submit();
       return;
     }
+    saveTrail();
     if (outbox.take(last.entryId)) {
       // Never sent: taking it back is all there is to do.
     } else if (last.undo) {
@@ -231,7 +254,7 @@
       exhausted = false;
     } else if (kind === "rejected") {
       const index = history.findIndex((item) => item.entryId === entry.id);
-      if (index >= 0) history.splice(index, 1);
+      if (index >= 0) { history.splice(index, 1); saveTrail(); }
       if (entry.type === "undo") {
         // The rating stands: drop the re-rating queued after the undo and move past the card.
         for (const later of pendingRatings()) if (later.card_id === entry.card_id && later.after_undo) outbox.take(later.id);

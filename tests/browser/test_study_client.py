@@ -6,6 +6,7 @@ straight from its SQLite file: a rating counts only once it is there, exactly on
 
 import re
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 from playwright.sync_api import Page, Route, expect
@@ -15,6 +16,7 @@ from tests.browser.conftest import NewPage, Traffic, query
 pytestmark = pytest.mark.browser
 
 PHONE = {"width": 390, "height": 844}
+SECTION = "CUDA 运行时：stream 与同步"  # three cards in the bundled content
 REVIEWS = re.compile(r"/api/reviews(\?|$)")
 # Generous: a retry after a dropped connection waits out the outbox's backoff.
 SAVED_WITHIN_MS = 30_000
@@ -359,3 +361,35 @@ def test_flags_from_the_keyboard_and_a_cleared_leech_undo_with_z(page: Page, ban
     saved(page)
     assert flag_of(card) == [(0, 1)]
     assert query(bank, "SELECT suspended FROM cardmark WHERE card_id = ?", card) == [(0,)]
+
+
+def test_z_on_the_done_page_takes_back_the_suspensions_then_the_rating(
+    page: Page, bank: Path
+) -> None:
+    def suspended() -> set[str]:
+        return {card for (card,) in query(bank, "SELECT card_id FROM cardmark WHERE suspended")}
+
+    # A section of three cards: one rated easy (days away), two suspended, and the day is done.
+    open_study(page, "/study?" + urlencode({"deck": "gpu-kernels-interview", "section": SECTION}))
+    rated = rate(page, "4")
+    first = shown(page)
+    page.keyboard.press("@")
+    expect(page.locator("#card")).not_to_have_attribute("data-card-id", first)
+    second = shown(page)
+    page.keyboard.press("@")
+    expect(page.locator("#done")).to_be_visible()
+    assert logged(bank) == [rated] and suspended() == {first, second}
+
+    page.keyboard.press("z")  # the last suspension, made on the study page before this one
+    expect(page.locator("#card")).to_have_attribute("data-card-id", second)
+    page.wait_for_load_state("networkidle")  # the study page's script is listening
+    assert suspended() == {first}
+    page.keyboard.press("z")  # the one before, from this new study page
+    expect(page.locator("#card")).to_have_attribute("data-card-id", first)
+    page.wait_for_load_state("networkidle")
+    assert suspended() == set()
+    assert logged(bank) == [rated]
+    page.keyboard.press("z")  # then the rating, which the server undoes
+    expect(page.locator("#card")).to_have_attribute("data-card-id", rated)
+    saved(page)
+    assert logged(bank) == []
