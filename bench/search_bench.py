@@ -45,25 +45,39 @@ QUERIES = (
 
 @contextmanager
 def _indexes(session: Any, *, on: bool) -> Iterator[None]:
-    """Search as it is (`on`), or with the trigram indexes bypassed."""
-    if on:
+    """SQLite: search as it is (`on`), or without the FTS5 filter."""
+    if on or session.get_bind().dialect.name != "sqlite":
         yield
         return
     import app.search
 
-    if session.get_bind().dialect.name == "sqlite":
-        answered_by_index = app.search._fts_rows
-        app.search._fts_rows = lambda terms: None
-        try:
-            yield
-        finally:
-            app.search._fts_rows = answered_by_index
-        return
-    session.connection().exec_driver_sql("SET enable_bitmapscan = off")
+    answered_by_index = app.search._fts_rows
+    app.search._fts_rows = lambda terms: None
     try:
         yield
     finally:
-        session.connection().exec_driver_sql("RESET enable_bitmapscan")
+        app.search._fts_rows = answered_by_index
+
+
+def _without_bitmaps(url: str) -> Any:
+    """PostgreSQL: an engine whose connections never scan an index into a bitmap.
+
+    Connections of their own, because a connection keeps the plan it prepared for a statement
+    (qbank plans generically) whatever is set afterwards.
+    """
+    from sqlalchemy import event
+
+    from app.db import make_engine
+
+    engine = make_engine(url)
+
+    @event.listens_for(engine, "connect")
+    def _off(dbapi_connection: Any, _record: Any) -> None:
+        with dbapi_connection.cursor() as cursor:
+            cursor.execute("SET enable_bitmapscan = off")
+        dbapi_connection.commit()
+
+    return engine
 
 
 def main() -> None:
@@ -86,6 +100,8 @@ def main() -> None:
         url = args.database_url or f"sqlite:///{Path(tmp) / 'bench.db'}"
         engine = make_engine(url)
         SQLModel.metadata.drop_all(engine)
+        with engine.begin() as connection:
+            connection.exec_driver_sql("DROP TABLE IF EXISTS alembic_version")
         create_schema(engine)
         root = Path(tmp) / "content"
         write_bank(root, cards=args.cards, decks=args.decks, topics=args.topics, seed=0)
@@ -96,10 +112,12 @@ def main() -> None:
         print(f"imported in {imported:.1f} s; {args.repeat} runs per query")
         print(f"{'query':<16} {'hits':>5} {'total':>6} {'indexed ms':>11} {'scan ms':>8}")
         medians: dict[bool, list[float]] = {True: [], False: []}
-        with Session(engine) as session:
+        bypass = engine if engine.dialect.name == "sqlite" else _without_bitmaps(url)
+        with Session(engine) as indexed_session, Session(bypass) as scan_session:
             for query in QUERIES:
                 found = {}
                 for indexed in (True, False):
+                    session = indexed_session if indexed else scan_session
                     with _indexes(session, on=indexed):
                         result = search(session, query)
                         times = []
@@ -117,6 +135,7 @@ def main() -> None:
                 )
         all_indexed, all_scan = (statistics.median(medians[on]) for on in (True, False))
         print(f"{'all (median)':<16} {'':>5} {'':>6} {all_indexed:>11.1f} {all_scan:>8.1f}")
+        bypass.dispose()
         engine.dispose()
 
 
