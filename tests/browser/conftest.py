@@ -90,6 +90,17 @@ def bundled_settings(db: Path) -> Settings:
     return Settings(database_url=f"sqlite:///{db}", content_dir=REPO / "content", mode="local")
 
 
+def team_settings(db: Path) -> Settings:
+    """Team mode over the bundled content in the SQLite file `db`, read from no .env file."""
+    return Settings(
+        _env_file=None,  # type: ignore[call-arg]
+        database_url=f"sqlite:///{db}",
+        content_dir=REPO / "content",
+        mode="team",
+        secret_key="browser-test-secret-" + "x" * 32,
+    )
+
+
 def copy_bank(source: Path, target: Path) -> None:
     """Copy an SQLite bank with its write-ahead log, through SQLite's backup API."""
     with sqlite3.connect(source) as src, sqlite3.connect(target) as dst:

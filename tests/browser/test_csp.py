@@ -17,8 +17,7 @@ from sqlmodel import Session
 
 from app import accounts
 from app.bank import open_engine
-from app.config import Settings
-from tests.browser.conftest import Traffic, copy_bank, serve
+from tests.browser.conftest import Traffic, copy_bank, serve, team_settings
 
 pytestmark = pytest.mark.browser
 
@@ -93,13 +92,7 @@ def test_every_local_page_works_under_the_csp(page: Page, traffic: Traffic) -> N
 def team_origin(tmp_path_factory: pytest.TempPathFactory, bundled_bank: Path) -> Iterator[str]:
     db = tmp_path_factory.mktemp("csp-team") / "qbank.db"
     copy_bank(bundled_bank, db)
-    settings = Settings(
-        _env_file=None,  # type: ignore[call-arg]
-        database_url=f"sqlite:///{db}",
-        content_dir=REPO / "content",
-        mode="team",
-        secret_key="csp-test-secret-" + "x" * 32,
-    )
+    settings = team_settings(db)
     engine = open_engine(settings)
     with Session(engine) as session:
         accounts.create_user(session, name="admin", password=PASSWORD, is_admin=True)

@@ -19,7 +19,7 @@ from app.bank import open_engine
 from app.config import Settings
 from app.content.sync import import_content
 from app.models import AuthSession
-from tests.browser.conftest import serve
+from tests.browser.conftest import serve, team_settings
 
 REPO = Path(__file__).resolve().parents[2]
 ATTACKER = "http://attacker.test"
@@ -30,13 +30,7 @@ PASSWORD = "member-password-1"
 def team_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Settings]]:
     """A team-mode qbank over the bundled content with one member, and its settings."""
     db = tmp_path_factory.mktemp("team-browser") / "qbank.db"
-    settings = Settings(
-        _env_file=None,  # type: ignore[call-arg]
-        database_url=f"sqlite:///{db}",
-        content_dir=REPO / "content",
-        mode="team",
-        secret_key="browser-test-secret-" + "x" * 32,
-    )
+    settings = team_settings(db)
     engine = open_engine(settings)
     import_content(settings.content_dir, engine)
     with Session(engine) as session:

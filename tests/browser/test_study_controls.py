@@ -14,8 +14,7 @@ from sqlmodel import Session
 
 from app import accounts
 from app.bank import open_engine
-from app.config import Settings
-from tests.browser.conftest import REPO, NewPage, copy_bank, query, serve
+from tests.browser.conftest import NewPage, copy_bank, query, serve, team_settings
 
 pytestmark = pytest.mark.browser
 
@@ -38,13 +37,7 @@ def invited(tmp_path: Path, bundled_bank: Path) -> Iterator[tuple[str, str, Path
     """A team-mode server of its own, an invitation to it, and its SQLite file."""
     db = tmp_path / "team.db"
     copy_bank(bundled_bank, db)
-    settings = Settings(
-        _env_file=None,  # type: ignore[call-arg]
-        database_url=f"sqlite:///{db}",
-        content_dir=REPO / "content",
-        mode="team",
-        secret_key="browser-test-secret-" + "x" * 32,
-    )
+    settings = team_settings(db)
     engine = open_engine(settings)
     try:
         with Session(engine) as session:
