@@ -107,7 +107,11 @@ def test_a_bundled_card_shows_its_figure(new_page: NewPage, scheme: str, width: 
     page.goto("/cards/notes-roofline-optimize")
     figure = page.get_by_role("img", name="Roofline 图", exact=False)
     expect(figure).to_be_visible()
-    assert figure.evaluate("el => el.complete && el.naturalWidth > 0")
+    # It loads lazily, once near the viewport: scrolled to, it must arrive and decode.
+    figure.scroll_into_view_if_needed()
+    page.wait_for_function(
+        "el => el.complete && el.naturalWidth > 0", arg=figure.element_handle(), timeout=15_000
+    )
     assert figure.evaluate("el => el.getBoundingClientRect().right") <= width
     assert page.evaluate(PAGE_WIDTH) <= width
     ARTIFACTS.mkdir(exist_ok=True)

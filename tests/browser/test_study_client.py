@@ -378,6 +378,7 @@ def test_z_on_the_done_page_takes_back_the_suspensions_then_the_rating(
     second = shown(page)
     page.keyboard.press("@")
     expect(page.locator("#done")).to_be_visible()
+    page.wait_for_load_state("networkidle")  # the done page's script is listening
     assert logged(bank) == [rated] and suspended() == {first, second}
 
     page.keyboard.press("z")  # the last suspension, made on the study page before this one
