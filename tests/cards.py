@@ -1,8 +1,12 @@
 """Cards written straight into a bank, for tests of scheduling that need no content files."""
 
+from datetime import datetime, timedelta
+
+from sqlalchemy import Engine
 from sqlmodel import Session
 
-from app.models import Card, Deck
+from app.cardstate import State
+from app.models import Card, CardState, Deck
 
 
 def make_cards(session: Session, count: int, *, slug: str, prefix: str) -> list[str]:
@@ -24,3 +28,25 @@ def make_cards(session: Session, count: int, *, slug: str, prefix: str) -> list[
     )
     session.commit()
     return ids
+
+
+def lapsed_review(
+    engine: Engine, learner_id: int, card_id: str, lapses: int, now: datetime
+) -> None:
+    """A hand-built state: the card in review, due at `now`, lapsed `lapses` times already."""
+    with Session(engine) as session:
+        session.add(
+            CardState(
+                learner_id=learner_id,
+                card_id=card_id,
+                state=int(State.REVIEW),
+                stability=2.0,
+                difficulty=8.0,
+                due=now - timedelta(hours=1),
+                last_review=now - timedelta(days=3),
+                reps=lapses * 2 + 1,
+                lapses=lapses,
+                version=1,
+            )
+        )
+        session.commit()

@@ -2,17 +2,16 @@
 
 import re
 import threading
-from datetime import timedelta
 from html.parser import HTMLParser
 
 from sqlmodel import Session, select
 from team_support import NOTES_DECK
 
-from app.cardstate import State
 from app.catalog import MATURE_DAYS
 from app.imports import KIND
 from app.jobs import start_job, wait_for_all
 from app.models import Card, CardState, Deck
+from tests import cards
 
 CARD = """
 ## 3. What is continuous batching? {#batching}
@@ -251,23 +250,7 @@ def test_admin_backs_up_and_restores_a_members_history(browser):
 
 
 def lapsed(db, clock, name: str, card_id: str, lapses: int) -> None:
-    """A hand-built review state of `name`'s: due now, lapsed `lapses` times already."""
-    with Session(db.engine) as session:
-        session.add(
-            CardState(
-                learner_id=db.learner(name).id,
-                card_id=card_id,
-                state=int(State.REVIEW),
-                stability=2.0,
-                difficulty=8.0,
-                due=clock.now - timedelta(hours=1),
-                last_review=clock.now - timedelta(days=3),
-                reps=2 * lapses + 1,
-                lapses=lapses,
-                version=1,
-            )
-        )
-        session.commit()
+    cards.lapsed_review(db.engine, db.learner(name).id, card_id, lapses, clock.now)
 
 
 def test_the_team_page_lists_the_cards_most_members_keep_failing(browser, clock, db):

@@ -2,11 +2,8 @@
 
 from datetime import datetime, timedelta
 
-from sqlmodel import Session
-
-from app.cardstate import State
-from app.models import CardState
 from app.study.marks import leech_hit
+from tests import cards
 
 
 def test_leech_warnings_fall_at_the_threshold_then_every_half_threshold():
@@ -16,23 +13,7 @@ def test_leech_warnings_fall_at_the_threshold_then_every_half_threshold():
 
 
 def lapsed_review(bank, clock, card_id: str, lapses: int, learner: str = "local") -> None:
-    """A hand-built state: the card in review, due now, lapsed `lapses` times already."""
-    with Session(bank.engine) as session:
-        session.add(
-            CardState(
-                learner_id=bank.learner(learner).id,
-                card_id=card_id,
-                state=int(State.REVIEW),
-                stability=2.0,
-                difficulty=8.0,
-                due=clock.now - timedelta(hours=1),
-                last_review=clock.now - timedelta(days=3),
-                reps=lapses * 2 + 1,
-                lapses=lapses,
-                version=1,
-            )
-        )
-        session.commit()
+    cards.lapsed_review(bank.engine, bank.learner(learner).id, card_id, lapses, clock.now)
 
 
 def rate(client, card_id: str, rating: int) -> dict:
