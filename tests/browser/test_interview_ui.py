@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from app.learners import local_day
+from app.models import Learner
 from tests.browser.conftest import NewPage
 
 pytestmark = pytest.mark.browser
@@ -29,7 +31,10 @@ def shot(page: Page, name: str) -> None:
 def set_interview(page: Page, name: str, days: int) -> str:
     page.goto("/interviews")
     page.fill('input[name="name"]', name)
-    day = (datetime.now(UTC) + timedelta(days=days)).date().isoformat()
+    # Counted from the learner's study day (it rolls over at 04:00 in their zone), not the UTC
+    # calendar: between midnight and 04:00 the two differ by one day.
+    today = local_day(Learner(), datetime.now(UTC))
+    day = (today + timedelta(days=days)).isoformat()
     page.fill('input[name="date"]', day)
     page.select_option('select[name="deck"]', DECK)
     page.click("#add-interview")
