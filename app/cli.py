@@ -1,5 +1,6 @@
 """The `qbank` command: thin wrappers that call one app function each."""
 
+import json
 import os
 import sys
 from contextlib import contextmanager
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     from sqlmodel import Session
 
     from app.config import Settings
+    from app.content.report import FileReport
     from app.models import Learner
 
 
@@ -38,39 +40,75 @@ def main() -> None:
 
 @main.command("check")
 @click.argument("directory", required=False, type=click.Path(path_type=Path))
-@click.option("--strict", is_flag=True, help="Treat warnings as errors.")
-def check_command(directory: Path | None, strict: bool) -> None:
-    """Validate content without touching the database."""
+@click.option("--strict", is_flag=True, help="Treat every problem and warning as an error.")
+@click.option("--json", "as_json", is_flag=True, help="Print what was found in each note as JSON.")
+def check_command(directory: Path | None, strict: bool, as_json: bool) -> None:
+    """Show what qbank finds in a folder of notes, touching no database."""
+    from app.content.report import as_json as report_json
     from app.content.sync import check_content
 
-    report = check_content(directory or _settings().content_dir)
-    _print_problems(report.errors, "error")
-    _print_problems(report.warnings, "warning")
-    click.echo(
-        f"{report.decks} decks, {report.cards} cards, {report.topics} topics, "
-        f"{report.formulas} formulas: {len(report.errors)} errors, {len(report.warnings)} warnings"
-    )
+    report = check_content(directory or _settings().content_dir, strict=strict)
+    if as_json:
+        summary = {
+            "decks": report.decks,
+            "cards": report.cards,
+            "topics": report.topics,
+            "errors": len(report.errors),
+            "warnings": len(report.warnings),
+        }
+        click.echo(json.dumps(report_json(report.files, summary), ensure_ascii=False, indent=1))
+    else:
+        _print_files(report.files)
+        _print_problems(report.errors, "error")
+        _print_problems(report.warnings, "warning")
+        click.echo(
+            f"{report.decks} decks, {report.cards} cards, {report.topics} topics, "
+            f"{report.formulas} formulas: {len(report.errors)} errors, "
+            f"{len(report.warnings)} warnings"
+        )
     if report.errors or (strict and report.warnings):
         sys.exit(1)
 
 
+def _print_files(files: "list[FileReport]") -> None:
+    """Per note: its cards, and the headings not taken with why."""
+    for report in files:
+        if report.kind == "skipped":
+            continue
+        if report.kind == "topic":
+            click.echo(f"{report.path}: reading page '{report.title}'")
+            continue
+        click.echo(f"{report.path}: deck '{report.title}', {len(report.cards)} cards")
+        for card in report.cards:
+            click.echo(f"  {card.line}: card [{card.recogniser}] {card.question}")
+        for heading in report.headings_not_taken:
+            click.echo(f"  {heading.line}: not a card ({heading.reason}): {heading.text}")
+
+
 @main.command("import")
 @click.argument("directory", required=False, type=click.Path(path_type=Path))
-def import_command(directory: Path | None) -> None:
-    """Import content into the question bank (incremental, all-or-nothing)."""
+@click.option("--strict", is_flag=True, help="Refuse the whole import on any error.")
+@click.option("--dry-run", is_flag=True, help="Show what would change; keep nothing.")
+def import_command(directory: Path | None, strict: bool, dry_run: bool) -> None:
+    """Import a folder of notes into the question bank (incremental; history kept)."""
     from app.bank import open_engine
     from app.content.sync import import_content
 
     settings = _settings()
     try:
-        report = import_content(directory or settings.content_dir, open_engine(settings))
+        report = import_content(
+            directory or settings.content_dir, open_engine(settings), strict=strict, dry_run=dry_run
+        )
     except ContentErrors as exc:
         _print_problems(exc.errors, "error")
         _fail(f"import failed with {len(exc.errors)} error(s); the bank is unchanged")
         return
+    if dry_run:
+        _print_files(report.files)
     _print_problems(report.warnings, "warning")
     click.echo(
-        f"{report.decks} decks, {report.topics} topics; cards: {report.added} added, "
+        ("dry run, nothing kept: " if dry_run else "")
+        + f"{report.decks} decks, {report.topics} topics; cards: {report.added} added, "
         f"{report.updated} updated, {report.unchanged} unchanged, {report.retired} retired, "
         f"{report.resumed} resumed; {report.files_read} files read, "
         f"{report.files_skipped} unchanged files skipped; "

@@ -148,7 +148,7 @@ def test_a_failing_import_leaves_the_questions_as_they_were(
     broken = QUESTIONS.replace("  答：SRAM 固定，每块放得下的行变少。", "")
     write_content({"decks/attention.md": broken})
     with pytest.raises(ContentErrors) as caught:
-        import_content(root, engine)
+        import_content(root, engine, strict=True)
     line = broken.splitlines().index("- 追问：为什么 head dim 大了收益变小？ {#fa-head-dim}") + 1
     assert [str(error) for error in caught.value.errors] == [
         f"decks/attention.md:{line}: follow-up question '为什么 head dim 大了收益变小？' has no "

@@ -101,7 +101,10 @@ def test_the_size_an_image_file_states(
         ("![图](data:image/png;base64,AAAA)", "must be a file in the content directory"),
         ("![图](../assets/roofline.bmp)", "image 'assets/roofline.bmp' is not a supported type"),
         ("![图](../.git/x.png)", "image '../.git/x.png' is in a hidden folder or file"),
-        ("![](../assets/roofline.png)", "image '../assets/roofline.png' needs alt text"),
+        (
+            "![](../assets/roofline.png)",
+            "image '../assets/roofline.png' has no alt text; shown as 'roofline.png'",
+        ),
     ],
 )
 def test_bad_images_are_errors_at_their_line(root: Path, text: str, message: str) -> None:
@@ -159,11 +162,11 @@ def test_check_and_import_report_a_missing_image_with_its_line(
     write_content: WriteContent, settings: object
 ) -> None:
     root = write_content({"decks/gpu.md": DECK.replace("{name}", "nowhere.png")})
-    checked = CliRunner().invoke(main, ["check", str(root)])
+    checked = CliRunner().invoke(main, ["check", "--strict", str(root)])
     assert checked.exit_code == 1
     assert "decks/gpu.md:11: image 'assets/nowhere.png' not found" in checked.stderr
     assert "Traceback" not in checked.output
-    imported = CliRunner().invoke(main, ["import", str(root)])
+    imported = CliRunner().invoke(main, ["import", "--strict", str(root)])
     assert imported.exit_code == 1
     assert "decks/gpu.md:11: image 'assets/nowhere.png' not found" in imported.stderr
 

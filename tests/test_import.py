@@ -386,7 +386,7 @@ def test_failing_import_changes_nothing_and_lists_every_error(
 ) -> None:
     add_history(engine, ROOFLINE, make_learner())
     before = dump(engine)
-    bad_systems = SYSTEMS + "\n## 2. 坏公式\n\n这里 $\\frac{1$ 写错了。\n\n## 3. 没有答案\n"
+    bad_systems = SYSTEMS + "\n## 2. 坏公式\n\n这里 $\\frac{1$ 写错了。\n\n## Q: 没有答案\n"
     write_content(
         {
             "decks/gpu.md": GPU.replace("性能上限", "新的答案"),  # a good change
@@ -396,7 +396,7 @@ def test_failing_import_changes_nothing_and_lists_every_error(
         }
     )
     with pytest.raises(ContentErrors) as caught:
-        import_content(imported, engine)
+        import_content(imported, engine, strict=True)
     assert [str(error) for error in caught.value.errors] == [
         f"decks/systems.md:{line_of(bad_systems, '这里')}: KaTeX: Unexpected end of input in a "
         "macro argument, expected '}' at end of input: \\frac{1 in $\\frac{1$",
@@ -417,7 +417,7 @@ def test_duplicate_explicit_ids_name_both_places(
     before = dump(engine)
     write_content({"decks/other.md": "---\ntitle: O\n---\n\n### Q: again {#gemm-core}\n\na\n"})
     with pytest.raises(ContentErrors) as caught:
-        import_content(imported, engine)
+        import_content(imported, engine, strict=True)
     assert [str(error) for error in caught.value.errors] == [
         "decks/other.md:5: duplicate card id 'gemm-core' (also at decks/gpu.md:10); "
         "give one of them an explicit {#id}"
@@ -436,7 +436,7 @@ def test_duplicate_derived_ids_in_new_files_name_both_places(
         }
     )
     with pytest.raises(ContentErrors) as caught:
-        import_content(root, engine)
+        import_content(root, engine, strict=True)
     [error] = caught.value.errors
     assert (error.path, error.line) == ("decks/b.md", 7)
     assert f"duplicate card id '{NVLINK}' (also at decks/a.md:5)" in error.message
@@ -448,7 +448,7 @@ def test_duplicate_deck_slug_is_an_error(
 ) -> None:
     write_content({"decks/other.md": "---\ntitle: O\nslug: gpu\n---\n\n## 1. x\n\na\n"})
     with pytest.raises(ContentErrors) as caught:
-        import_content(imported, engine)
+        import_content(imported, engine, strict=True)
     assert [str(e) for e in caught.value.errors] == [
         "decks/other.md:1: deck slug 'gpu' is also used by decks/gpu.md"
     ]
@@ -463,7 +463,7 @@ def test_unsafe_link_fails_the_import(write_content: WriteContent, engine: Engin
         }
     )
     with pytest.raises(ContentErrors) as caught:
-        import_content(root, engine)
+        import_content(root, engine, strict=True)
     assert [str(e) for e in caught.value.errors] == [
         "decks/a.md:8: unsafe or unsupported link target 'javascript:alert(1)'"
     ]
@@ -472,9 +472,9 @@ def test_unsafe_link_fails_the_import(write_content: WriteContent, engine: Engin
 def test_empty_content_directory_is_an_error(tmp_path: Path, engine: Engine) -> None:
     (tmp_path / "empty").mkdir()
     with pytest.raises(ContentErrors) as caught:
-        import_content(tmp_path / "empty", engine)
+        import_content(tmp_path / "empty", engine, strict=True)
     assert [e.line for e in caught.value.errors] == [0]
-    assert "no decks/*.md or topics/*.md files found" in caught.value.errors[0].message
+    assert "no notes (.md, .markdown or .txt files) found" in caught.value.errors[0].message
 
 
 # --- links and topics ---------------------------------------------------------------------

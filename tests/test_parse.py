@@ -74,7 +74,7 @@ def test_question_card_with_chinese_labels() -> None:
         **继续读。** 线性层与 GEMM / GEMM、Attention 与融合算子
         """
     deck = parse_ok(source)
-    assert (deck.title, deck.slug, deck.style) == ("算子与性能 QA", "test", "question")
+    assert (deck.title, deck.slug, deck.style) == ("算子与性能 QA", "test", "auto")
     assert deck.description == "GEMM 与 roofline"
     assert deck.tags == ["gpu", "kernels"]
     assert deck.language == "zh"
@@ -290,9 +290,18 @@ def test_question_heading_levels_two_to_four(level: str) -> None:
     assert [card.question for card in deck.cards] == ["q"]
 
 
-def test_level_five_question_heading_is_content() -> None:
-    card = only_card("---\ntitle: T\n---\n### Q: q\nanswer\n##### Q: not a card\nmore\n")
-    assert card.answer.text == "answer\n##### Q: not a card\nmore"
+def test_a_question_heading_at_any_level_is_a_card() -> None:
+    deck = parse_ok("---\ntitle: T\n---\n### Q: q\nanswer\n##### Q: also a card\nmore\n")
+    assert [(c.question, c.answer.text) for c in deck.cards] == [
+        ("q", "answer"),
+        ("also a card", "more"),
+    ]
+
+
+def test_the_house_question_style_keeps_deeper_headings_as_content() -> None:
+    text = "---\ntitle: T\nstyle: question\n---\n### Q: q\nanswer\n##### Q: content\nmore\n"
+    card = only_card(text)
+    assert card.answer.text == "answer\n##### Q: content\nmore"
 
 
 def test_other_headings_inside_a_card_are_content() -> None:
@@ -410,6 +419,7 @@ def test_numbered_cards() -> None:
         """
         ---
         title: 体系结构
+        style: numbered
         ---
         Intro.
 
@@ -434,9 +444,9 @@ def test_numbered_cards() -> None:
     )
     assert deck.style == "numbered"
     assert [(c.question, c.line, c.section) for c in deck.cards] == [
-        ("cache line 的大小", 6, ""),
-        ("cache line 对齐", 10, ""),
-        ("roofline 模型", 14, ""),
+        ("cache line 的大小", 7, ""),
+        ("cache line 对齐", 11, ""),
+        ("roofline 模型", 15, ""),
     ]
     assert deck.cards[0].answer.text == "64 字节。"
     roofline = deck.cards[2]
@@ -479,7 +489,7 @@ def test_style_detection_prefers_question_headings() -> None:
         answer
         """
     )
-    assert deck.style == "question"
+    assert deck.style == "auto"
     assert [(c.question, c.section) for c in deck.cards] == [("real card", "1. Basics")]
 
 
@@ -581,15 +591,17 @@ def test_card_heading_without_question_is_an_error() -> None:
     assert messages(errors) == [f"{PATH}:4: card heading has no question text"]
 
 
-def test_deck_without_cards_is_an_error() -> None:
-    _, errors = parse("---\ntitle: T\n---\n\nJust prose.\n")
-    assert messages(errors) == [f"{PATH}:4: deck has no cards (looked for numbered-style headings)"]
+def test_a_note_without_cards_is_no_deck() -> None:
+    deck, errors = parse_deck(PATH, "---\ntitle: T\n---\n\nJust prose.\n")
+    assert deck is None
+    assert messages(errors) == [f"{PATH}:5: deck has no cards"]
 
 
-def test_deck_without_title_is_an_error() -> None:
+def test_a_deck_without_a_title_is_named_by_its_heading_or_file() -> None:
     deck, errors = parse("### Q: q\na\n", path="decks/untitled.md")
-    assert messages(errors) == ["decks/untitled.md:1: deck has no 'title' in its front matter"]
-    assert deck.title == "untitled"
+    assert (errors, deck.title) == ([], "untitled")
+    deck, errors = parse("# GPU notes\n\n### Q: q\na\n", path="decks/untitled.md")
+    assert (errors, deck.title) == ([], "GPU notes")
 
 
 def test_unterminated_front_matter_is_an_error() -> None:
@@ -743,8 +755,8 @@ def test_topic_body_line_ignores_trailing_blank_lines() -> None:
 def test_topic_problems() -> None:
     topic, errors = parse_topic("topics/t.md", "---\nslug: Bad Slug\naliases: 3\n---\nbody\n")
     assert topic is not None
+    assert topic.title == "t"
     assert messages(errors) == [
-        "topics/t.md:1: topic has no 'title' in its front matter",
         "topics/t.md:1: slug 'Bad Slug' may only use letters, digits, '-', '_' and '.'",
         "topics/t.md:1: front matter 'aliases' must be a list of text",
     ]

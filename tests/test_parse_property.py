@@ -188,8 +188,8 @@ def test_parse_topic_returns_a_topic_or_located_errors(text: str) -> None:
 @given(documents, documents)
 def test_compile_returns_located_errors(deck_text: str, topic_text: str) -> None:
     sources = [
-        SourceText(DECK_PATH, "deck", "0", deck_text),
-        SourceText(TOPIC_PATH, "topic", "1", topic_text),
+        SourceText(DECK_PATH, "0", deck_text),
+        SourceText(TOPIC_PATH, "1", topic_text),
     ]
     compiled = compile_sources(sources, Renderer())
     for error in compiled.errors:

@@ -55,12 +55,16 @@ def test_watch_reimports_changed_content(
 
         assert _wait_for(lambda: second_card() is not None)
 
-        # A broken edit is reported and leaves the bank as it was.
+        # A broken formula is imported as its source, marked, and the rest stays.
         write_content({"decks/watched.md": edited.replace("**Answer.** Two.", "$\\frac{$")})
-        time.sleep(1.5)
+
+        def marked() -> bool:
+            with Session(engine) as session:
+                card = session.get(Card, "second")
+                return card is not None and "math-error" in card.answer_html
+
+        assert _wait_for(marked)
         with Session(engine) as session:
-            card = session.get(Card, "second")
-            assert card is not None and "Two" in card.answer_html
             assert len(session.exec(select(Card)).all()) == 2
     finally:
         stop.set()

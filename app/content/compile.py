@@ -18,8 +18,8 @@ from app.content.parse import (
     ParsedDeck,
     ParsedTopic,
     normalise_title,
-    parse_deck,
-    parse_topic,
+    note_stem,
+    parse_note,
 )
 from app.content.render import FormulaKey, Renderer
 from app.content.source import SourceText
@@ -104,9 +104,7 @@ def split_warnings(problems: list[ContentError]) -> tuple[list[ContentError], li
 
 
 def parse_source(source: SourceText) -> tuple[Parsed | None, list[ContentError]]:
-    if source.kind == "deck":
-        return parse_deck(source.path, source.text)
-    return parse_topic(source.path, source.text)
+    return parse_note(source.path, source.text)
 
 
 def compile_item(
@@ -222,7 +220,9 @@ def _collect(
 
 def _compile_deck(deck: ParsedDeck, renderer: Renderer, errors: list[ContentError]) -> CompiledDeck:
     def render(block: Block) -> tuple[str, str]:
-        result = renderer.render(block.text, path=deck.path, line=block.line, errors=errors)
+        result = renderer.render(
+            block.text, path=deck.path, line=block.line, errors=errors, breaks=deck.breaks
+        )
         return result.html, result.text
 
     cards = []
@@ -233,7 +233,9 @@ def _compile_deck(deck: ParsedDeck, renderer: Renderer, errors: list[ContentErro
         answer_html, answer_text = render(card.answer)
         followups_html, followups_text = render(card.followups)
         pitfalls_html, pitfalls_text = render(card.pitfalls)
-        questions, questions_text = _compile_followups(card, deck.path, renderer, errors)
+        questions, questions_text = _compile_followups(
+            card, deck.path, renderer, errors, card_breaks=deck.breaks
+        )
         cards.append(
             CompiledCard(
                 card=card,
@@ -254,14 +256,21 @@ def _compile_deck(deck: ParsedDeck, renderer: Renderer, errors: list[ContentErro
 
 
 def _compile_followups(
-    card: ParsedCard, path: str, renderer: Renderer, errors: list[ContentError]
+    card: ParsedCard,
+    path: str,
+    renderer: Renderer,
+    errors: list[ContentError],
+    *,
+    card_breaks: bool,
 ) -> tuple[list[CompiledFollowup], list[str]]:
     compiled, texts = [], []
     for item in card.questions:
         question = renderer.render(
             item.question, path=path, line=item.line, errors=errors, inline=True
         )
-        answer = renderer.render(item.answer, path=path, line=item.answer_line, errors=errors)
+        answer = renderer.render(
+            item.answer, path=path, line=item.answer_line, errors=errors, breaks=card_breaks
+        )
         compiled.append(
             CompiledFollowup(item.id, item.position, item.line, question.html, answer.html)
         )
@@ -272,7 +281,9 @@ def _compile_followups(
 def _compile_topic(
     topic: ParsedTopic, renderer: Renderer, errors: list[ContentError]
 ) -> CompiledTopic:
-    body = renderer.render(topic.body.text, path=topic.path, line=topic.body.line, errors=errors)
+    body = renderer.render(
+        topic.body.text, path=topic.path, line=topic.body.line, errors=errors, breaks=topic.breaks
+    )
     return CompiledTopic(
         topic=topic,
         body_html=body.html,
@@ -313,7 +324,8 @@ def topic_index(topics: list[TopicRef]) -> tuple[dict[str, str], list[ContentErr
             continue
         seen_slugs[topic.slug] = topic.path
     for topic in topics:
-        for name in (topic.slug, topic.title, *topic.aliases):
+        # A note is linked by its file name too (`[[name]]`, `[x](name.md)`), as Obsidian does.
+        for name in dict.fromkeys((topic.slug, topic.title, *topic.aliases, note_stem(topic.path))):
             key = normalise_title(name)
             other = index.get(key)
             if other is not None and other != topic.slug:

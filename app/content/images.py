@@ -62,6 +62,21 @@ def resolve(src: str, source: str) -> str:
     return path
 
 
+def image_names(root: Path) -> dict[str, str]:
+    """Every image file under `root` by its name (case-folded), the first by path for a name.
+
+    Obsidian finds `![[name.png]]` wherever the file is in the vault; so does this.
+    """
+    names: dict[str, str] = {}
+    for folder, folders, files in os.walk(root):
+        folders[:] = sorted(f for f in folders if not f.startswith(".") and f != "node_modules")
+        for name in sorted(files):
+            if posixpath.splitext(name)[1].lower() in TYPES:
+                rel = Path(folder, name).relative_to(root).as_posix()
+                names.setdefault(name.casefold(), rel)
+    return names
+
+
 def load(root: Path, path: str) -> Image:
     """Check the image at content-relative `path` under `root`; raise ImageError."""
     suffix = posixpath.splitext(path)[1].lower()
@@ -98,7 +113,9 @@ def _checked(
     return hashlib.sha256(data).hexdigest()[:16], _dimensions(data, suffix)
 
 
-_SVG_SIZE = re.compile(rb"<svg\b[^>]*?\bwidth=[\"']([\d.]+)(?:px)?[\"'][^>]*?\bheight=[\"']([\d.]+)")
+_SVG_SIZE = re.compile(
+    rb"<svg\b[^>]*?\bwidth=[\"']([\d.]+)(?:px)?[\"'][^>]*?\bheight=[\"']([\d.]+)"
+)
 
 
 def _dimensions(data: bytes, suffix: str) -> tuple[int, int] | None:

@@ -7,29 +7,32 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
+from urllib.parse import unquote
+
 import yaml
 
 from app.content.errors import ContentError
 from app.content.followups import ParsedFollowup, split_followups
+from app.content.outline import Outline, build_outline
+from app.content.recognise import Found, NotTaken, Recognised, recognise
 
 BLOCKS = ("answer", "followups", "pitfalls", "reading")
 
 BUILTIN_LABELS: dict[str, tuple[str, ...]] = {
-    "answer": ("面试回答", "回答", "答案", "answer", "interview answer"),
+    "answer": ("面试回答", "回答", "答案", "答", "a", "answer", "interview answer"),
     "followups": ("追问展开", "追问", "follow-up", "follow-ups", "follow up", "follow ups"),
     "pitfalls": ("易错点/边界", "易错点", "边界", "pitfalls", "pitfalls/edge cases", "edge cases"),
     "reading": ("继续读", "延伸阅读", "continue reading", "further reading", "see also"),
 }
 
-_HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
-_FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
-_EXPLICIT_ID = re.compile(r"[ \t]*\{#([^}\s]*)\}[ \t]*$")
+NOTE_SUFFIXES = (".md", ".markdown", ".txt")
+
 _VALID_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-_QUESTION = re.compile(r"^Q[ \t]*[:：][ \t]*(.*)$", re.IGNORECASE)
-_NUMBERED = re.compile(r"^(\d{1,4})[ \t]*[.、．)）][ \t]*(.*)$")
 _LABEL = re.compile(r"^\*\*(.+?)\*\*[ \t]*[。.:：]?[ \t]*(.*)$")
+# A label without bold ("面试回答。 …", "Answer: …") must end in punctuation.
+_PLAIN_LABEL = re.compile(r"^([^\s*#>|`$-][^。.:：*]{0,15}?)[ \t]*([。.:：])[ \t]*(.*)$")
 _LIST_MARKER = re.compile(r"^(?:[-*+]|\d+[.)])[ \t]+")
-_WIKILINK = re.compile(r"^\[\[(.+?)\]\]$")
+_WIKILINK = re.compile(r"^!?\[\[(.+?)\]\]$")
 _MDLINK = re.compile(r"^\[(.+?)\]\((\S+?)\)$")
 _URL = re.compile(r"^https?://\S+$")
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
@@ -68,6 +71,7 @@ class ParsedCard:
     links: list[Link] = field(default_factory=list)
     # The follow-up questions of the follow-ups block; `followups` keeps only its other prose.
     questions: list[ParsedFollowup] = field(default_factory=list)
+    recogniser: str = "house"  # which way of writing a card this one was found by
 
     def fingerprint(self) -> str:
         """Hash everything that, when changed, makes the stored card out of date."""
@@ -95,6 +99,9 @@ class ParsedDeck:
     style: str
     intro: Block
     cards: list[ParsedCard]
+    folder: str = ""
+    breaks: bool = False  # render single line breaks as breaks (notes written as plain text)
+    not_taken: list[NotTaken] = field(default_factory=list)
 
 
 @dataclass
@@ -105,6 +112,8 @@ class ParsedTopic:
     aliases: list[str]
     summary: str
     body: Block
+    folder: str = ""
+    breaks: bool = False
 
 
 def normalise_title(text: str) -> str:
@@ -118,8 +127,14 @@ def derived_card_id(question: str) -> str:
 
 
 def slug_from_path(path: str) -> str:
-    stem = path.rsplit("/", 1)[-1].removesuffix(".md")
-    return stem
+    """A URL-safe slug from a note's file name (a hash of its path when the name has none)."""
+    stem = note_stem(path)
+    ascii_stem = unicodedata.normalize("NFKD", stem).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", ascii_stem).strip("-._")
+    if slug == stem or (slug and len(slug) >= len(stem) // 2):
+        return slug
+    digest = hashlib.sha1(path.encode()).hexdigest()[:8]
+    return f"{slug}-{digest}" if slug else f"n-{digest}"
 
 
 def _label_key(text: str) -> str:
@@ -140,8 +155,9 @@ def split_front_matter(
         if lines[end].strip() in ("---", "..."):
             break
     else:
+        # Read as a horizontal rule and text, so that nothing in the note is lost.
         errors.append(ContentError(path, 1, "front matter starts with '---' but never ends"))
-        return {}, [], len(lines) + 1
+        return {}, lines, 1
     raw = "\n".join(lines[1:end])
     try:
         meta = yaml.safe_load(raw) or {}
@@ -215,49 +231,6 @@ def _check_slug(slug: str, path: str, errors: list[ContentError]) -> None:
         )
 
 
-def _body_lines(lines: list[str]) -> list[tuple[int, str, bool]]:
-    """Yield (index, line, structural) where structural is False inside code or display math."""
-    out: list[tuple[int, str, bool]] = []
-    fence: str | None = None
-    in_math = False
-    for index, line in enumerate(lines):
-        stripped = line.strip()
-        if fence:
-            out.append((index, line, False))
-            if stripped.startswith(fence) and set(stripped) <= set(fence[0]):
-                fence = None
-            continue
-        if in_math:
-            out.append((index, line, False))
-            if stripped.endswith("$$"):
-                in_math = False
-            continue
-        match = _FENCE.match(line)
-        if match:
-            fence = match.group(1)
-            out.append((index, line, False))
-            continue
-        if stripped.startswith("$$") and _opens_display_math(lines, index):
-            in_math = True
-        out.append((index, line, True))
-    return out
-
-
-def _opens_display_math(lines: list[str], index: int) -> bool:
-    """Whether the `$$` line at `index` opens a multi-line block, as dollarmath decides it."""
-    # Only a block that closes before a blank line is math; otherwise markdown-it renders the
-    # text as a paragraph, and treating it as math here would swallow every later heading.
-    first = lines[index].strip()
-    if len(first) > 3 and (first.endswith("$$") or "$$" in first[2:]):
-        return False
-    for line in lines[index + 1 :]:
-        if not line.strip():
-            return False
-        if line.strip().endswith("$$"):
-            return True
-    return False
-
-
 def parse_links(block: Block, path: str, errors: list[ContentError]) -> list[Link]:
     """Read a continue-reading block: entries split by ' / ' or one per list item."""
     links: list[Link] = []
@@ -268,7 +241,9 @@ def parse_links(block: Block, path: str, errors: list[ContentError]) -> list[Lin
                 continue
             lineno = block.line + offset
             if match := _WIKILINK.match(entry):
-                links.append(Link(match.group(1).strip(), match.group(1).strip(), False, lineno))
+                target = match.group(1).split("|", 1)
+                title = target[-1].strip()
+                links.append(Link(title, target[0].strip(), False, lineno))
             elif match := _MDLINK.match(entry):
                 title, target = match.group(1).strip(), match.group(2).strip()
                 links.append(_target_link(title, target, lineno, path, errors))
@@ -282,7 +257,8 @@ def parse_links(block: Block, path: str, errors: list[ContentError]) -> list[Lin
 def _target_link(title: str, target: str, line: int, path: str, errors: list[ContentError]) -> Link:
     scheme = _SCHEME.match(target)
     if scheme is None:
-        return Link(title, target.removesuffix(".md").rsplit("/", 1)[-1], False, line)
+        note = unquote(target.split("#", 1)[0])
+        return Link(title, note_stem(note) if note else title, False, line)
     if scheme.group(1).lower() in ("http", "https"):
         return Link(title, target, True, line)
     errors.append(ContentError(path, line, f"unsafe or unsupported link target '{target}'"))
@@ -290,11 +266,8 @@ def _target_link(title: str, target: str, line: int, path: str, errors: list[Con
 
 
 class _CardBuilder:
-    def __init__(self, card_line: int, question: str, explicit: str | None, section: str) -> None:
-        self.line = card_line
-        self.question = question
-        self.explicit = explicit
-        self.section = section
+    def __init__(self, found: Found) -> None:
+        self.found = found
         self.blocks: dict[str, list[tuple[int, str]]] = {name: [] for name in BLOCKS}
         self.current = "answer"
 
@@ -321,155 +294,223 @@ def _join_block(entries: list[tuple[int, str]], first_line: int) -> Block:
     return Block("\n".join(lines), first_line + entries[0][0])
 
 
-def _detect_style(structure: list[tuple[int, str, bool]]) -> str:
-    for _, line, structural in structure:
-        if structural and (m := _HEADING.match(line)) and _QUESTION.match(m.group(2)):
-            return "question"
-    return "numbered"
+def _label(line: str, labels: dict[str, str], current: str) -> tuple[str, str] | None:
+    """(block, text after the label) when `line` opens a labelled block, bold or plain.
+
+    A plain label ends in a full stop ("面试回答。 …", as notes written without Markdown
+    do); with a colon only an answer's own label counts ("A: …" after "Q: …"), since "追问：…"
+    in running text is prose.
+    """
+    match = _LABEL.match(line)
+    if match and (block := labels.get(_label_key(match.group(1)))):
+        return block, match.group(2)
+    match = _PLAIN_LABEL.match(line)
+    if not match:
+        return None
+    block = labels.get(_label_key(match.group(1)))
+    if block is None or (match.group(2) in ":：" and not (block == current == "answer")):
+        return None
+    return block, match.group(3)
 
 
-def parse_deck(path: str, text: str) -> tuple[ParsedDeck | None, list[ContentError]]:
-    """Parse one deck file; return the deck (None if unusable) and every error found."""
+def _protected(outline: Outline) -> set[int]:
+    """Lines where a label or heading is text: code, math and raw HTML blocks."""
+    kinds = ("fence", "code_block", "math_block", "math_block_label", "amsmath", "html_block")
+    return {
+        index
+        for block in outline.blocks
+        if block.kind in kinds
+        for index in range(block.start, block.end)
+    }
+
+
+def note_stem(path: str) -> str:
+    """A note's name as links give it: its file name without the Markdown extension."""
+    name = path.rsplit("/", 1)[-1]
+    for suffix in NOTE_SUFFIXES:
+        if name.lower().endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def note_folder(path: str) -> str:
+    """The folder a deck sits in, as the home page groups decks (the bundled `decks/` is none)."""
+    folder = path.rsplit("/", 1)[0] if "/" in path else ""
+    return "" if folder == "decks" else folder.removeprefix("decks/")
+
+
+def parse_note(path: str, text: str) -> tuple[ParsedDeck | ParsedTopic, list[ContentError]]:
+    """Parse one note: a deck when it holds cards, else a reading page."""
     errors: list[ContentError] = []
     meta, lines, first = split_front_matter(path, text, errors)
-    title = _meta_str(meta, "title", path, errors)
-    if not title:
-        errors.append(ContentError(path, 1, "deck has no 'title' in its front matter"))
-    slug = _meta_str(meta, "slug", path, errors) or slug_from_path(path)
-    _check_slug(slug, path, errors)
-    labels = _label_table(meta, path, errors)
-    structure = _body_lines(lines)
-    style = _meta_str(meta, "style", path, errors) or _detect_style(structure)
-    if style not in ("question", "numbered"):
+    kind = _meta_str(meta, "kind", path, errors) or _meta_str(meta, "type", path, errors)
+    style = _meta_str(meta, "style", path, errors) or None
+    if style not in (None, "question", "numbered", "auto"):
         errors.append(
             ContentError(path, 1, f"style must be 'question' or 'numbered', not '{style}'")
         )
-        style = "question"
+        style = None
+    outline = build_outline(lines)
+    found = recognise(outline, style=None if style == "auto" else style)
+    # In the house layout every note under `topics/` is a reading page.
+    if kind == "topic" or (kind != "deck" and (not found.cards or path.startswith("topics/"))):
+        return _topic(path, meta, lines, first, found, errors), errors
+    return _deck(path, meta, outline, first, found, style, errors), errors
 
-    intro: list[tuple[int, str]] = []
-    section = ""
-    builders: list[_CardBuilder] = []
-    current: _CardBuilder | None = None
-    for index, line, structural in structure:
-        lineno = first + index
-        heading = _HEADING.match(line) if structural else None
-        if heading:
-            level, heading_text = len(heading.group(1)), heading.group(2)
-            card = _card_heading(style, level, heading_text)
-            if card is not None:
-                question, explicit = card
-                if not question:
-                    errors.append(ContentError(path, lineno, "card heading has no question text"))
-                current = _CardBuilder(lineno, question, explicit, section)
-                builders.append(current)
-                continue
-            if level <= 2:
-                section = _EXPLICIT_ID.sub("", heading_text).strip()
-                current = None
-                continue
-        if current is None:
-            if not section:
-                intro.append((index, line))
-            continue
-        label = _LABEL.match(line) if structural else None
-        if label and (block := labels.get(_label_key(label.group(1)))):
-            current.current = block
-            if label.group(2):
-                current.add(index, label.group(2))
-            continue
-        current.add(index, line)
 
+def parse_deck(path: str, text: str) -> tuple[ParsedDeck | None, list[ContentError]]:
+    """Parse one note as a deck; a note without cards is an error here."""
+    note, errors = parse_note(path, text)
+    if isinstance(note, ParsedTopic):
+        errors.append(ContentError(path, note.body.line or 1, "deck has no cards"))
+        return None, errors
+    return note, errors
+
+
+def _deck(
+    path: str,
+    meta: dict[str, Any],
+    outline: Outline,
+    first: int,
+    found: Recognised,
+    style: str | None,
+    errors: list[ContentError],
+) -> ParsedDeck:
+    title = _meta_str(meta, "title", path, errors) or found.title or note_stem(path)
+    slug = _meta_str(meta, "slug", path, errors)
+    if slug:
+        _check_slug(slug, path, errors)
+    else:
+        slug = slug_from_path(path)
+    labels = _label_table(meta, path, errors)
+    protected = _protected(outline)
     cards: list[ParsedCard] = []
-    for position, builder in enumerate(builders):
-        card = _finish_card(builder, position, first, path, errors)
-        if card:
-            cards.append(card)
-    intro_block = _join_block(intro, first)
-    description = _meta_str(meta, "description", path, errors)
-    deck = ParsedDeck(
+    seen: dict[str, int] = {}
+    for item in found.cards:
+        card = _finish_card(item, len(cards), first, labels, protected, path, errors)
+        if card is None:
+            continue
+        if card.id in seen and not card.explicit_id:
+            # The same question twice in one note: told apart by where it is.
+            card.id = derived_card_id(f"{card.question}\x1f{card.section}\x1f{seen[card.id]}")
+        seen[card.id] = seen.get(card.id, 0) + 1
+        cards.append(card)
+    return ParsedDeck(
         path=path,
         slug=slug,
-        title=title or slug,
-        description=description,
+        title=title,
+        description=_meta_str(meta, "description", path, errors),
         tags=_meta_list(meta, "tags", path, errors),
         language=_meta_str(meta, "language", path, errors) or "zh",
-        style=style,
-        intro=intro_block,
+        style=style or "auto",
+        intro=_join_block(list(found.intro), first),
         cards=cards,
+        folder=note_folder(path),
+        breaks=found.plain,
+        not_taken=[NotTaken(first + item.line, item.text, item.reason) for item in found.not_taken],
     )
-    if not cards and not errors:
-        errors.append(
-            ContentError(path, first, f"deck has no cards (looked for {style}-style headings)")
-        )
-    return deck, errors
-
-
-def _card_heading(style: str, level: int, text: str) -> tuple[str, str | None] | None:
-    explicit = None
-    if match := _EXPLICIT_ID.search(text):
-        explicit = match.group(1)
-        text = text[: match.start()]
-    text = text.strip()
-    if style == "question" and 2 <= level <= 4 and (m := _QUESTION.match(text)):
-        return m.group(1).strip(), explicit
-    if style == "numbered" and level in (2, 3) and (m := _NUMBERED.match(text)):
-        return m.group(2).strip(), explicit
-    return None
 
 
 def _finish_card(
-    builder: _CardBuilder, position: int, first: int, path: str, errors: list[ContentError]
+    found: Found,
+    position: int,
+    first: int,
+    labels: dict[str, str],
+    protected: set[int],
+    path: str,
+    errors: list[ContentError],
 ) -> ParsedCard | None:
-    if builder.explicit is not None and not _VALID_ID.match(builder.explicit):
+    line = first + found.line
+    if not found.question:
+        errors.append(ContentError(path, line, "card heading has no question text"))
+        return None
+    if found.explicit_id is not None and not _VALID_ID.match(found.explicit_id):
         errors.append(
             ContentError(
                 path,
-                builder.line,
-                f"card id '{builder.explicit}' may only use letters, digits, '-', '_' and '.'",
+                line,
+                f"card id '{found.explicit_id}' may only use letters, digits, '-', '_' and '.'",
             )
         )
         return None
+    builder = _CardBuilder(found)
+    for index, text in found.body:
+        label = None if index in protected else _label(text, labels, builder.current)
+        if label:
+            builder.current = label[0]
+            if label[1]:
+                builder.add(index, label[1])
+            continue
+        builder.add(index, text)
     answer = builder.block("answer", first)
-    reading = builder.block("reading", first)
-    if not answer.text and builder.question:
-        errors.append(ContentError(path, builder.line, f"card '{builder.question}' has no answer"))
-    card_id = builder.explicit or derived_card_id(builder.question)
+    if not answer.text:
+        errors.append(ContentError(path, line, f"card '{found.question}' has no answer"))
+        return None
+    card_id = found.explicit_id or derived_card_id(found.question)
     followups = builder.block("followups", first)
     prose, prose_line, questions = split_followups(
         followups.text, followups.line, card_id, path, errors
     )
     return ParsedCard(
         id=card_id,
-        explicit_id=builder.explicit is not None,
-        question=builder.question,
-        section=builder.section,
+        explicit_id=found.explicit_id is not None,
+        question=found.question,
+        section=found.section,
         position=position,
-        line=builder.line,
+        line=line,
         answer=answer,
         followups=Block(prose, prose_line),
         pitfalls=builder.block("pitfalls", first),
-        links=parse_links(reading, path, errors),
+        links=parse_links(builder.block("reading", first), path, errors),
         questions=questions,
+        recogniser=found.recogniser,
+    )
+
+
+def _topic(
+    path: str,
+    meta: dict[str, Any],
+    lines: list[str],
+    first: int,
+    found: Recognised,
+    errors: list[ContentError],
+) -> "ParsedTopic":
+    title = _meta_str(meta, "title", path, errors)
+    skip = -1
+    if not title and found.title:
+        title = found.title
+        skip = next((item.line for item in found.not_taken if item.reason == "title"), -1)
+    body_lines = ["" if index == skip else line for index, line in enumerate(lines)]
+    slug = _meta_str(meta, "slug", path, errors)
+    if slug:
+        _check_slug(slug, path, errors)
+    else:
+        slug = slug_from_path(path)
+    leading = next((index for index, line in enumerate(body_lines) if line.strip()), 0)
+    body = "\n".join(body_lines[leading:]).rstrip("\n")
+    return ParsedTopic(
+        path=path,
+        slug=slug,
+        title=title or note_stem(path),
+        aliases=_meta_list(meta, "aliases", path, errors),
+        summary=_meta_str(meta, "summary", path, errors),
+        body=Block(body, first + leading if body else first),
+        folder=note_folder(path),
+        breaks=found.plain,
     )
 
 
 def parse_topic(path: str, text: str) -> tuple[ParsedTopic | None, list[ContentError]]:
-    """Parse one topic page."""
+    """Parse one note as a reading page, whatever it holds."""
     errors: list[ContentError] = []
     meta, lines, first = split_front_matter(path, text, errors)
-    title = _meta_str(meta, "title", path, errors)
-    if not title:
-        errors.append(ContentError(path, 1, "topic has no 'title' in its front matter"))
-    slug = _meta_str(meta, "slug", path, errors) or slug_from_path(path)
-    _check_slug(slug, path, errors)
-    body = "\n".join(lines).strip("\n")
-    leading = next((index for index, line in enumerate(lines) if line), 0)
-    topic = ParsedTopic(
-        path=path,
-        slug=slug,
-        title=title or slug,
-        aliases=_meta_list(meta, "aliases", path, errors),
-        summary=_meta_str(meta, "summary", path, errors),
-        body=Block(body, first + leading),
-    )
-    return topic, errors
+    outline = build_outline(lines)
+    found = recognise(outline, style="question")  # only the title matters here
+    found.title = _title_of(outline)
+    found.plain = not outline.headings
+    return _topic(path, meta, lines, first, found, errors), errors
+
+
+def _title_of(outline: Outline) -> str:
+    first = outline.headings[0] if outline.headings else None
+    return first.text if first is not None and first.level == 1 else ""

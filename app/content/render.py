@@ -7,23 +7,33 @@ from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 import pykatex
 from markdown_it import MarkdownIt
 from markdown_it.rules_inline import StateInline
 from markdown_it.rules_inline.backticks import backtick
 from markdown_it.token import Token
+from markdown_it.utils import OptionsDict
+from mdit_py_plugins.amsmath import amsmath_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
+from mdit_py_plugins.texmath import texmath_plugin
 
 from app.content.cjk import cjk_emphasis_plugin
 from app.content.errors import ContentError, ContentWarning
 from app.content.highlight import highlight_code
-from app.content.images import Image, ImageError, load, resolve
+from app.content.images import TYPES, Image, ImageError, image_names, load, resolve
+from app.content.parse import NOTE_SUFFIXES, note_stem
 
 FormulaKey = tuple[str, bool]  # (TeX, display mode)
 
-_MATH_TYPES = {"math_inline": False, "math_inline_double": True, "math_block": True}
+_MATH_TYPES = {
+    "math_inline": False,
+    "math_inline_double": True,
+    "math_block": True,
+    "math_block_eqno": True,
+    "amsmath": True,
+}
 _TAGS = re.compile(r"<[^>]+>")
 _KATEX_POSITION = re.compile(r" at position \d+: .*$", re.DOTALL)
 # Markup that should never survive into rendered text: an emphasis that did not open or close,
@@ -37,14 +47,18 @@ MAX_SIZE_EM = 50
 
 def _wikilink_rule(state: StateInline, silent: bool) -> bool:
     src, pos = state.src, state.pos
-    if not src.startswith("[[", pos):
+    embed = src.startswith("![[", pos)
+    if not (embed or src.startswith("[[", pos)):
         return False
-    end = src.find("]]", pos + 2)
-    if end < 0 or "\n" in src[pos + 2 : end] or end == pos + 2:
+    start = pos + (3 if embed else 2)
+    end = src.find("]]", start)
+    if end < 0 or "\n" in src[start:end] or end == start:
         return False
     if not silent:
         token = state.push("wikilink", "", 0)
-        token.content = src[pos + 2 : end].strip()
+        target, _, text = src[start:end].partition("|")
+        token.content = target.strip()
+        token.meta = {"text": text.strip(), "embed": embed}
     state.pos = end + 2
     return True
 
@@ -61,10 +75,20 @@ def _backtick_rule(state: StateInline, silent: bool) -> bool:
 
 
 def _render_wikilink(self: Any, tokens: list[Token], idx: int, options: Any, env: Any) -> str:
-    title = tokens[idx].content
-    env.setdefault("wikilinks", []).append(title)
-    href = "/topics/go/" + quote(title, safe="")
-    return f'<a class="topic-link" href="{href}">{html.escape(title)}</a>'
+    token = tokens[idx]
+    if "html" in token.meta:  # an embedded image, resolved while walking the tokens
+        return str(token.meta["html"])
+    target = token.content
+    note, _, anchor = target.partition("#")
+    env.setdefault("wikilinks", []).append(note.strip() or target)
+    text = token.meta.get("text") or target.replace("#", " › ")
+    return f'<a class="topic-link" href="{note_href(note, anchor)}">{html.escape(text)}</a>'
+
+
+def note_href(note: str, anchor: str = "") -> str:
+    """Where a link to another note goes: the page resolving it by name, at its heading."""
+    href = "/topics/go/" + quote(note.strip(), safe="")
+    return href + ("?h=" + quote(anchor.strip(), safe="") if anchor.strip() else "")
 
 
 def _render_math(self: Any, tokens: list[Token], idx: int, options: Any, env: Any) -> str:
@@ -94,10 +118,13 @@ def build_markdown() -> MarkdownIt:
     # around them, so that literal markup the author escaped on purpose is not reported.
     md.disable("text_join")
     md.use(dollarmath_plugin, allow_space=True, allow_digits=False, double_inline=True)
+    # \(…\), \[…\] and a bare \begin{equation}…\end{equation} are math too.
+    md.use(texmath_plugin, delimiters="brackets")
+    md.use(amsmath_plugin)
     md.use(cjk_emphasis_plugin)
     md.inline.ruler.before("link", "wikilink", _wikilink_rule)
     md.inline.ruler.at("backticks", _backtick_rule)
-    for name in (*_MATH_TYPES, "math_block_label", "math_inline_double"):
+    for name in (*_MATH_TYPES, "math_block_label"):
         md.add_render_rule(name, _render_math)
     md.add_render_rule("wikilink", _render_wikilink)
     md.add_render_rule("link_open", _render_link_open)
@@ -120,6 +147,7 @@ class Renderer:
         self.md = build_markdown()
         self.root = root
         self._images: dict[str, Image | ImageError] = {}
+        self._names: dict[str, str] | None = None
         self._formulas: dict[FormulaKey, str | Exception] = {}
         self._rendered_elsewhere: set[FormulaKey] = set()
 
@@ -170,16 +198,27 @@ class Renderer:
         return cached
 
     def render(
-        self, text: str, *, path: str, line: int, errors: list[ContentError], inline: bool = False
+        self,
+        text: str,
+        *,
+        path: str,
+        line: int,
+        errors: list[ContentError],
+        inline: bool = False,
+        breaks: bool = False,
     ) -> Rendered:
-        """Render Markdown `text` that starts at `line` of `path`; math errors go to `errors`."""
+        """Render Markdown `text` that starts at `line` of `path`; math errors go to `errors`.
+
+        With `breaks`, a single line break shows as one: notes written as plain text mean it.
+        """
         if not text:
             return Rendered("", "")
         env: dict[str, Any] = {}
         tokens = self.md.parseInline(text, env) if inline else self.md.parse(text, env)
         plain: list[str] = []
         self._walk(tokens, line, path, errors, plain)
-        body = self.md.renderer.render(tokens, self.md.options, env)
+        options = OptionsDict({**self.md.options, "breaks": True}) if breaks else self.md.options
+        body = self.md.renderer.render(tokens, options, env)
         return Rendered(body, " ".join(plain), env.get("wikilinks", []))
 
     def _walk(
@@ -194,8 +233,14 @@ class Renderer:
         for token in tokens:
             if token.map:
                 block_line = line + token.map[0]
+            if token.type == "fence" and token.info.strip().lower() == "math":
+                token.type = "math_block"
             if token.type == "image":
                 self._image(token, path, block_line, errors)
+            elif token.type == "wikilink" and token.meta.get("embed"):
+                self._embed(token, path, block_line, errors)
+            elif token.type == "link_open":
+                _note_link(token)
             elif token.type in _MATH_TYPES or token.type == "math_block_label":
                 display = _MATH_TYPES.get(token.type, True)
                 plain.append(token.content)
@@ -233,21 +278,61 @@ class Renderer:
 
     def _image(self, token: Token, path: str, line: int, errors: list[ContentError]) -> None:
         src = str(token.attrGet("src") or "")
+        name = unquote(src.rsplit("/", 1)[-1].split("?", 1)[0]) or src
         if not "".join(child.content for child in token.children or []).strip():
             errors.append(
-                ContentError(path, line, f"image '{src}' needs alt text: ![what it shows]")
+                ContentWarning(path, line, f"image '{src}' has no alt text; shown as '{name}'")
             )
+            token.children = [Token("text", "", 0, content=name)]
         try:
             image = self.image(resolve(src, path))
         except ImageError as exc:
-            errors.append(ContentError(path, line, str(exc)))
+            # Notes moved between folders, or written for a site root ("/img/x.png"), still
+            # name their image: found by that name, as Obsidian finds it.
+            found = None if "://" in src else self.find_by_name(name)
+            try:
+                if found is None:
+                    raise exc
+                image = self.image(found)
+            except ImageError as problem:
+                errors.append(ContentError(path, line, str(problem)))
+                _image_stand_in(token, src)
+                return
+        _show_image(token, image)
+
+    def _embed(self, token: Token, path: str, line: int, errors: list[ContentError]) -> None:
+        """Obsidian's `![[name.png|300]]`: the image of that name anywhere in the folder."""
+        name = token.content
+        if not name.lower().endswith(tuple(TYPES)):
+            token.meta["embed"] = False  # a note embedded: shown as a link to it
             return
-        token.attrSet("src", image.url)
-        if image.size:
-            token.attrSet("width", str(image.size[0]))
-            token.attrSet("height", str(image.size[1]))
-        token.attrSet("loading", "lazy")
-        token.attrSet("decoding", "async")
+        token.type = "image"
+        token.attrs = {"src": name, "alt": ""}
+        token.children = [Token("text", "", 0, content=name)]
+        found = self.find_by_name(name)
+        if found is None:
+            errors.append(ContentError(path, line, f"image '{name}' is not in the folder"))
+            _image_stand_in(token, name)
+            return
+        try:
+            image = self.image(found)
+        except ImageError as exc:
+            errors.append(ContentError(path, line, str(exc)))
+            _image_stand_in(token, name)
+            return
+        _show_image(token, image)
+        width = token.meta.get("text", "")
+        if width.isdigit() and image.size:
+            token.attrSet("width", width)
+            token.attrSet("height", str(round(image.size[1] * int(width) / image.size[0])))
+
+    def find_by_name(self, name: str) -> str | None:
+        """The content-relative path of the image file called `name`, anywhere in the folder."""
+        if self.root is None:
+            return None
+        if self._names is None:
+            self._names = image_names(self.root)
+        return self._names.get(name.casefold())
 
     def image(self, path: str) -> Image:
         """The checked image at content-relative `path`; raise ImageError."""
@@ -262,6 +347,40 @@ class Renderer:
         if isinstance(found, ImageError):
             raise found
         return found
+
+
+def _show_image(token: Token, image: Image) -> None:
+    token.attrSet("src", image.url)
+    if image.size:
+        token.attrSet("width", str(image.size[0]))
+        token.attrSet("height", str(image.size[1]))
+    token.attrSet("loading", "lazy")
+    token.attrSet("decoding", "async")
+
+
+def _image_stand_in(token: Token, src: str) -> None:
+    """An image that cannot be shown: its alt text, or a link for a web image (never fetched)."""
+    alt = "".join(child.content for child in token.children or []).strip() or src
+    if src.startswith(("http://", "https://")):
+        markup = (
+            f'<a class="image-link" href="{html.escape(src)}" rel="noopener noreferrer">'
+            f"{html.escape(alt)}</a>"
+        )
+    else:
+        markup = f'<span class="image-missing" title="{html.escape(src)}">{html.escape(alt)}</span>'
+    token.type = "wikilink"  # rendered from meta["html"] by the wikilink rule
+    token.meta = {"html": markup}
+    token.children = None
+
+
+def _note_link(token: Token) -> None:
+    """A relative link to another note (`../other.md#anchor`) goes to that note's page."""
+    href = str(token.attrGet("href") or "")
+    if not href or "://" in href or href.startswith(("/", "#", "mailto:")):
+        return
+    target, _, anchor = href.partition("#")
+    if unquote(target).lower().endswith(NOTE_SUFFIXES):
+        token.attrSet("href", note_href(note_stem(unquote(target)), unquote(anchor)))
 
 
 def strip_tags(fragment: str) -> str:

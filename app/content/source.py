@@ -7,12 +7,14 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.content.errors import ContentError
+from app.content.errors import ContentError, ContentWarning
 
-KINDS = {"decks": "deck", "topics": "topic"}
+NOTE_SUFFIXES = (".md", ".markdown", ".txt")
+# Folders of tools, not notes: version control, editors' settings, dependencies, caches.
+SKIPPED_FOLDERS = {"node_modules", "__pycache__", "site-packages", "venv"}
 # Part of every file's hash: raise it when the same Markdown starts rendering to different HTML
 # (new syntax, highlighting, images), so that the next import renders every file again.
-RENDERING = 3
+RENDERING = 4
 # A deck of a few hundred cards is ~200 KB; past this a file is a mistake or an attack.
 MAX_FILE_BYTES = 4 * 2**20
 
@@ -20,46 +22,75 @@ MAX_FILE_BYTES = 4 * 2**20
 @dataclass(frozen=True)
 class SourceText:
     path: str  # relative to the content root, with forward slashes
-    kind: str  # deck | topic
     sha256: str
     text: str
 
 
 def scan(root: Path) -> tuple[list[SourceText], list[ContentError]]:
-    """Read every deck and topic file under `root`, sorted by path.
+    """Read every note under `root` (any depth), sorted by path.
 
     The tree may be someone else's (a shared checkout, a mounted volume): a file is read only
-    if it is a regular file inside the root and of a sane size. Anything else is an error that
+    if it is a regular file inside the root and of a sane size. Anything else is a problem that
     names it: a symlink leading out of the root could import a private file into the bank, and
-    a FIFO would block the reader forever.
+    a FIFO would block the reader forever. Hidden folders (`.git`, `.obsidian`) and tool
+    folders (`node_modules`) are not notes and are not entered.
     """
     errors: list[ContentError] = []
     if not root.is_dir():
         return [], [ContentError(str(root), 0, "content directory does not exist")]
     real_root = Path(os.path.realpath(root))
     sources: list[SourceText] = []
-    for folder, kind in KINDS.items():
-        problem = _outside(root / folder, real_root)
-        if problem:
-            errors.append(ContentError(folder, 0, problem))
+    for file in _note_files(root, real_root, errors):
+        rel = file.relative_to(root).as_posix()
+        data = _read(file, real_root)
+        if isinstance(data, str):
+            errors.append(ContentError(rel, 0, data))
             continue
-        for file in sorted((root / folder).glob("*.md")):
-            rel = file.relative_to(root).as_posix()
-            data = _read(file, real_root)
-            if isinstance(data, str):
-                errors.append(ContentError(rel, 0, data))
-                continue
-            try:
-                text = data.decode("utf-8-sig")
-            except UnicodeDecodeError as exc:
-                line = data[: exc.start].count(b"\n") + 1
-                errors.append(ContentError(rel, line, "file is not valid UTF-8"))
-                continue
-            digest = hashlib.sha256(b"%d\0%b" % (RENDERING, data)).hexdigest()
-            sources.append(SourceText(rel, kind, digest, text))
+        text = _decode(data, rel, errors)
+        if text is None:
+            continue
+        digest = hashlib.sha256(b"%d\0%b" % (RENDERING, data)).hexdigest()
+        sources.append(SourceText(rel, digest, text))
     if not sources and not errors:
-        errors.append(ContentError(str(root), 0, "no decks/*.md or topics/*.md files found"))
+        errors.append(ContentError(str(root), 0, "no notes (.md, .markdown or .txt files) found"))
     return sources, errors
+
+
+def _note_files(root: Path, real_root: Path, errors: list[ContentError]) -> list[Path]:
+    found: list[Path] = []
+    for folder, folders, files in os.walk(root):
+        here = Path(folder)
+        kept = []
+        for name in sorted(folders):
+            if name.startswith(".") or name in SKIPPED_FOLDERS:
+                continue
+            problem = _outside(here / name, real_root)
+            if problem:
+                errors.append(ContentError((here / name).relative_to(root).as_posix(), 0, problem))
+                continue
+            kept.append(name)
+        folders[:] = kept
+        found += [
+            here / name
+            for name in files
+            if name.lower().endswith(NOTE_SUFFIXES) and not name.startswith(".")
+        ]
+    return sorted(found, key=lambda file: file.relative_to(root).as_posix())
+
+
+def _decode(data: bytes, rel: str, errors: list[ContentError]) -> str | None:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+    try:
+        # Notes saved by older Chinese editors are often GBK; GB18030 reads all of it.
+        text = data.decode("gb18030")
+    except UnicodeDecodeError:
+        errors.append(ContentError(rel, line, "file is not valid UTF-8"))
+        return None
+    errors.append(ContentWarning(rel, line, "file is not UTF-8; read as GB18030"))
+    return text
 
 
 def _outside(path: Path, real_root: Path) -> str | None:

@@ -19,17 +19,17 @@ from app.content.compile import (
     TopicRef,
     compile_items,
     compile_sources,
-    duplicate_card_errors,
-    duplicate_deck_errors,
     parse_source,
     resolve,
     split_warnings,
     topic_index,
     worker_count,
 )
-from app.content.errors import ContentError, ContentErrors
+from app.content.errors import ContentError, ContentErrors, ContentWarning
 from app.content.parse import ParsedCard, ParsedDeck, ParsedTopic
 from app.content.render import Renderer
+from app.content.repair import repair_card_ids, repair_deck_slugs, repair_topic_slugs
+from app.content.report import FileReport, file_reports
 from app.content.searchindex import refresh_search_index
 from app.content.source import SourceText, scan
 from app.models import Card, CardLink, Deck, Followup, Learner, SourceFile, Topic, utcnow
@@ -43,6 +43,7 @@ class CheckReport:
     formulas: int = 0
     errors: list[ContentError] = field(default_factory=list)
     warnings: list[ContentError] = field(default_factory=list)
+    files: list[FileReport] = field(default_factory=list)
 
 
 @dataclass
@@ -58,6 +59,12 @@ class ImportReport:
     files_skipped: int = 0
     formulas_rendered: int = 0
     warnings: list[ContentError] = field(default_factory=list)
+    files: list[FileReport] = field(default_factory=list)
+
+
+def lenient(problems: list[ContentError]) -> list[ContentError]:
+    """Problems as warnings: the notes import in the best form they can."""
+    return [ContentWarning(p.path, p.line, p.message) for p in problems]
 
 
 def _link_warnings(
@@ -87,39 +94,50 @@ def _link_warnings(
     return warnings, linked
 
 
-def check_content(root: Path) -> CheckReport:
-    """Parse and render everything under `root` and report every problem, touching no database."""
+def check_content(root: Path, *, strict: bool = False) -> CheckReport:
+    """Parse and render everything under `root` and report every problem, touching no database.
+
+    Without `strict`, problems that a lenient import gets around (a formula KaTeX cannot
+    parse, a missing image, the same question twice) are reported as warnings.
+    """
     sources, errors = scan(root)
+    parsed = [parse_source(source) for source in sources]
+    decks = [item for item, _ in parsed if isinstance(item, ParsedDeck)]
+    topics = [item for item, _ in parsed if isinstance(item, ParsedTopic)]
+    repairs = repair_deck_slugs(decks, {}) + repair_topic_slugs(topics, {})
+    repairs += repair_card_ids(decks, {}, {})
     renderer = Renderer(root)
-    compiled = compile_sources(sources, renderer)
-    report = CheckReport(errors=errors + compiled.errors, formulas=renderer.formulas_rendered)
+    items = compile_items([item for item, _ in parsed], renderer, workers=worker_count(sources))
+    compiled = Compiled()
+    for (_, parse_errors), (item, problems) in zip(parsed, items, strict=True):
+        render_errors, warnings = split_warnings(problems)
+        compiled.errors += parse_errors + render_errors
+        compiled.warnings += warnings
+        if isinstance(item, CompiledDeck):
+            compiled.decks.append(item)
+        elif item is not None:
+            compiled.topics.append(item)
+    report = CheckReport(formulas=renderer.formulas_rendered)
+    problems = errors + compiled.errors + repairs
     report.warnings += compiled.warnings
     report.decks = len(compiled.decks)
     report.cards = sum(len(d.cards) for d in compiled.decks)
     report.topics = len(compiled.topics)
     index, index_errors = topic_index([_topic_ref(t) for t in compiled.topics])
-    report.errors += index_errors
-    report.errors += duplicate_deck_errors([d.deck for d in compiled.decks])
-    report.errors += duplicate_card_errors(
-        [CardRef(c.card.id, d.deck.path, c.card.line) for d in compiled.decks for c in d.cards]
-    )
-    report.errors += duplicate_card_errors(
-        [
-            CardRef(f.id, d.deck.path, f.line)
-            for d in compiled.decks
-            for c in d.cards
-            for f in c.followups
-        ],
-        "follow-up",
-    )
+    problems += index_errors
     warnings, linked = _link_warnings(compiled, index)
     report.warnings += warnings
     for topic in compiled.topics:
-        if topic.topic.slug not in linked:
+        if topic.topic.slug not in linked and strict:
             message = f"topic '{topic.topic.title}' is not linked from any card or topic"
             report.warnings.append(ContentError(topic.topic.path, 1, message))
+    if strict:
+        report.errors = problems
+    else:
+        report.warnings += lenient(problems)
     report.errors.sort(key=lambda e: (e.path, e.line))
     report.warnings.sort(key=lambda e: (e.path, e.line))
+    report.files = file_reports(sources, compiled, report.errors + report.warnings)
     return report
 
 
@@ -128,26 +146,32 @@ def _topic_ref(topic: CompiledTopic) -> TopicRef:
     return TopicRef(t.slug, t.title, tuple(t.aliases), t.path)
 
 
-def import_content(root: Path, engine: Engine) -> ImportReport:
-    """Bring the database in line with `root`; on any error raise ContentErrors, changing nothing.
+def import_content(
+    root: Path, engine: Engine, *, strict: bool = False, dry_run: bool = False
+) -> ImportReport:
+    """Bring the database in line with `root`.
+
+    Lenient by default: a problem in a note is a warning and the note imports in the best form
+    it can (an unreadable file is left out; the rest imports). With `strict`, any error raises
+    ContentErrors and changes nothing. With `dry_run`, nothing is kept either way.
 
     Cards are written as their decks finish rendering (a big import never holds every rendered
     deck in memory), in one transaction that is rolled back if any error turns up.
     """
-    sources, errors = scan(root)
-    if errors:
-        raise ContentErrors(errors)
+    sources, scan_errors = scan(root)
+    if scan_errors and (strict or not sources):
+        raise ContentErrors(scan_errors)
     with Session(engine) as session:
         known = {row.path: row.sha256 for row in session.exec(select(SourceFile))}
-        on_disk = {s.path for s in sources}
+        on_disk = {s.path for s in sources} | {e.path for e in scan_errors if known.get(e.path)}
         changed = [s for s in sources if known.get(s.path) != s.sha256]
         removed = sorted(set(known) - on_disk)
         report = ImportReport(files_read=len(changed), files_skipped=len(sources) - len(changed))
         if not changed and not removed:
-            if refresh_search_index(session):  # e.g. a bank imported before search entries
+            if refresh_search_index(session) and not dry_run:  # e.g. a bank before search
                 session.commit()
             _count_bank(session, report)
-            report.warnings = unresolved_links(session)
+            report.warnings = lenient(scan_errors) + unresolved_links(session)
             return report
 
         parsed = [parse_source(source) for source in changed]
@@ -159,38 +183,45 @@ def import_content(root: Path, engine: Engine) -> ImportReport:
 
         renderer = Renderer(root)
         items = compile_items([item for item, _ in parsed], renderer, workers=worker_count(changed))
-        errors = []
+        errors: list[ContentError] = []
         pending: list[CompiledDeck] = []
-        compiled_topics: list[CompiledTopic] = []
+        done = Compiled()
         present: set[str] = set()
-        render_warnings: list[ContentError] = []
         for (_, parse_errors), (compiled, problems) in zip(parsed, items, strict=True):
             render_errors, warnings = split_warnings(problems)
             errors += parse_errors + render_errors
-            render_warnings += warnings
-            if errors or bank_errors:
+            done.warnings += warnings
+            if strict and (errors or bank_errors):
                 continue  # render the rest only to report every error
             if isinstance(compiled, CompiledDeck):
                 pending.append(compiled)
+                done.decks.append(compiled)
             elif compiled is not None:
-                compiled_topics.append(compiled)
+                done.topics.append(compiled)
             # Small imports write at the end, keeping the write transaction short.
             if sum(len(deck.cards) for deck in pending) >= _WRITE_BATCH_CARDS:
                 present |= _write_decks(session, pending, report)
                 pending = []
         report.formulas_rendered = renderer.formulas_rendered
         errors += bank_errors
-        if errors:
+        if strict and errors:
             session.rollback()
             raise ContentErrors(sorted(errors, key=lambda e: (e.path, e.line)))
 
         present |= _write_decks(session, pending, report)
-        _write(session, decks, compiled_topics, present, changed, removed, report)
-        session.commit()
-        _count_bank(session, report)
+        _write(session, decks, done.topics, present, changed, removed, report)
+        if dry_run:
+            session.flush()
+            _count_bank(session, report)
+            session.rollback()
+        else:
+            session.commit()
+            _count_bank(session, report)
+        problems = lenient(scan_errors + errors) + done.warnings
         report.warnings = sorted(
-            render_warnings + unresolved_links(session), key=lambda e: (e.path, e.line)
+            problems + unresolved_links(session), key=lambda e: (e.path, e.line)
         )
+        report.files = file_reports(changed, done, report.warnings)
     return report
 
 
@@ -201,37 +232,34 @@ _WRITE_BATCH_CARDS = 2_000
 def _bank_errors(
     session: Session, decks: list[ParsedDeck], topics: list[ParsedTopic], stale_paths: set[str]
 ) -> list[ContentError]:
-    """Cross-file checks between the new files and what stays in the database unchanged."""
+    """Clashes between the new files and what stays in the database unchanged, told apart."""
     kept_cards = session.exec(
         select(Card.id, Card.source_path, Card.source_line).where(
             col(Card.retired).is_(False), col(Card.source_path).not_in(stale_paths)
         )
     ).all()
-    refs = [CardRef(*row) for row in kept_cards]
-    refs += [CardRef(card.id, deck.path, card.line) for deck in decks for card in deck.cards]
-    errors = duplicate_card_errors(refs)
     kept_followups = session.exec(
         select(Followup.id, Card.source_path, Followup.source_line)
         .join(Card, col(Card.id) == Followup.card_id)
         .where(col(Card.retired).is_(False), col(Card.source_path).not_in(stale_paths))
     ).all()
-    followup_refs = [CardRef(*row) for row in kept_followups]
-    followup_refs += [
-        CardRef(f.id, d.path, f.line) for d in decks for c in d.cards for f in c.questions
-    ]
-    errors += duplicate_card_errors(followup_refs, "follow-up")
-
     kept_decks = session.exec(
-        select(Deck).where(col(Deck.retired).is_(False), col(Deck.path).not_in(stale_paths))
+        select(Deck.slug, Deck.path).where(
+            col(Deck.retired).is_(False), col(Deck.path).not_in(stale_paths)
+        )
     ).all()
-    taken = {deck.slug: deck.path for deck in kept_decks}
-    errors += duplicate_deck_errors(decks)
-    for deck in decks:
-        if deck.slug in taken:
-            message = f"deck slug '{deck.slug}' is also used by {taken[deck.slug]}"
-            errors.append(ContentError(deck.path, 1, message))
+    kept_topics = session.exec(
+        select(Topic.slug, Topic.path).where(col(Topic.path).not_in(stale_paths))
+    ).all()
+    errors = repair_deck_slugs(decks, dict(kept_decks))
+    errors += repair_topic_slugs(topics, dict(kept_topics))
+    errors += repair_card_ids(
+        decks,
+        {card_id: (path, line) for card_id, path, line in kept_cards},
+        {item_id: (path, line) for item_id, path, line in kept_followups},
+    )
     _, topic_errors = topic_index(_all_topic_refs(session, topics, stale_paths))
-    return errors + topic_errors
+    return errors + [e for e in topic_errors if "topic slug" not in e.message]
 
 
 def _all_topic_refs(
@@ -280,9 +308,7 @@ def _write(
     for topic in topics:
         topics_changed = True
         _write_topic(session, topic)
-    gone = session.exec(
-        select(Topic).where(col(Topic.path).in_(removed + [t.topic.path for t in topics]))
-    ).all()
+    gone = session.exec(select(Topic).where(col(Topic.path).in_(stale_paths))).all()
     new_topic_slugs = {t.topic.slug for t in topics}
     for topic in gone:
         if topic.slug not in new_topic_slugs:
@@ -293,12 +319,14 @@ def _write(
 
     for path in removed:
         session.exec(delete(SourceFile).where(col(SourceFile.path) == path))
+    deck_paths = {deck.path for deck in decks}
     for source in changed:
+        kind = "deck" if source.path in deck_paths else "topic"
         row = session.get(SourceFile, source.path) or SourceFile(
-            path=source.path, kind=source.kind, sha256=""
+            path=source.path, kind=kind, sha256=""
         )
         row.sha256 = source.sha256
-        row.kind = source.kind
+        row.kind = kind
         row.imported_at = utcnow()
         session.add(row)
     session.flush()

@@ -1,0 +1,768 @@
+"""Find the questions and answers in a note as its author wrote them.
+
+Each recogniser claims the parts of a note's outline it understands: question headings (at any
+level, by `?`, `Q:` or numbering), then, in the text no heading card holds, `Q:` lines, numbered
+lines, bold questions, `question::answer`, a `?` line between question and answer, `<details>`,
+question callouts and list items that ask. A note's front matter `style:` chooses the house
+format's fixed rules instead (`question`: `Q:` headings at levels 2–4; `numbered`: numbered
+headings at levels 2–3).
+"""
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from app.content.outline import Block, Heading, Outline
+
+Lines = list[tuple[int, str]]
+
+_Q_PREFIX = re.compile(r"^(?:Q|问|问题|Question)[ \t]*\d{0,3}[ \t]*[:：][ \t]*(.*)$", re.I)
+_NUMBER = re.compile(
+    r"^(?:(\d{1,3})(?:[.．]\d{1,3})*(?:[.、．)）:：][ \t]*|[ \t]+)"
+    r"|[(（](\d{1,3})[)）][ \t]*"
+    r"|([一二三四五六七八九十]{1,3})[、.．][ \t]*)(?=\S)(.*)$"
+)
+# House numbering: `1.`, `1、`, `1)`; a dotted `1.1` or bare `1 ` is not the house format's.
+_HOUSE_NUMBER = re.compile(r"^(\d{1,4})[ \t]*[.、．)）][ \t]*(.*)$")
+_TAG = re.compile(r"(?:^|[ \t])#(?:card|flashcard|flashcards)\b", re.I)
+_ENDS_AS_QUESTION = re.compile(r"[?？][)）\]】”\"'*_`\s]*$")
+_ASKS = re.compile(
+    r"^(?:what|why|how|when|where|which|who|whose|is|are|can|could|does|do|did|should|would|"
+    r"will|explain|describe|compare|implement|design|write|define|list|name|give|tell|"
+    r"discuss|walk)\b"
+    r"|什么|为什么|为何|如何|怎么|怎样|哪些|哪个|哪种|多少|是否|能否|有没有|吗[?？]?$|呢[?？]?$"
+    r"|^(?:请|简单)?(?:介绍|解释|说说|说一下|谈谈|讲讲|讲一下|简述|描述|实现|手写|对比|比较|列举)"
+    r"|(?:区别|异同|原理|作用|优缺点|优势|好处|意义)[?？]?$",
+    re.I,
+)
+_SECTION_WORDS = {
+    "概述",
+    "总结",
+    "小结",
+    "简介",
+    "介绍",
+    "前言",
+    "引言",
+    "目录",
+    "参考",
+    "参考资料",
+    "参考文献",
+    "附录",
+    "资料",
+    "链接",
+    "相关链接",
+    "延伸阅读",
+    "扩展阅读",
+    "更新日志",
+    "说明",
+    "背景",
+    "其他",
+    "其它",
+    "备注",
+    "todo",
+    "overview",
+    "summary",
+    "introduction",
+    "intro",
+    "references",
+    "reference",
+    "resources",
+    "links",
+    "further reading",
+    "conclusion",
+    "background",
+    "appendix",
+    "contents",
+    "table of contents",
+    "toc",
+    "notes",
+    "changelog",
+    "preface",
+    "acknowledgements",
+    "license",
+    "misc",
+    "other",
+    "others",
+}
+_BOLD_LINE = re.compile(r"^(?:\*\*|__)(.+?)(?:\*\*|__)[ \t]*[:：]?[ \t]*(.*)$")
+_SEPARATOR = re.compile(r"^[ \t]*\?{1,2}[ \t]*$")
+_INLINE_CARD = re.compile(r"^(?P<q>.*?\S)[ \t]*:{2,3}[ \t]*(?P<a>\S.*)$")
+_IDENTIFIER_SCOPE = re.compile(r"[A-Za-z0-9_>)\]]::[A-Za-z_~*&<]")
+_CALLOUT = re.compile(
+    r"^[ \t]*>[ \t]?\[!(question|faq|help|quiz|card|flashcard)\][+-]?[ \t]*(.*)$", re.I
+)
+_NESTED_CALLOUT = re.compile(r"^[ \t]*>[ \t]?\[![A-Za-z-]+\][+-]?[ \t]*(.*)$")
+_QUOTE = re.compile(r"^[ \t]{0,3}>[ \t]?")
+_DETAILS_OPEN = re.compile(r"<details\b[^>]*>", re.I)
+_DETAILS_CLOSE = re.compile(r"</details\s*>", re.I)
+_SUMMARY = re.compile(r"<summary\b[^>]*>(.*?)</summary\s*>", re.I | re.S)
+_TAGS = re.compile(r"<[^>\n]+>")
+_GENERIC_SUMMARY = re.compile(
+    r"^(?:点击)?(?:查看|显示|展开)?(?:参考)?(?:答案|解答|解析|回答|详情|详解)?$"
+    r"|^(?:show |view |see |click (?:to|for) )?(?:the )?(?:answer|solution|details|explanation)s?$",
+    re.I,
+)
+_SENTENCE_END = re.compile(r"[。.!！?？:：;；,，、)）]$")
+
+
+@dataclass
+class Found:
+    """A card as found: its question and the lines of everything that answers it."""
+
+    question: str
+    line: int  # 0-based body line of the question
+    explicit_id: str | None
+    body: Lines
+    section: str
+    recogniser: str
+
+
+@dataclass
+class NotTaken:
+    line: int
+    text: str
+    reason: str  # section | inside-answer | not-a-question | title
+
+
+@dataclass
+class Recognised:
+    cards: list[Found] = field(default_factory=list)
+    not_taken: list[NotTaken] = field(default_factory=list)
+    intro: Lines = field(default_factory=list)
+    title: str = ""
+    # No Markdown headings at all: line breaks are the author's, not wrapping.
+    plain: bool = False
+
+
+def question_text(text: str) -> tuple[str, bool]:
+    """The question in a heading or line, and whether it says outright that it is one."""
+    text = text.strip()
+    tagged = bool(_TAG.search(text))
+    if tagged:
+        text = _TAG.sub("", text).strip()
+    if match := _Q_PREFIX.match(text):
+        return match.group(1).strip(), True
+    if number := _NUMBER.match(text):
+        text = number.group(4).strip()
+        if match := _Q_PREFIX.match(text):
+            return match.group(1).strip(), True
+    return text, tagged or bool(_ENDS_AS_QUESTION.search(text))
+
+
+def numbering(text: str) -> int | None:
+    """The number a heading or line starts with (`3.` → 3, `1.2` → 1, `三、` → 3), or None."""
+    match = _NUMBER.match(text.strip())
+    if not match:
+        return None
+    digits = match.group(1) or match.group(2)
+    if digits:
+        return int(digits)
+    return _chinese_number(match.group(3))
+
+
+def _chinese_number(text: str) -> int:
+    values = dict(zip("一二三四五六七八九", range(1, 10), strict=True))
+    if "十" not in text:
+        return values.get(text, 0)
+    tens, _, ones = text.partition("十")
+    return values.get(tens, 1) * 10 + values.get(ones, 0)
+
+
+def asks(text: str) -> bool:
+    """Whether `text` reads as a question or a task ("Explain…", "为什么…", "…吗").
+
+    An English word counts only at the start: a title such as "Why Rust" asks; "Rust: how it
+    works" as a section name is rarer than the question it looks like.
+    """
+    text = text.strip()
+    return bool(_ENDS_AS_QUESTION.search(text) or _ASKS.search(text))
+
+
+def _generic(text: str) -> bool:
+    key = unicodedata.normalize("NFKC", text).casefold().strip(" :：.。")
+    return key in _SECTION_WORDS
+
+
+def recognise(outline: Outline, *, style: str | None) -> Recognised:
+    """Find the cards of a note; `style` is the front matter's, None to decide from structure."""
+    if style in ("question", "numbered"):
+        return _house(outline, style)
+    return _general(outline)
+
+
+# --- the house format ---------------------------------------------------------------------
+
+
+def _house(outline: Outline, style: str) -> Recognised:
+    found = Recognised()
+    lines = outline.lines
+    marks: dict[int, tuple[Heading, str | None]] = {}
+    for heading in outline.headings:
+        card = _house_question(style, heading)
+        marks[heading.line] = (heading, card)
+    section = ""
+    current: Found | None = None
+    skip_until = -1
+    for index, text in enumerate(lines):
+        if index < skip_until:
+            continue
+        if index in marks:
+            heading, question = marks[index]
+            skip_until = heading.end
+            if question is not None:
+                current = Found(question, index, heading.explicit_id, [], section, "house")
+                found.cards.append(current)
+                continue
+            if heading.level <= 2:
+                section = heading.text
+                current = None
+                found.not_taken.append(NotTaken(index, heading.text, "section"))
+                continue
+            reason = "inside-answer" if current else "not-a-question"
+            found.not_taken.append(NotTaken(index, heading.text, reason))
+            held = [(i, lines[i]) for i in range(index, heading.end)]
+            if current is not None:
+                current.body += held
+            elif not section:
+                found.intro += held
+            continue
+        if current is None:
+            if not section:
+                found.intro.append((index, text))
+            continue
+        current.body.append((index, text))
+    return found
+
+
+def _house_question(style: str, heading: Heading) -> str | None:
+    if style == "question" and 2 <= heading.level <= 4:
+        match = _Q_PREFIX.match(heading.text)
+        return match.group(1).strip() if match else None
+    if style == "numbered" and heading.level in (2, 3):
+        match = _HOUSE_NUMBER.match(heading.text)
+        return match.group(2).strip() if match else None
+    return None
+
+
+# --- headings as their author wrote them ----------------------------------------------------
+
+
+def _general(outline: Outline) -> Recognised:
+    found = Recognised(plain=not outline.headings)
+    headings = outline.headings
+    title = _title_heading(outline)
+    if title is not None:
+        found.title = title.text
+        found.not_taken.append(NotTaken(title.line, title.text, "title"))
+    kinds = _classify(headings, outline, title)
+
+    cards: list[tuple[Heading, int]] = []  # a card heading and where its answer stops
+    for heading in headings:
+        if heading is title:
+            continue
+        kind = kinds[heading.index]
+        if _inside_card(heading, kinds):
+            found.not_taken.append(NotTaken(heading.line, heading.text, "inside-answer"))
+        elif kind == "card":
+            cards.append((heading, _answer_stop(heading, kinds)))
+        else:
+            found.not_taken.append(NotTaken(heading.line, heading.text, kind))
+
+    claimed: set[int] = set()
+    for heading, stop in cards:
+        question, _ = question_text(heading.text)
+        body = _lines(outline, heading.end, stop)
+        claimed.update(range(heading.line, stop))
+        if not question:
+            found.cards.append(Found("", heading.line, heading.explicit_id, body, "", "heading"))
+            continue
+        section = _section_of(heading, title, kinds)
+        recogniser = "numbered-heading" if numbering(heading.text) else "question-heading"
+        found.cards.append(
+            Found(question, heading.line, heading.explicit_id, body, section, recogniser)
+        )
+
+    # The text no heading card holds, region by region (each region ends at a heading).
+    starts = [0] + [h.end for h in headings]
+    ends = [h.line for h in headings] + [len(outline.lines)]
+    owners: list[Heading | None] = [None, *headings]
+    first_card = min((card.line for card in found.cards), default=len(outline.lines))
+    for start, end, owner in zip(starts, ends, owners, strict=True):
+        if start >= end or start in claimed:
+            continue
+        section = _section_of(owner, title, kinds, own=True) if owner else ""
+        region = _region(outline, start, end, section)
+        found.cards += region.cards
+        found.not_taken += region.not_taken
+        if not found.title and region.title:
+            found.title = region.title
+        if owner is None or owner is title:
+            first_card = min([first_card, *(card.line for card in region.cards)])
+            found.intro += [(i, t) for i, t in region.intro if i < first_card]
+    found.cards.sort(key=lambda card: card.line)
+    found.not_taken.sort(key=lambda item: item.line)
+    return found
+
+
+def _title_heading(outline: Outline) -> Heading | None:
+    """The level-1 heading that names the note: the first heading, alone at its level."""
+    if not outline.headings:
+        return None
+    first = outline.headings[0]
+    ones = [h for h in outline.headings if h.level == 1]
+    if first.level != 1 or len(ones) != 1 or question_text(first.text)[1]:
+        return None
+    return first
+
+
+def _classify(headings: list[Heading], outline: Outline, title: Heading | None) -> list[str]:
+    """Each heading's kind: card, section or not-a-question (inside-answer is decided later)."""
+    asked = [question_text(h.text)[1] for h in headings]
+    numbered = [numbering(h.text) is not None for h in headings]
+    # Whether anything below a heading is a question, or a numbered heading.
+    holds_question = [False] * len(headings)
+    holds_numbered = [False] * len(headings)
+    for heading in reversed(headings):
+        for child in heading.children:
+            holds_question[heading.index] |= asked[child.index] or holds_question[child.index]
+            holds_numbered[heading.index] |= numbered[child.index] or holds_numbered[child.index]
+    kinds = ["not-a-question"] * len(headings)
+    for heading in headings:
+        i = heading.index
+        if asked[i]:
+            has_text = _has_text(outline, heading.end, _first_child_question(heading, asked))
+            kinds[i] = "card" if has_text or not holds_question[i] else "section"
+        elif holds_question[i] or holds_numbered[i] or heading is title:
+            kinds[i] = "section"
+    for group in _sibling_groups(headings):
+        numbered_leaves = [
+            h for h in group if numbered[h.index] and kinds[h.index] == "not-a-question"
+        ]
+        sections = [h for h in group if numbered[h.index] and kinds[h.index] == "section"]
+        for heading in numbered_leaves:
+            if _generic(question_text(heading.text)[0]) or not _has_text(
+                outline, heading.end, heading.stop
+            ):
+                continue
+            if sections and not asks(question_text(heading.text)[0]):
+                continue
+            kinds[heading.index] = "card"
+        cards = [h for h in group if kinds[h.index] == "card"]
+        if len(cards) >= 2 and 2 * len(cards) >= len(group):
+            # At a level where the headings are questions, a plain one is a question too.
+            for heading in group:
+                if (
+                    kinds[heading.index] == "not-a-question"
+                    and not heading.children
+                    and not _generic(heading.text)
+                    and _has_text(outline, heading.end, heading.stop)
+                ):
+                    kinds[heading.index] = "card"
+    return kinds
+
+
+def _sibling_groups(headings: list[Heading]) -> Iterable[list[Heading]]:
+    groups: dict[tuple[int, int], list[Heading]] = {}
+    for heading in headings:
+        parent = heading.parent.index if heading.parent else -1
+        groups.setdefault((parent, heading.level), []).append(heading)
+    return groups.values()
+
+
+def _first_child_question(heading: Heading, asked: list[bool]) -> int:
+    """Where a question heading's own answer stops: its first sub-heading that asks, if any."""
+    pending = list(heading.children)
+    while pending:
+        child = pending.pop(0)
+        if asked[child.index]:
+            return child.line
+        pending[:0] = child.children
+    return heading.stop
+
+
+def _answer_stop(heading: Heading, kinds: list[str]) -> int:
+    stop = heading.stop
+    pending = list(heading.children)
+    while pending:
+        child = pending.pop(0)
+        if kinds[child.index] == "card":
+            return min(stop, child.line)
+        pending[:0] = child.children
+    return stop
+
+
+def _inside_card(heading: Heading, kinds: list[str]) -> bool:
+    """Whether a heading sits inside an answer: under a card, before any sub-question."""
+    parent = heading.parent
+    while parent is not None:
+        if kinds[parent.index] == "card":
+            return heading.line < _answer_stop(parent, kinds)
+        parent = parent.parent
+    return False
+
+
+def _section_of(
+    heading: Heading | None, title: Heading | None, kinds: list[str], *, own: bool = False
+) -> str:
+    """The nearest section heading above (or, with `own`, at) `heading`, title excluded."""
+    node = heading if own else (heading.parent if heading else None)
+    while node is not None and kinds[node.index] == "card":
+        node = node.parent
+    return "" if node is None or node is title else node.text
+
+
+def _has_text(outline: Outline, start: int, end: int) -> bool:
+    return any(line.strip() for line in outline.lines[start:end])
+
+
+def _lines(outline: Outline, start: int, end: int) -> Lines:
+    return [(i, outline.lines[i]) for i in range(start, end)]
+
+
+# --- the text between headings -------------------------------------------------------------
+
+
+@dataclass
+class _Builder:
+    found: Found
+    open: bool = True
+
+
+def _region(outline: Outline, start: int, end: int, section: str) -> Recognised:
+    """Cards written without headings in lines `start`…`end` of the note."""
+    out = Recognised()
+    lines = outline.lines
+    blocks = outline.blocks_between(start, end)
+    openers = _numbered_openers(outline, blocks)
+    current: Found | None = None
+    standalone_title = not outline.headings and blocks and _short_line(outline, blocks[0])
+
+    def open_card(question: str, line: int, recogniser: str, explicit: str | None = None) -> Found:
+        card = Found(question, line, explicit, [], section, recogniser)
+        out.cards.append(card)
+        return card
+
+    def take(index: int, text: str | None = None) -> None:
+        if current is not None:
+            current.body.append((index, lines[index] if text is None else text))
+        else:
+            out.intro.append((index, lines[index] if text is None else text))
+
+    skip_until = start
+    for position, block in enumerate(blocks):
+        if block.start < skip_until:
+            continue
+        following = blocks[position + 1] if position + 1 < len(blocks) else None
+        if position == 0 and standalone_title and following and start == 0:
+            out.title = lines[block.start].strip()
+            out.not_taken.append(NotTaken(block.start, out.title, "title"))
+            continue
+        if block.kind == "html_block" and _DETAILS_OPEN.search(lines[block.start]):
+            stop = _details_end(lines, block.start, end)
+            summary, answer = _details(lines, block.start, stop)
+            if summary and not _GENERIC_SUMMARY.match(summary.strip()):
+                card = open_card(summary, block.start, "details")
+                card.body += answer
+                current = None
+            elif current is not None:
+                current.body += answer
+            elif out.intro and (question := _last_paragraph(out.intro)):
+                # "1. What is X?" then <details><summary>Answer</summary>…
+                index, asked = question
+                out.intro = [(i, t) for i, t in out.intro if i < index]
+                text, _ = question_text(_strip_marker(asked))
+                out.cards.append(Found(text, index, None, answer, section, "details"))
+            skip_until = stop
+            continue
+        if block.kind == "blockquote" and (callout := _CALLOUT.match(lines[block.start])):
+            question, body = _callout(lines, block, callout.group(2))
+            if question:
+                out.cards.append(Found(question, block.start, None, body, section, "callout"))
+                current = None
+                continue
+        if block.kind in ("bullet_list", "ordered_list"):
+            for item in block.items:
+                first = _strip_marker(lines[item.start])
+                if item.start in openers:
+                    current = open_card(_opener_question(first), item.start, "numbered-line")
+                    current.body += _dedent(outline, item.start + 1, item.end, item.indent)
+                    continue
+                question, says = question_text(first)
+                rest = _dedent(outline, item.start + 1, item.end, item.indent)
+                if current is None and says and any(t.strip() for _, t in rest):
+                    out.cards.append(
+                        Found(question, item.start, None, rest, section, "list-question")
+                    )
+                    continue
+                if current is None and (inline := _inline_card(first)):
+                    out.cards.append(
+                        Found(
+                            inline[0],
+                            item.start,
+                            None,
+                            [(item.start, inline[1])],
+                            section,
+                            "inline-separator",
+                        )
+                    )
+                    continue
+                for index in range(item.start, item.end):
+                    if index in openers:
+                        current = open_card(_opener_question(lines[index]), index, "numbered-line")
+                    else:
+                        take(index)
+            continue
+        if block.kind == "paragraph":
+            paragraph = range(block.start, block.end)
+            if _is_section_line(outline, block, following, openers):
+                section = lines[block.start].strip()
+                out.not_taken.append(NotTaken(block.start, section, "section"))
+                current = None
+                continue
+            separator = next((i for i in paragraph if _SEPARATOR.match(lines[i])), None)
+            if separator is not None and separator > block.start:
+                question = " ".join(lines[i].strip() for i in range(block.start, separator))
+                body = _lines(outline, separator + 1, block.end)
+                out.cards.append(
+                    Found(question, block.start, None, body, section, "inline-separator")
+                )
+                current = None
+                continue
+            for index in paragraph:
+                text = lines[index]
+                if match := _Q_PREFIX.match(_unbold(text)[0]):
+                    question, explicit = _split_id(match.group(1))
+                    rest = _unbold(text)[1]
+                    current = open_card(question, index, "qa-lines", explicit)
+                    if rest:
+                        current.body.append((index, rest))
+                    continue
+                if index in openers:
+                    current = open_card(_opener_question(text), index, "numbered-line")
+                    continue
+                if index == block.start and (bold := _bold_question(text)):
+                    current = open_card(bold[0], index, "bold-question")
+                    if bold[1]:
+                        current.body.append((index, bold[1]))
+                    continue
+                if current is None and (inline := _inline_card(text)):
+                    out.cards.append(
+                        Found(
+                            inline[0],
+                            index,
+                            None,
+                            [(index, inline[1])],
+                            section,
+                            "inline-separator",
+                        )
+                    )
+                    continue
+                take(index)
+            continue
+        for index in range(block.start, block.end):
+            take(index)
+    # Blank lines between blocks belong with the text around them.
+    for card in out.cards:
+        card.body = _fill_gaps(card.body, lines)
+    return out
+
+
+def _numbered_openers(outline: Outline, blocks: list[Block]) -> set[int]:
+    """Lines that open a card by their number: a run 1, 2, 3… with an answer between each."""
+    lines = outline.lines
+    candidates: list[tuple[int, int]] = []
+    for block in blocks:
+        # A numbered line right under a list item is that item's lazy continuation to
+        # markdown-it, but to the author it is the next question.
+        if block.kind not in ("paragraph", "bullet_list", "ordered_list"):
+            continue
+        # Items of one Markdown list are a list, unless each asks something.
+        listed = {item.start for item in block.items} if len(block.items) > 1 else set()
+        for index in range(block.start, block.end):
+            if lines[index][:1].isspace() or not (n := _line_number(lines[index])):
+                continue
+            if index in listed and not asks(_strip_marker(lines[index])):
+                continue
+            candidates.append((index, n))
+    if len(candidates) < 2:
+        return set()
+    taken = {index for index, _ in candidates}
+    best: list[list[int]] = []
+    for k, (index, n) in enumerate(candidates):
+        chain = [index]
+        for j in range(k - 1, -1, -1):
+            previous, m = candidates[j]
+            if m == n - 1 and _answer_between(lines, previous, index, taken):
+                chain = [*best[j], index]
+                break
+        best.append(chain)
+    longest = max(best, key=len)
+    if len(longest) < 2:
+        return set()
+    texts = [lines[i] for i in longest]
+    compact = all(re.match(r"^\d{1,3}[.、．)）](?=\S)", t) for t in texts)
+    if len(longest) >= 3 or compact or any(asks(_strip_marker(t)) for t in texts):
+        return set(longest)
+    return set()
+
+
+def _line_number(text: str) -> int | None:
+    match = re.match(r"^(\d{1,3})[.、．)）]", text)
+    if match and not re.match(r"^\d{1,3}[.．]\d", text):
+        return int(match.group(1))
+    return None
+
+
+def _answer_between(lines: list[str], first: int, second: int, taken: set[int]) -> bool:
+    return any(lines[i].strip() and i not in taken for i in range(first + 1, second))
+
+
+def _opener_question(text: str) -> str:
+    return question_text(_strip_marker(text))[0]
+
+
+def _strip_marker(text: str) -> str:
+    text = text.strip()
+    text = re.sub(r"^(?:[-*+]|\d{1,3}[.)、．）])[ \t]*(?:\[[ xX]\][ \t]+)?", "", text, count=1)
+    return text.strip()
+
+
+def _unbold(text: str) -> tuple[str, str]:
+    """(`Q: …` inside a bold lead, the text after it) or (the line, "")."""
+    match = _BOLD_LINE.match(text.strip())
+    if match and _Q_PREFIX.match(match.group(1).strip()):
+        return match.group(1).strip(), match.group(2).strip()
+    if match and match.group(1).strip().rstrip("：:") in ("Q", "问", "问题", "Question"):
+        return f"Q: {match.group(2)}", ""
+    return text.strip(), ""
+
+
+def _bold_question(text: str) -> tuple[str, str] | None:
+    match = _BOLD_LINE.match(text.strip())
+    if not match:
+        return None
+    inner = match.group(1).strip()
+    question, says = question_text(inner)
+    if says or (numbering(inner) is not None and asks(question)):
+        return question, match.group(2).strip()
+    return None
+
+
+def _inline_card(text: str) -> tuple[str, str] | None:
+    if "::" not in text or "`" in text or _IDENTIFIER_SCOPE.search(text):
+        return None
+    match = _INLINE_CARD.match(_strip_marker(text))
+    if not match or "://" in match.group("q") or len(match.group("q")) < 2:
+        return None
+    return match.group("q").strip(), match.group("a").strip()
+
+
+def _split_id(text: str) -> tuple[str, str | None]:
+    match = re.search(r"[ \t]*\{#([^}\s]*)\}[ \t]*$", text)
+    if match:
+        return text[: match.start()].strip(), match.group(1)
+    return text.strip(), None
+
+
+def _is_section_line(
+    outline: Outline, block: Block, following: Block | None, openers: set[int]
+) -> bool:
+    """A short line standing alone before a question, in notes without headings (a section)."""
+    if outline.headings or following is None or following.kind != "paragraph":
+        return False
+    if not _short_line(outline, block):
+        return False
+    first = outline.lines[following.start]
+    return bool(_Q_PREFIX.match(_unbold(first)[0])) or following.start in openers
+
+
+def _short_line(outline: Outline, block: Block) -> bool:
+    if block.kind != "paragraph" or block.end - block.start != 1:
+        return False
+    text = outline.lines[block.start].strip()
+    return (
+        0 < len(text) <= 40
+        and not _SENTENCE_END.search(text)
+        and not any(mark in text for mark in ("$", "[", "|", "://", "`"))
+        and not _Q_PREFIX.match(text)
+        and _line_number(text) is None
+    )
+
+
+def _details_end(lines: list[str], start: int, end: int) -> int:
+    depth = 0
+    for index in range(start, end):
+        depth += len(_DETAILS_OPEN.findall(lines[index])) - len(
+            _DETAILS_CLOSE.findall(lines[index])
+        )
+        if depth <= 0:
+            return index + 1
+    return end
+
+
+def _details(lines: list[str], start: int, stop: int) -> tuple[str, Lines]:
+    """The summary of a <details> block and its content lines, the wrapper tags removed."""
+    text = "\n".join(lines[start:stop])
+    summary_match = _SUMMARY.search(text)
+    summary = _TAGS.sub("", summary_match.group(1)).strip() if summary_match else ""
+    body: Lines = []
+    summary_done = summary_match is None
+    for index in range(start, stop):
+        line = lines[index]
+        if not summary_done:
+            if re.search(r"</summary\s*>", line, re.I):
+                summary_done = True
+                line = re.split(r"</summary\s*>", line, maxsplit=1, flags=re.I)[1]
+            else:
+                continue
+        line = _DETAILS_OPEN.sub("", line)
+        line = _DETAILS_CLOSE.sub("", line)
+        body.append((index, line))
+    return summary, body
+
+
+def _last_paragraph(intro: Lines) -> tuple[int, str] | None:
+    """The last non-blank intro line, when it asks a question (a question above <details>)."""
+    for index, text in reversed(intro):
+        if text.strip():
+            return (index, text) if question_text(_strip_marker(text))[1] else None
+    return None
+
+
+def _callout(lines: list[str], block: Block, title: str) -> tuple[str, Lines]:
+    body = [(i, _QUOTE.sub("", lines[i], count=1)) for i in range(block.start + 1, block.end)]
+    question = title.strip()
+    if not question:
+        first = next(((i, t) for i, t in body if t.strip()), None)
+        if first is None:
+            return "", []
+        question = first[1].strip()
+        body = [(i, t) for i, t in body if i > first[0]]
+    if body and (nested := _NESTED_CALLOUT.match(body[0][1])):
+        # > [!question] Q / > > [!success] Answer: the inner callout is the answer.
+        lead = nested.group(1).strip()
+        rest = [(i, _QUOTE.sub("", t, count=1)) for i, t in body[1:]]
+        body = ([(body[0][0], lead)] if lead and not _GENERIC_SUMMARY.match(lead) else []) + rest
+    return question, body
+
+
+def _dedent(outline: Outline, start: int, end: int, indent: int) -> Lines:
+    out: Lines = []
+    for index in range(start, end):
+        text = outline.lines[index]
+        width = len(text) - len(text.lstrip(" "))
+        out.append((index, text[min(width, indent) :]))
+    return out
+
+
+def _fill_gaps(body: Lines, lines: list[str]) -> Lines:
+    """Body lines in order, with the blank lines between two of them restored."""
+    if not body:
+        return body
+    out: Lines = [body[0]]
+    for index, text in body[1:]:
+        previous = out[-1][0]
+        out += [(i, "") for i in range(previous + 1, index) if not lines[i].strip()]
+        out.append((index, text))
+    return out

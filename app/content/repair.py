@@ -1,0 +1,86 @@
+"""Clashes between notes (the same question, deck or page name twice), each told apart by file.
+
+Someone's notes often ask the same question in two files. Each clash is reported where the
+later one is; in a lenient import the later one is then told apart by its file, so both are
+kept and what is already in the bank keeps its id (and every learner's history with it).
+"""
+
+import hashlib
+
+from app.content.errors import ContentError
+from app.content.followups import derived_followup_id
+from app.content.parse import ParsedCard, ParsedDeck, ParsedTopic, derived_card_id
+
+# id -> (path, line) of what holds it already
+Taken = dict[str, tuple[str, int]]
+
+
+def _by_file(value: str, path: str) -> str:
+    return f"{value}-{hashlib.sha1(path.encode()).hexdigest()[:6]}"
+
+
+def repair_card_ids(decks: list[ParsedDeck], taken: Taken, followups: Taken) -> list[ContentError]:
+    """Give every card and follow-up of `decks` an id no other holds; report each clash."""
+    problems: list[ContentError] = []
+    for deck in decks:
+        for card in deck.cards:
+            if card.id in taken:
+                path, line = taken[card.id]
+                problems.append(
+                    ContentError(
+                        deck.path,
+                        card.line,
+                        f"duplicate card id '{card.id}' (also at {path}:{line}); "
+                        "give one of them an explicit {#id}",
+                    )
+                )
+                _rename(card, deck.path)
+            taken[card.id] = (deck.path, card.line)
+            for item in card.questions:
+                if item.id in followups:
+                    path, line = followups[item.id]
+                    problems.append(
+                        ContentError(
+                            deck.path,
+                            item.line,
+                            f"duplicate follow-up id '{item.id}' (also at {path}:{line}); "
+                            "give one of them an explicit {#id}",
+                        )
+                    )
+                    item.id = _by_file(item.id, deck.path)
+                followups[item.id] = (deck.path, item.line)
+    return problems
+
+
+def _rename(card: ParsedCard, path: str) -> None:
+    if card.explicit_id:
+        card.id = _by_file(card.id, path)
+    else:
+        card.id = derived_card_id(f"{path}\x1f{card.question}")
+    for item in card.questions:
+        if not item.explicit_id:
+            item.id = derived_followup_id(card.id, item.position)
+
+
+def repair_deck_slugs(decks: list[ParsedDeck], taken: dict[str, str]) -> list[ContentError]:
+    """Give every deck a slug no other deck holds (`taken`: slug -> path)."""
+    problems: list[ContentError] = []
+    for deck in decks:
+        if deck.slug in taken and taken[deck.slug] != deck.path:
+            message = f"deck slug '{deck.slug}' is also used by {taken[deck.slug]}"
+            problems.append(ContentError(deck.path, 1, message))
+            deck.slug = _by_file(deck.slug, deck.path)
+        taken[deck.slug] = deck.path
+    return problems
+
+
+def repair_topic_slugs(topics: list[ParsedTopic], taken: dict[str, str]) -> list[ContentError]:
+    """Give every reading page a slug no other holds (`taken`: slug -> path)."""
+    problems: list[ContentError] = []
+    for topic in topics:
+        if topic.slug in taken and taken[topic.slug] != topic.path:
+            message = f"topic slug '{topic.slug}' is also used by {taken[topic.slug]}"
+            problems.append(ContentError(topic.path, 1, message))
+            topic.slug = _by_file(topic.slug, topic.path)
+        taken[topic.slug] = topic.path
+    return problems
