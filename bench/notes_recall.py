@@ -5,16 +5,19 @@
     python bench/notes_recall.py --corpus /work/corpus --only wdndev__llm_interview_note --misses
     python bench/notes_recall.py FOLDER LABELS.json --report saved.json   # score a saved report
 
-LABELS.json is {"files": {"rel/path.md": {"questions": [{"line": N, "text": "…", "answered": bool}],
-"sections": ["heading text", …], "inside_answer": ["heading text", …], "note": "…"}}} ("answered"
-and "inside_answer" optional). A labelled
-question is found when a card of the same file starts within two lines of it, or has the same
-question once numbering, markup, punctuation, whitespace and case are stripped; each card answers
-for one question at most. Printed per folder and in total: recall over all labelled questions and
-over those the notes answer, the cards that are no labelled question (precision), the section or
-answer sub-headings taken as cards, the cards with an empty answer (and how many of those the notes
-leave unanswered), the warnings, and the worst files. A failing command or a report that is not
-JSON is reported as such and scores nothing; the run goes on.
+LABELS.json is {"files": {"rel/path.md": {"questions": [{"line": N, "text": "…"}], "sections":
+["heading text", …], "note": "…"}}}; a question may carry "answered": false (its notes give no
+answer) and "prompt": true (a topic written as a heading, such as "2.2.1 监督学习", rather than
+something that asks), and a file "inside_answer": [headings that belong to an answer].
+
+A labelled question is found when a card of the same file starts within two lines of it, or has
+the same question once numbering, markup, punctuation, whitespace and case are stripped; each card
+answers for one question at most. Printed per folder and in total: recall over all labelled
+questions, over those the notes answer and over those that ask; the share of cards that are a
+labelled question (precision); section or answer sub-headings taken as cards; cards with an empty
+answer, with how many of those the notes leave unanswered in brackets; warnings; and the worst
+files. A failing command or a report that is not JSON is reported as such and scores nothing; the
+run goes on.
 """
 
 import argparse
@@ -54,8 +57,10 @@ class FileScore:
     path: str
     labelled: int = 0
     answered: int = 0
+    asking: int = 0
     found: int = 0
     found_answered: int = 0
+    found_asking: int = 0
     cards: int = 0
     matched_cards: int = 0
     headings_as_cards: list[str] = field(default_factory=list)
@@ -127,6 +132,7 @@ def score_file(path: str, label: dict[str, Any], entry: dict[str, Any] | None) -
     questions = label.get("questions") or []
     score = FileScore(path=path, labelled=len(questions))
     score.answered = sum(1 for q in questions if q.get("answered", True))
+    score.asking = sum(1 for q in questions if not q.get("prompt"))
     cards = list((entry or {}).get("cards") or [])
     score.cards = len(cards)
     score.warnings = len((entry or {}).get("warnings") or [])
@@ -156,6 +162,7 @@ def score_file(path: str, label: dict[str, Any], entry: dict[str, Any] | None) -
             del unmatched[ci]
     score.found = len(found)
     score.found_answered = sum(1 for qi in found if questions[qi].get("answered", True))
+    score.found_asking = sum(1 for qi in found if not questions[qi].get("prompt"))
     score.matched_cards = score.cards - len(unmatched)
     score.missed = [
         questions[qi].get("text", "") for qi in range(len(questions)) if qi not in found
@@ -206,7 +213,7 @@ def _pct(num: int, den: int) -> str:
 def print_scores(folders: list[FolderScore], *, worst: int, misses: bool) -> None:
     """Print one row per folder, the total, and the worst files."""
     head = (
-        f"{'folder':44} {'labelled':>8} {'found':>6} {'recall':>7} {'answered':>8} "
+        f"{'folder':40} {'labelled':>8} {'found':>6} {'recall':>7} {'answered':>8} {'asking':>7} "
         f"{'cards':>6} {'precision':>9} {'sections':>8} {'empty':>9} {'warnings':>8}"
     )
     print(head)
@@ -241,11 +248,13 @@ def print_scores(folders: list[FolderScore], *, worst: int, misses: bool) -> Non
 def _print_row(folder: FolderScore) -> None:
     labelled, found = folder.total("labelled"), folder.total("found")
     answered, found_answered = folder.total("answered"), folder.total("found_answered")
+    asking, found_asking = folder.total("asking"), folder.total("found_asking")
     cards, matched = folder.total("cards"), folder.total("matched_cards")
     empty = f"{folder.total('empty_answers')}({folder.total('empty_expected')})"
     print(
-        f"{folder.name[:44]:44} {labelled:8d} {found:6d} {_pct(found, labelled):>7} "
-        f"{_pct(found_answered, answered):>8} {cards:6d} {_pct(matched, cards):>9} "
+        f"{folder.name[:40]:40} {labelled:8d} {found:6d} {_pct(found, labelled):>7} "
+        f"{_pct(found_answered, answered):>8} {_pct(found_asking, asking):>7} "
+        f"{cards:6d} {_pct(matched, cards):>9} "
         f"{folder.total('headings_as_cards'):8d} {empty:>9} {folder.total('warnings'):8d}"
     )
 
