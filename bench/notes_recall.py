@@ -195,7 +195,7 @@ def score_folder(
     entries = {}
     for entry in (report or {}).get("files") or []:
         if isinstance(entry, dict) and entry.get("path"):
-            entries[Path(str(entry["path"])).as_posix().lstrip("./")] = entry
+            entries[Path(str(entry["path"])).as_posix().removeprefix("./")] = entry
     label_files = labels.get("files") or {}
     folder = FolderScore(name=name, error=error)
     for path, label in sorted(label_files.items()):
