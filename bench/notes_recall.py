@@ -1,0 +1,319 @@
+"""Recall of hand-labelled questions in folders of real notes: what `qbank check PATH --json` finds.
+
+    python bench/notes_recall.py FOLDER LABELS.json [FOLDER LABELS.json ...]
+    python bench/notes_recall.py --corpus /work/corpus   # DIR/<name>/ + DIR/labels/<name>.json
+    python bench/notes_recall.py --corpus /work/corpus --only wdndev__llm_interview_note --misses
+    python bench/notes_recall.py FOLDER LABELS.json --report saved.json   # score a saved report
+
+LABELS.json is {"files": {"rel/path.md": {"questions": [{"line": N, "text": "…"}], "sections":
+["heading text", …], "note": "…"}}}; a question may carry "answered": false (its notes give no
+answer) and "prompt": true (a topic written as a heading, such as "2.2.1 监督学习", rather than
+something that asks), and a file "inside_answer": [headings that belong to an answer].
+
+A labelled question is found when a card of the same file starts within two lines of it, or has
+the same question once numbering, markup, punctuation, whitespace and case are stripped; each card
+answers for one question at most. Printed per folder and in total: recall over all labelled
+questions, over those the notes answer and over those that ask; the share of cards that are a
+labelled question (precision); section or answer sub-headings taken as cards; cards with an empty
+answer, with how many of those the notes leave unanswered in brackets; warnings; and the worst
+files. A failing command or a report that is not JSON is reported as such and scores nothing; the
+run goes on.
+"""
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+LINE_SLACK = 2
+# Leading numbering and question markers:
+# "1.", "1)", "1.1", "3.12.2", "1-1", "一、", "（1）", "Q1:", "问：", "QA：".
+_PREFIX = re.compile(
+    r"^\s*(?:#+\s*)?(?:[-*+]\s+)?"
+    r"(?:\(?\d+(?:[.\-、]\d+)*[.)、:：]?\s*|[一二三四五六七八九十百]+[、.．]\s*|[（(]\d+[)）]\s*)?"
+    r"(?:(?:Q\d*|QA|问题?\d*|Question)\s*[:：.]\s*)?",
+    re.IGNORECASE,
+)
+_MARKUP = re.compile(r"<[^>]+>|&#x20;|&nbsp;|&emsp;|[*_`~]")
+
+
+def normalise(text: str) -> str:
+    """Reduce a question to the characters that identify it."""
+    plain = _MARKUP.sub("", text or "")
+    plain = _PREFIX.sub("", plain, count=1)
+    return re.sub(r"[\W_]+", "", plain).casefold()
+
+
+@dataclass
+class FileScore:
+    path: str
+    labelled: int = 0
+    answered: int = 0
+    asking: int = 0
+    found: int = 0
+    found_answered: int = 0
+    found_asking: int = 0
+    cards: int = 0
+    matched_cards: int = 0
+    headings_as_cards: list[str] = field(default_factory=list)
+    empty_answers: int = 0
+    empty_expected: int = 0
+    warnings: int = 0
+    missed: list[str] = field(default_factory=list)
+    extra: list[str] = field(default_factory=list)
+
+    @property
+    def badness(self) -> int:
+        return (self.labelled - self.found) + (self.cards - self.matched_cards)
+
+
+@dataclass
+class FolderScore:
+    name: str
+    files: list[FileScore] = field(default_factory=list)
+    error: str = ""
+    unlabelled_cards: int = 0
+
+    def total(self, attr: str) -> int:
+        return sum(
+            len(v) if isinstance(v, list) else v for v in (getattr(f, attr) for f in self.files)
+        )
+
+
+def run_check(folder: Path, *, subprocess_mode: bool) -> tuple[dict[str, Any] | None, str]:
+    """Run `qbank check FOLDER --json`; the report, or None and why not."""
+    args = ["check", str(folder), "--json"]
+    if subprocess_mode:
+        code = "import sys; from app.cli import main; sys.exit(main())"
+        proc = subprocess.run(
+            [sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=ROOT
+        )
+        out, err, status = proc.stdout, proc.stderr, proc.returncode
+    else:
+        try:
+            from click.testing import CliRunner
+
+            from app.cli import main
+        except Exception as exc:  # the app may be mid-rewrite; report it and score nothing
+            return None, f"cannot import app.cli: {exc!r}"
+        # Click 8.2 and later keep stderr apart from stdout (requirements.lock pins 8.5).
+        result = CliRunner().invoke(main, args, catch_exceptions=True)
+        out, err = result.stdout, result.stderr
+        status = result.exit_code
+        if result.exception is not None and not isinstance(result.exception, SystemExit):
+            err = f"{err}\n{type(result.exception).__name__}: {result.exception}"
+    return parse_report(out, err, status)
+
+
+def parse_report(out: str, err: str, status: int) -> tuple[dict[str, Any] | None, str]:
+    """The JSON report in a command's output, or None and a one-line reason."""
+    start = out.find("{")
+    if start >= 0:
+        try:
+            report = json.loads(out[start:])
+        except json.JSONDecodeError:
+            report = None
+        if isinstance(report, dict) and isinstance(report.get("files"), list):
+            return report, "" if status == 0 else f"exit status {status}"
+    tail = (err.strip() or out.strip()).splitlines()[-1:] or [""]
+    return None, f"no JSON report (exit status {status}): {tail[0][:160]}"
+
+
+def score_file(path: str, label: dict[str, Any], entry: dict[str, Any] | None) -> FileScore:
+    """Match one file's labelled questions to its cards."""
+    questions = label.get("questions") or []
+    score = FileScore(path=path, labelled=len(questions))
+    score.answered = sum(1 for q in questions if q.get("answered", True))
+    score.asking = sum(1 for q in questions if not q.get("prompt"))
+    cards = list((entry or {}).get("cards") or [])
+    score.cards = len(cards)
+    score.warnings = len((entry or {}).get("warnings") or [])
+    unmatched = dict(enumerate(cards))
+    found: set[int] = set()
+    # Same text near the same line first, then the nearest line, then the same text anywhere,
+    # so a card a line or two off, or one whose line is wrong, still counts once.
+    keys = [normalise(str(q.get("text", ""))) for q in questions]
+    card_keys = {ci: normalise(str(card.get("question", ""))) for ci, card in unmatched.items()}
+    pairs = []
+    for qi, q in enumerate(questions):
+        for ci, card in unmatched.items():
+            line = card.get("line")
+            if isinstance(line, int) and abs(line - int(q.get("line", -99))) <= LINE_SLACK:
+                same = bool(keys[qi]) and keys[qi] == card_keys[ci]
+                pairs.append((not same, abs(line - int(q["line"])), qi, ci))
+    for _, _, qi, ci in sorted(pairs):
+        if qi not in found and ci in unmatched:
+            found.add(qi)
+            del unmatched[ci]
+    for qi in range(len(questions)):
+        if qi in found or not keys[qi]:
+            continue
+        ci = next((c for c in unmatched if card_keys[c] == keys[qi]), None)
+        if ci is not None:
+            found.add(qi)
+            del unmatched[ci]
+    score.found = len(found)
+    score.found_answered = sum(1 for qi in found if questions[qi].get("answered", True))
+    score.found_asking = sum(1 for qi in found if not questions[qi].get("prompt"))
+    score.matched_cards = score.cards - len(unmatched)
+    score.missed = [
+        questions[qi].get("text", "") for qi in range(len(questions)) if qi not in found
+    ]
+    headings = {
+        normalise(t) for t in (label.get("sections") or []) + (label.get("inside_answer") or [])
+    }
+    headings.discard("")
+    for card in unmatched.values():
+        text = str(card.get("question", ""))
+        (score.headings_as_cards if normalise(text) in headings else score.extra).append(text)
+    expected_empty = {qi for qi, q in enumerate(questions) if q.get("answered", True) is False}
+    for card in cards:
+        if not str(card.get("answer", "")).strip():
+            score.empty_answers += 1
+            line = card.get("line")
+            if any(
+                isinstance(line, int)
+                and abs(line - int(questions[qi].get("line", -99))) <= LINE_SLACK
+                for qi in expected_empty
+            ):
+                score.empty_expected += 1
+    return score
+
+
+def score_folder(
+    name: str, labels: dict[str, Any], report: dict[str, Any] | None, error: str
+) -> FolderScore:
+    """Score every labelled file of a folder against its report."""
+    entries = {}
+    for entry in (report or {}).get("files") or []:
+        if isinstance(entry, dict) and entry.get("path"):
+            entries[Path(str(entry["path"])).as_posix().removeprefix("./")] = entry
+    label_files = labels.get("files") or {}
+    folder = FolderScore(name=name, error=error)
+    for path, label in sorted(label_files.items()):
+        folder.files.append(score_file(path, label, entries.get(path)))
+    folder.unlabelled_cards = sum(
+        len(e.get("cards") or []) for p, e in entries.items() if p not in label_files
+    )
+    return folder
+
+
+def _pct(num: int, den: int) -> str:
+    return f"{100 * num / den:5.1f}%" if den else "    -"
+
+
+def print_scores(folders: list[FolderScore], *, worst: int, misses: bool) -> None:
+    """Print one row per folder, the total, and the worst files."""
+    head = (
+        f"{'folder':40} {'labelled':>8} {'found':>6} {'recall':>7} {'answered':>8} {'asking':>7} "
+        f"{'cards':>6} {'precision':>9} {'sections':>8} {'empty':>9} {'warnings':>8}"
+    )
+    print(head)
+    print("-" * len(head))
+    totals = FolderScore(name="TOTAL")
+    for folder in folders:
+        totals.files.extend(folder.files)
+        totals.unlabelled_cards += folder.unlabelled_cards
+        _print_row(folder)
+        if folder.error:
+            print(f"    ! {folder.error}")
+    print("-" * len(head))
+    _print_row(totals)
+    if totals.unlabelled_cards:
+        print(f"    cards in files without labels: {totals.unlabelled_cards}")
+    ranked = sorted((f for f in totals.files if f.badness), key=lambda f: -f.badness)[:worst]
+    if ranked:
+        print(f"\nworst files (missed questions + cards that are no question), top {len(ranked)}:")
+    names = {id(f): folder.name for folder in folders for f in folder.files}
+    for f in ranked:
+        print(
+            f"  {names[id(f)]}/{f.path}: {f.found}/{f.labelled} found, "
+            f"{f.cards - f.matched_cards} extra cards ({len(f.headings_as_cards)} headings)"
+        )
+        if misses:
+            for text in f.missed[:8]:
+                print(f"      missed: {text[:100]}")
+            for text in (f.headings_as_cards + f.extra)[:8]:
+                print(f"      extra:  {text[:100]}")
+
+
+def _print_row(folder: FolderScore) -> None:
+    labelled, found = folder.total("labelled"), folder.total("found")
+    answered, found_answered = folder.total("answered"), folder.total("found_answered")
+    asking, found_asking = folder.total("asking"), folder.total("found_asking")
+    cards, matched = folder.total("cards"), folder.total("matched_cards")
+    empty = f"{folder.total('empty_answers')}({folder.total('empty_expected')})"
+    print(
+        f"{folder.name[:40]:40} {labelled:8d} {found:6d} {_pct(found, labelled):>7} "
+        f"{_pct(found_answered, answered):>8} {_pct(found_asking, asking):>7} "
+        f"{cards:6d} {_pct(matched, cards):>9} "
+        f"{folder.total('headings_as_cards'):8d} {empty:>9} {folder.total('warnings'):8d}"
+    )
+
+
+def _pairs(args: argparse.Namespace) -> list[tuple[str, Path, Path]]:
+    pairs = []
+    if len(args.paths) % 2:
+        sys.exit("give FOLDER LABELS.json in pairs")
+    for folder, labels in zip(args.paths[::2], args.paths[1::2], strict=True):
+        pairs.append((Path(folder).name, Path(folder), Path(labels)))
+    if args.corpus:
+        corpus = Path(args.corpus)
+        for labels in sorted((corpus / "labels").glob("*.json")):
+            if (corpus / labels.stem).is_dir():
+                pairs.append((labels.stem, corpus / labels.stem, labels))
+    if args.only:
+        pairs = [p for p in pairs if p[0] in args.only]
+    if not pairs:
+        sys.exit("nothing to score: give FOLDER LABELS.json or --corpus DIR")
+    return pairs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("paths", nargs="*", help="FOLDER LABELS.json, repeated")
+    parser.add_argument(
+        "--corpus", help="a directory of folders with labels/<folder>.json beside them"
+    )
+    parser.add_argument("--only", nargs="+", help="score only these folder names")
+    parser.add_argument("--subprocess", action="store_true", help="run qbank in a child process")
+    parser.add_argument(
+        "--report", help="score this saved report instead of running qbank (one folder)"
+    )
+    parser.add_argument(
+        "--save", help="directory to write each folder's report to, as <folder>.json"
+    )
+    parser.add_argument("--worst", type=int, default=10, help="how many worst files to list")
+    parser.add_argument(
+        "--misses", action="store_true", help="list missed questions and extra cards"
+    )
+    args = parser.parse_args()
+    pairs = _pairs(args)
+    scores = []
+    for name, folder, labels_path in pairs:
+        labels = json.loads(labels_path.read_text(encoding="utf-8"))
+        if args.report:
+            text = Path(args.report).read_text(encoding="utf-8")
+            report, error = parse_report(text, "", 0)
+        else:
+            report, error = run_check(folder, subprocess_mode=args.subprocess)
+        if args.save and report is not None:
+            Path(args.save).mkdir(parents=True, exist_ok=True)
+            out = Path(args.save) / f"{name}.json"
+            out.write_text(json.dumps(report, ensure_ascii=False, indent=1), encoding="utf-8")
+        scores.append(score_folder(name, labels, report, error))
+    print_scores(scores, worst=args.worst, misses=args.misses)
+
+
+if __name__ == "__main__":
+    main()
