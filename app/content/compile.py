@@ -104,7 +104,7 @@ def split_warnings(problems: list[ContentError]) -> tuple[list[ContentError], li
 
 
 def parse_source(source: SourceText) -> tuple[Parsed | None, list[ContentError]]:
-    return parse_note(source.path, source.text)
+    return parse_note(source.path, source.text, reading=source.reading, house=source.house)
 
 
 def compile_item(

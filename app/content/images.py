@@ -50,6 +50,8 @@ class Image:
 
 def resolve(src: str, source: str) -> str:
     """The content-relative path that `src`, written in the file `source`, names."""
+    if urlsplit(src).scheme in ("http", "https"):
+        raise ImageError(f"image '{src}' is on the web; it is never fetched, and shows as a link")
     if urlsplit(src).scheme or src.startswith(("/", "\\")) or "\\" in src:
         raise ImageError(
             f"image '{src}' must be a file in the content directory, named by a relative path"

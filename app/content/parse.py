@@ -6,7 +6,6 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
-
 from urllib.parse import unquote
 
 import yaml
@@ -31,6 +30,7 @@ _VALID_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _LABEL = re.compile(r"^\*\*(.+?)\*\*[ \t]*[。.:：]?[ \t]*(.*)$")
 # A label without bold ("面试回答。 …", "Answer: …") must end in punctuation.
 _PLAIN_LABEL = re.compile(r"^([^\s*#>|`$-][^。.:：*]{0,15}?)[ \t]*([。.:：])[ \t]*(.*)$")
+_TAGS = re.compile(r"</?[A-Za-z][^>]*>")
 _LIST_MARKER = re.compile(r"^(?:[-*+]|\d+[.)])[ \t]+")
 _WIKILINK = re.compile(r"^!?\[\[(.+?)\]\]$")
 _MDLINK = re.compile(r"^\[(.+?)\]\((\S+?)\)$")
@@ -339,8 +339,13 @@ def note_folder(path: str) -> str:
     return "" if folder == "decks" else folder.removeprefix("decks/")
 
 
-def parse_note(path: str, text: str) -> tuple[ParsedDeck | ParsedTopic, list[ContentError]]:
-    """Parse one note: a deck when it holds cards, else a reading page."""
+def parse_note(
+    path: str, text: str, *, reading: bool = False, house: bool = False
+) -> tuple[ParsedDeck | ParsedTopic, list[ContentError]]:
+    """Parse one note: a deck when it holds cards, else (or with `reading`) a reading page.
+
+    `house`: a note under the house layout's `decks/`, read by its rules where they differ.
+    """
     errors: list[ContentError] = []
     meta, lines, first = split_front_matter(path, text, errors)
     kind = _meta_str(meta, "kind", path, errors) or _meta_str(meta, "type", path, errors)
@@ -351,16 +356,15 @@ def parse_note(path: str, text: str) -> tuple[ParsedDeck | ParsedTopic, list[Con
         )
         style = None
     outline = build_outline(lines)
-    found = recognise(outline, style=None if style == "auto" else style)
-    # In the house layout every note under `topics/` is a reading page.
-    if kind == "topic" or (kind != "deck" and (not found.cards or path.startswith("topics/"))):
+    found = recognise(outline, style=None if style == "auto" else style, house=house)
+    if kind == "topic" or (kind != "deck" and (not found.cards or reading)):
         return _topic(path, meta, lines, first, found, errors), errors
     return _deck(path, meta, outline, first, found, style, errors), errors
 
 
 def parse_deck(path: str, text: str) -> tuple[ParsedDeck | None, list[ContentError]]:
     """Parse one note as a deck; a note without cards is an error here."""
-    note, errors = parse_note(path, text)
+    note, errors = parse_note(path, text, house=True)
     if isinstance(note, ParsedTopic):
         errors.append(ContentError(path, note.body.line or 1, "deck has no cards"))
         return None, errors
@@ -443,7 +447,7 @@ def _finish_card(
             continue
         builder.add(index, text)
     answer = builder.block("answer", first)
-    if not answer.text:
+    if not _TAGS.sub("", answer.text).strip():
         errors.append(ContentError(path, line, f"card '{found.question}' has no answer"))
         return None
     card_id = found.explicit_id or derived_card_id(found.question)

@@ -135,9 +135,24 @@ class Recognised:
     plain: bool = False
 
 
+def _trim_tail(text: str) -> str:
+    """`text` without trailing emoji, marks and spaces ("What is X? 👶" asks as "What is X?")."""
+    end = len(text)
+    while end and unicodedata.category(text[end - 1])[0] in "SZCM":
+        end -= 1
+    return text[:end]
+
+
+def _unwrap(text: str) -> str:
+    """A heading's text without emphasis around all of it (`**1.1 为什么…？**`)."""
+    text = _trim_tail(text.strip())
+    match = re.fullmatch(r"(\*{1,3}|_{1,3})(.+?)\1([:：]?)", text)
+    return (match.group(2) + match.group(3)).strip() if match else text
+
+
 def question_text(text: str) -> tuple[str, bool]:
     """The question in a heading or line, and whether it says outright that it is one."""
-    text = text.strip()
+    text = _unwrap(text)
     tagged = bool(_TAG.search(text))
     if tagged:
         text = _TAG.sub("", text).strip()
@@ -152,7 +167,7 @@ def question_text(text: str) -> tuple[str, bool]:
 
 def numbering(text: str) -> int | None:
     """The number a heading or line starts with (`3.` → 3, `1.2` → 1, `三、` → 3), or None."""
-    match = _NUMBER.match(text.strip())
+    match = _NUMBER.match(_unwrap(text))
     if not match:
         return None
     digits = match.group(1) or match.group(2)
@@ -184,11 +199,15 @@ def _generic(text: str) -> bool:
     return key in _SECTION_WORDS
 
 
-def recognise(outline: Outline, *, style: str | None) -> Recognised:
-    """Find the cards of a note; `style` is the front matter's, None to decide from structure."""
+def recognise(outline: Outline, *, style: str | None, house: bool = False) -> Recognised:
+    """Find the cards of a note; `style` is the front matter's, None to decide from structure.
+
+    `house`: the note is a deck of the house layout, where numbered headings in one flat run
+    are questions however they are worded.
+    """
     if style in ("question", "numbered"):
         return _house(outline, style)
-    return _general(outline)
+    return _general(outline, house)
 
 
 # --- the house format ---------------------------------------------------------------------
@@ -248,14 +267,14 @@ def _house_question(style: str, heading: Heading) -> str | None:
 # --- headings as their author wrote them ----------------------------------------------------
 
 
-def _general(outline: Outline) -> Recognised:
+def _general(outline: Outline, house: bool) -> Recognised:
     found = Recognised(plain=not outline.headings)
     headings = outline.headings
     title = _title_heading(outline)
     if title is not None:
         found.title = title.text
         found.not_taken.append(NotTaken(title.line, title.text, "title"))
-    kinds = _classify(headings, outline, title)
+    kinds = _classify(headings, outline, title, house)
 
     cards: list[tuple[Heading, int]] = []  # a card heading and where its answer stops
     for heading in headings:
@@ -279,9 +298,8 @@ def _general(outline: Outline) -> Recognised:
             continue
         section = _section_of(heading, title, kinds)
         recogniser = "numbered-heading" if numbering(heading.text) else "question-heading"
-        found.cards.append(
-            Found(question, heading.line, heading.explicit_id, body, section, recogniser)
-        )
+        card = Found(question, heading.line, heading.explicit_id, body, section, recogniser)
+        found.cards += _split_at_bold_questions(card, outline.lines)
 
     # The text no heading card holds, region by region (each region ends at a heading).
     starts = [0] + [h.end for h in headings]
@@ -305,6 +323,28 @@ def _general(outline: Outline) -> Recognised:
     return found
 
 
+def _split_at_bold_questions(card: Found, lines: list[str]) -> list[Found]:
+    """A heading card whose answer holds numbered bold questions ("**1.2 …？**"): one card each.
+
+    Notes that number their questions write some as headings and the next as bold paragraphs;
+    a numbered bold question opening a paragraph is the next question, not part of this answer.
+    """
+    out = [card]
+    body: Lines = []
+    for index, text in card.body:
+        previous_blank = index == 0 or not lines[index - 1].strip()
+        lead = _BOLD_LINE.match(text.strip()) if previous_blank and text[:1].strip() else None
+        bold = _bold_question(text) if lead else None
+        if bold and lead and numbering(lead.group(1)) is not None:
+            out[-1].body = body
+            out.append(Found(bold[0], index, None, [], card.section, "bold-question"))
+            body = [(index, bold[1])] if bold[1] else []
+            continue
+        body.append((index, text))
+    out[-1].body = body
+    return out
+
+
 def _title_heading(outline: Outline) -> Heading | None:
     """The level-1 heading that names the note: the first heading, alone at its level."""
     if not outline.headings:
@@ -316,7 +356,9 @@ def _title_heading(outline: Outline) -> Heading | None:
     return first
 
 
-def _classify(headings: list[Heading], outline: Outline, title: Heading | None) -> list[str]:
+def _classify(
+    headings: list[Heading], outline: Outline, title: Heading | None, house: bool
+) -> list[str]:
     """Each heading's kind: card, section or not-a-question (inside-answer is decided later)."""
     asked = [question_text(h.text)[1] for h in headings]
     numbered = [numbering(h.text) is not None for h in headings]
@@ -328,6 +370,17 @@ def _classify(headings: list[Heading], outline: Outline, title: Heading | None) 
             holds_question[heading.index] |= asked[child.index] or holds_question[child.index]
             holds_numbered[heading.index] |= numbered[child.index] or holds_numbered[child.index]
     kinds = ["not-a-question"] * len(headings)
+    # "## 1. cache line 的大小", "## 2. roofline 模型": numbered headings in one flat run, the
+    # house format's numbered style, are questions however they are worded.
+    flat = house and any(numbered) and all(
+        _HOUSE_NUMBER.match(_unwrap(h.text))
+        and not re.match(r"^\d+[.．]\d", _unwrap(h.text))
+        and 2 <= h.level <= 3
+        and not holds_numbered[h.index]
+        and not holds_question[h.index]
+        for h in headings
+        if numbered[h.index]
+    )
     for heading in headings:
         i = heading.index
         if asked[i]:
@@ -340,12 +393,16 @@ def _classify(headings: list[Heading], outline: Outline, title: Heading | None) 
             h for h in group if numbered[h.index] and kinds[h.index] == "not-a-question"
         ]
         sections = [h for h in group if numbered[h.index] and kinds[h.index] == "section"]
+        # Numbered headings are questions where they ask ("1.1 为什么…", "2) Implement…"),
+        # or stand among others that mostly do; "（1）神经元" in lecture notes names a topic.
+        asking = [h for h in numbered_leaves if asks(question_text(h.text)[0])]
+        group_asks = flat or (len(numbered_leaves) >= 2 and 3 * len(asking) >= len(numbered_leaves))
         for heading in numbered_leaves:
             if _generic(question_text(heading.text)[0]) or not _has_text(
                 outline, heading.end, heading.stop
             ):
                 continue
-            if sections and not asks(question_text(heading.text)[0]):
+            if not asks(question_text(heading.text)[0]) and (sections or not group_asks):
                 continue
             kinds[heading.index] = "card"
         cards = [h for h in group if kinds[h.index] == "card"]
@@ -643,6 +700,9 @@ def _bold_question(text: str) -> tuple[str, str] | None:
     if not match:
         return None
     inner = match.group(1).strip()
+    if re.fullmatch(r"(?:Q|问题?)?\d{1,3}[.)）、．]?", inner) and match.group(2).strip():
+        # "**1)** The number of active ads.": a numbered task, its text after the number.
+        return match.group(2).strip(), ""
     question, says = question_text(inner)
     if says or (numbering(inner) is not None and asks(question)):
         return question, match.group(2).strip()

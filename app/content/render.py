@@ -2,6 +2,7 @@
 
 import html
 import re
+from functools import partial
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import islice
@@ -24,6 +25,7 @@ from app.content.errors import ContentError, ContentWarning
 from app.content.highlight import highlight_code
 from app.content.images import TYPES, Image, ImageError, image_names, load, resolve
 from app.content.parse import NOTE_SUFFIXES, note_stem
+from app.content.rawhtml import clean
 
 FormulaKey = tuple[str, bool]  # (TeX, display mode)
 
@@ -40,6 +42,7 @@ _KATEX_POSITION = re.compile(r" at position \d+: .*$", re.DOTALL)
 # or a `$` that opened no formula. `$` before a digit is a price, never math, so it is fine.
 _LITERAL_MARKUP = re.compile(r"\*\*|__|\$(?!\d)")
 
+_INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]")
 # KaTeX limits: the longest formula in the bundled decks has ~260 characters.
 MAX_FORMULA_CHARS = 4000
 MAX_SIZE_EM = 50
@@ -109,9 +112,10 @@ def _render_link_open(self: Any, tokens: list[Token], idx: int, options: Any, en
 
 def build_markdown() -> MarkdownIt:
     """The one Markdown configuration used for every piece of content."""
-    # html=False escapes raw HTML; markdown-it's validateLink drops javascript:, vbscript:,
+    # Raw HTML is read as tokens and made safe by app.content.rawhtml; markdown-it's
+    # validateLink drops javascript:, vbscript:,
     # file: and non-image data: URLs, so content can never inject script.
-    options = {"html": False, "linkify": False, "typographer": False, "highlight": highlight_code}
+    options = {"html": True, "linkify": False, "typographer": False, "highlight": highlight_code}
     md = MarkdownIt("commonmark", options)
     md.enable(["table", "strikethrough"])
     # Escapes (`\*`, `\$`) and entities stay their own tokens instead of joining the text
@@ -168,6 +172,9 @@ class Renderer:
 
     def formula(self, tex: str, display: bool) -> str:
         """Return KaTeX's HTML+MathML for `tex`; raise pykatex.ParseError when it is invalid."""
+        # Zero-width spaces and joiners pasted in from web pages show nothing, and KaTeX,
+        # which has no metrics for them, would print a complaint for each.
+        tex = _INVISIBLE.sub("", tex)
         key = (tex, display)
         cached = self._formulas.get(key)
         if cached is None and len(tex) > MAX_FORMULA_CHARS:
@@ -241,6 +248,11 @@ class Renderer:
                 self._embed(token, path, block_line, errors)
             elif token.type == "link_open":
                 _note_link(token)
+            elif token.type in ("html_inline", "html_block"):
+                token.content = clean(
+                    token.content,
+                    partial(self._raw_image, path=path, line=block_line, errors=errors),
+                )
             elif token.type in _MATH_TYPES or token.type == "math_block_label":
                 display = _MATH_TYPES.get(token.type, True)
                 plain.append(token.content)
@@ -325,6 +337,23 @@ class Renderer:
         if width.isdigit() and image.size:
             token.attrSet("width", width)
             token.attrSet("height", str(round(image.size[1] * int(width) / image.size[0])))
+
+    def _raw_image(
+        self, src: str, alt: str, width: str, *, path: str, line: int, errors: list[ContentError]
+    ) -> str:
+        """An `<img>` written as HTML, checked as a Markdown image is."""
+        token = Token("image", "img", 0)
+        token.attrs = {"src": src, "alt": ""}
+        token.children = [Token("text", "", 0, content=alt)] if alt else []
+        self._image(token, path, line, errors)
+        if token.type != "image":
+            return str(token.meta["html"])
+        alt_text = "".join(child.content for child in token.children or [])
+        attrs = {**token.attrs, "alt": alt_text}
+        if width.isdigit():
+            attrs["width"] = width
+            attrs.pop("height", None)
+        return "<img " + " ".join(f'{k}="{html.escape(str(v))}"' for k, v in attrs.items()) + ">"
 
     def find_by_name(self, name: str) -> str | None:
         """The content-relative path of the image file called `name`, anywhere in the folder."""

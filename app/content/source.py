@@ -24,6 +24,10 @@ class SourceText:
     path: str  # relative to the content root, with forward slashes
     sha256: str
     text: str
+    # In the house layout (`decks/` beside `topics/`), a note under `topics/` is a reading page
+    # and one under `decks/` is read by the house format's rules.
+    reading: bool = False
+    house: bool = False
 
 
 def scan(root: Path) -> tuple[list[SourceText], list[ContentError]]:
@@ -40,6 +44,7 @@ def scan(root: Path) -> tuple[list[SourceText], list[ContentError]]:
         return [], [ContentError(str(root), 0, "content directory does not exist")]
     real_root = Path(os.path.realpath(root))
     sources: list[SourceText] = []
+    house = (root / "decks").is_dir() and (root / "topics").is_dir()
     for file in _note_files(root, real_root, errors):
         rel = file.relative_to(root).as_posix()
         data = _read(file, real_root)
@@ -50,7 +55,8 @@ def scan(root: Path) -> tuple[list[SourceText], list[ContentError]]:
         if text is None:
             continue
         digest = hashlib.sha256(b"%d\0%b" % (RENDERING, data)).hexdigest()
-        sources.append(SourceText(rel, digest, text))
+        reading = house and rel.startswith("topics/")
+        sources.append(SourceText(rel, digest, text, reading, house and rel.startswith("decks/")))
     if not sources and not errors:
         errors.append(ContentError(str(root), 0, "no notes (.md, .markdown or .txt files) found"))
     return sources, errors

@@ -11,14 +11,12 @@ from sqlmodel import Session, col, delete, select
 
 from app.cardview import bump_generation
 from app.content.compile import (
-    CardRef,
     Compiled,
     CompiledCard,
     CompiledDeck,
     CompiledTopic,
     TopicRef,
     compile_items,
-    compile_sources,
     parse_source,
     resolve,
     split_warnings,
