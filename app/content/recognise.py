@@ -85,6 +85,7 @@ _SECTION_WORDS = {
     "other",
     "others",
 }
+_DOTTED = re.compile(r"^\d{1,3}[.．]\d{1,3}")
 _BOLD_LINE = re.compile(r"^(?:\*\*|__)(.+?)(?:\*\*|__)[ \t]*[:：]?[ \t]*(.*)$")
 _SEPARATOR = re.compile(r"^[ \t]*\?{1,2}[ \t]*$")
 _INLINE_CARD = re.compile(r"^(?P<q>.*?\S)[ \t]*:{2,3}[ \t]*(?P<a>\S.*)$")
@@ -324,24 +325,35 @@ def _general(outline: Outline, house: bool) -> Recognised:
 
 
 def _split_at_bold_questions(card: Found, lines: list[str]) -> list[Found]:
-    """A heading card whose answer holds numbered bold questions ("**1.2 …？**"): one card each.
+    """A heading card whose answer holds bold questions ("**1.2 …？**"): one card each.
 
-    Notes that number their questions write some as headings and the next as bold paragraphs;
-    a numbered bold question opening a paragraph is the next question, not part of this answer.
+    Notes write some questions as headings and the next as bold paragraphs. A bold question
+    opening a paragraph is the next question when it is numbered, or when the answer holds
+    several; a heading left with no answer of its own before them is only their section.
     """
-    out = [card]
-    body: Lines = []
+    leads: list[tuple[int, str, str, bool]] = []
     for index, text in card.body:
         previous_blank = index == 0 or not lines[index - 1].strip()
         lead = _BOLD_LINE.match(text.strip()) if previous_blank and text[:1].strip() else None
         bold = _bold_question(text) if lead else None
-        if bold and lead and numbering(lead.group(1)) is not None:
+        if bold and lead:
+            leads.append((index, bold[0], bold[1], numbering(lead.group(1)) is not None))
+    starts = {i: (q, rest) for i, q, rest, numbered in leads if numbered or len(leads) >= 2}
+    if not starts:
+        return [card]
+    out = [card]
+    body: Lines = []
+    for index, text in card.body:
+        if index in starts:
             out[-1].body = body
-            out.append(Found(bold[0], index, None, [], card.section, "bold-question"))
-            body = [(index, bold[1])] if bold[1] else []
+            question, rest = starts[index]
+            out.append(Found(question, index, None, [], card.section, "bold-question"))
+            body = [(index, rest)] if rest else []
             continue
         body.append((index, text))
     out[-1].body = body
+    if not any(text.strip() for _, text in card.body):
+        out.remove(card)
     return out
 
 
@@ -388,6 +400,8 @@ def _classify(
             kinds[i] = "card" if has_text or not holds_question[i] else "section"
         elif holds_question[i] or holds_numbered[i] or heading is title:
             kinds[i] = "section"
+    leaves = [h for h in headings if numbered[h.index] and not h.children]
+    book = 3 * sum(asks(question_text(h.text)[0]) for h in leaves) >= max(len(leaves), 1)
     for group in _sibling_groups(headings):
         numbered_leaves = [
             h for h in group if numbered[h.index] and kinds[h.index] == "not-a-question"
@@ -395,6 +409,8 @@ def _classify(
         sections = [h for h in group if numbered[h.index] and kinds[h.index] == "section"]
         # Numbered headings are questions where they ask ("1.1 为什么…", "2) Implement…"),
         # or stand among others that mostly do; "（1）神经元" in lecture notes names a topic.
+        # A book of questions numbered 8.2.7 names some entries without asking ("8.3.6
+        # YOLOv3"): where a third of its numbered headings ask, such an entry is a question.
         asking = [h for h in numbered_leaves if asks(question_text(h.text)[0])]
         group_asks = flat or (len(numbered_leaves) >= 2 and 3 * len(asking) >= len(numbered_leaves))
         for heading in numbered_leaves:
@@ -402,8 +418,10 @@ def _classify(
                 outline, heading.end, heading.stop
             ):
                 continue
+            dotted = book and _DOTTED.match(_unwrap(heading.text))
             if not asks(question_text(heading.text)[0]) and (sections or not group_asks):
-                continue
+                if not dotted:
+                    continue
             kinds[heading.index] = "card"
         cards = [h for h in group if kinds[h.index] == "card"]
         if len(cards) >= 2 and 2 * len(cards) >= len(group):
