@@ -276,20 +276,27 @@ def _general(outline: Outline, house: bool) -> Recognised:
         found.title = title.text
         found.not_taken.append(NotTaken(title.line, title.text, "title"))
     kinds = _classify(headings, outline, title, house)
+    labelled, held = _labelled_pairs(outline)
+    found.cards += labelled
+    for index in held:
+        kinds[index] = "labelled"
 
     cards: list[tuple[Heading, int]] = []  # a card heading and where its answer stops
     for heading in headings:
         if heading is title:
             continue
         kind = kinds[heading.index]
-        if _inside_card(heading, kinds):
+        if kind == "labelled":
+            found.not_taken.append(NotTaken(heading.line, heading.text, "inside-answer"))
+        elif _inside_card(heading, kinds):
             found.not_taken.append(NotTaken(heading.line, heading.text, "inside-answer"))
         elif kind == "card":
             cards.append((heading, _answer_stop(heading, kinds)))
         else:
             found.not_taken.append(NotTaken(heading.line, heading.text, kind))
 
-    claimed: set[int] = set()
+    claimed: set[int] = {line for card in labelled for line, _ in card.body}
+    claimed |= {headings[index].line for index in held}
     for heading, stop in cards:
         question, _ = question_text(heading.text)
         body = _lines(outline, heading.end, stop)
@@ -322,6 +329,54 @@ def _general(outline: Outline, house: bool) -> Recognised:
     found.cards.sort(key=lambda card: card.line)
     found.not_taken.sort(key=lambda item: item.line)
     return found
+
+
+_QUESTION_LABELS = {"question", "вопрос", "vopros", "问题", "题目", "问", "q", "题"}
+_ANSWER_LABELS = {"answer", "ответ", "otvet", "答案", "回答", "解答", "参考答案", "答", "a"}
+_LABEL_TAG = re.compile(r"^(.*?)\s*(?:[(（]([^)）]*)[)）])?\s*[:：]?$")
+
+
+def _heading_label(text: str) -> tuple[str, str]:
+    match = _LABEL_TAG.match(_unwrap(text))
+    name, tag = (match.group(1), match.group(2) or "") if match else (text, "")
+    return unicodedata.normalize("NFKC", name).casefold().strip(), tag.casefold().strip()
+
+
+def _labelled_pairs(outline: Outline) -> tuple[list[Found], set[int]]:
+    """Headings named Question and Answer (`# Question (EN)` … `## Answer (EN)`): one card.
+
+    The question is the text under its heading; the answer everything under the matching
+    answer heading (by its tag such as "(EN)", else in order). Returns the cards and the
+    headings they hold.
+    """
+    headings = outline.headings
+    labels = [_heading_label(h.text) for h in headings]
+    questions = [h for h in headings if labels[h.index][0] in _QUESTION_LABELS]
+    answers = [h for h in headings if labels[h.index][0] in _ANSWER_LABELS]
+    cards: list[Found] = []
+    held: set[int] = set()
+    for number, question in enumerate(questions):
+        tag = labels[question.index][1]
+        later = [a for a in answers if a.line > question.line and a.index not in held]
+        answer = next((a for a in later if labels[a.index][1] == tag), None)
+        if answer is None and not tag and number < len(later):
+            answer = later[0]
+        if answer is None:
+            continue
+        stop = next(
+            (h.line for h in headings if h.line > question.line and h.level <= question.level),
+            len(outline.lines),
+        )
+        text = " ".join(
+            _QUOTE.sub("", outline.lines[i]).strip() for i in range(question.end, stop)
+        ).strip(" -")
+        body = _lines(outline, answer.end, answer.stop)
+        if not text or not any(t.strip() for _, t in body):
+            continue
+        held |= {question.index, answer.index}
+        held |= {h.index for h in headings if answer.line < h.line < answer.stop}
+        cards.append(Found(text, question.line, None, body, "", "labelled-headings"))
+    return cards, held
 
 
 def _split_at_bold_questions(card: Found, lines: list[str]) -> list[Found]:
@@ -372,7 +427,13 @@ def _classify(
     headings: list[Heading], outline: Outline, title: Heading | None, house: bool
 ) -> list[str]:
     """Each heading's kind: card, section or not-a-question (inside-answer is decided later)."""
-    asked = [question_text(h.text)[1] for h in headings]
+    # A heading asks by its mark (`?`, `Q:`, #card) or by its words ("简述…", "Explain…"),
+    # as a whole note of `# 解释Gini系数` headings does; numbered ones are judged below.
+    asked = [
+        question_text(h.text)[1]
+        or (numbering(h.text) is None and asks(h.text) and not _generic(h.text))
+        for h in headings
+    ]
     numbered = [numbering(h.text) is not None for h in headings]
     # Whether anything below a heading is a question, or a numbered heading.
     holds_question = [False] * len(headings)
@@ -384,14 +445,18 @@ def _classify(
     kinds = ["not-a-question"] * len(headings)
     # "## 1. cache line 的大小", "## 2. roofline 模型": numbered headings in one flat run, the
     # house format's numbered style, are questions however they are worded.
-    flat = house and any(numbered) and all(
-        _HOUSE_NUMBER.match(_unwrap(h.text))
-        and not re.match(r"^\d+[.．]\d", _unwrap(h.text))
-        and 2 <= h.level <= 3
-        and not holds_numbered[h.index]
-        and not holds_question[h.index]
-        for h in headings
-        if numbered[h.index]
+    flat = (
+        house
+        and any(numbered)
+        and all(
+            _HOUSE_NUMBER.match(_unwrap(h.text))
+            and not re.match(r"^\d+[.．]\d", _unwrap(h.text))
+            and 2 <= h.level <= 3
+            and not holds_numbered[h.index]
+            and not holds_question[h.index]
+            for h in headings
+            if numbered[h.index]
+        )
     )
     for heading in headings:
         i = heading.index
@@ -616,7 +681,7 @@ def _region(outline: Outline, start: int, end: int, section: str) -> Recognised:
                 if index in openers:
                     current = open_card(_opener_question(text), index, "numbered-line")
                     continue
-                if index == block.start and (bold := _bold_question(text)):
+                if index == block.start and (bold := _bold_question(text) or _bold_task(text)):
                     current = open_card(bold[0], index, "bold-question")
                     if bold[1]:
                         current.body.append((index, bold[1]))
@@ -725,6 +790,15 @@ def _bold_question(text: str) -> tuple[str, str] | None:
     if says or (numbering(inner) is not None and asks(question)):
         return question, match.group(2).strip()
     return None
+
+
+def _bold_task(text: str) -> tuple[str, str] | None:
+    """A numbered bold lead and its line ("**1) FizzBuzz.** Print numbers…"): a task, whole."""
+    match = _BOLD_LINE.match(text.strip())
+    if not match or numbering(match.group(1)) is None:
+        return None
+    lead = question_text(match.group(1))[0]
+    return " ".join(part for part in (lead, match.group(2).strip()) if part), ""
 
 
 def _inline_card(text: str) -> tuple[str, str] | None:
