@@ -95,8 +95,37 @@ def build_outline(lines: list[str]) -> Outline:
             block.ordered = kind == "ordered_list"
             block.items = _items(tokens, position, lines)
         blocks.append(block)
+    inside = _inside_details(lines, blocks)
+    headings = [h for h in headings if h.line not in inside]
+    for index, heading in enumerate(headings):
+        heading.index = index
     _link_headings(headings, len(lines))
     return Outline(lines, headings, blocks)
+
+
+_OPEN = re.compile(r"<details\b", re.I)
+_CLOSE = re.compile(r"</details\s*>", re.I)
+
+
+def _inside_details(lines: list[str], blocks: list[Block]) -> set[int]:
+    """Lines between <details> and </details>: a heading there is the answer's, not the note's."""
+    code = {
+        index
+        for block in blocks
+        if block.kind in ("fence", "code_block")
+        for index in range(block.start, block.end)
+    }
+    inside: set[int] = set()
+    depth = 0
+    for index, line in enumerate(lines):
+        if index in code:
+            if depth:
+                inside.add(index)
+            continue
+        if depth:
+            inside.add(index)
+        depth = max(0, depth + len(_OPEN.findall(line)) - len(_CLOSE.findall(line)))
+    return inside
 
 
 def _items(tokens: list[Token], position: int, lines: list[str]) -> list[Item]:

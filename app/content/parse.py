@@ -425,7 +425,7 @@ def _finish_card(
     errors: list[ContentError],
 ) -> ParsedCard | None:
     line = first + found.line
-    if not found.question:
+    if not found.question.strip(" ?？"):
         errors.append(ContentError(path, line, "card heading has no question text"))
         return None
     if found.explicit_id is not None and not _VALID_ID.match(found.explicit_id):

@@ -30,7 +30,9 @@ _ENDS_AS_QUESTION = re.compile(r"[?？][)）\]】”\"'*_`\s]*$")
 _ASKS = re.compile(
     r"^(?:what|why|how|when|where|which|who|whose|is|are|can|could|does|do|did|should|would|"
     r"will|explain|describe|compare|implement|design|write|define|list|name|give|tell|"
-    r"discuss|walk)\b"
+    r"discuss|walk|demonstrate|specify|fix|determine|calculate|prove|solve|predict|"
+    r"suggest|summari[sz]e|outline|true or false)\b"
+    r"|[?？]\s*\S"
     r"|什么|为什么|为何|如何|怎么|怎样|哪些|哪个|哪种|多少|是否|能否|有没有|吗[?？]?$|呢[?？]?$"
     r"|^(?:请|简单)?(?:介绍|解释|说说|说一下|谈谈|讲讲|讲一下|简述|描述|实现|手写|对比|比较|列举)"
     r"|(?:区别|异同|原理|作用|优缺点|优势|好处|意义)[?？]?$",
@@ -85,6 +87,9 @@ _SECTION_WORDS = {
     "other",
     "others",
 }
+_BOLD_MARKER = re.compile(
+    r"^(?:\*\*|__)(Q|问|问题|Question)[ \t]*[:：]?(?:\*\*|__)[ \t]*[:：]?", re.I
+)
 _DOTTED = re.compile(r"^\d{1,3}[.．]\d{1,3}")
 _BOLD_LINE = re.compile(r"^(?:\*\*|__)(.+?)(?:\*\*|__)[ \t]*[:：]?[ \t]*(.*)$")
 _SEPARATOR = re.compile(r"^[ \t]*\?{1,2}[ \t]*$")
@@ -104,6 +109,8 @@ _GENERIC_SUMMARY = re.compile(
     r"|^(?:show |view |see |click (?:to|for) )?(?:the )?(?:answer|solution|details|explanation)s?$",
     re.I,
 )
+# A fold that hides something else than an answer: "Click to expand the reading list".
+_FOLD = re.compile(r"^\s*(?:click|expand|show|view|see|点击|展开|查看|显示)", re.I)
 _SENTENCE_END = re.compile(r"[。.!！?？:：;；,，、)）]$")
 
 
@@ -153,7 +160,7 @@ def _unwrap(text: str) -> str:
 
 def question_text(text: str) -> tuple[str, bool]:
     """The question in a heading or line, and whether it says outright that it is one."""
-    text = _unwrap(text)
+    text = _BOLD_MARKER.sub(r"\1:", _unwrap(text), count=1)
     tagged = bool(_TAG.search(text))
     if tagged:
         text = _TAG.sub("", text).strip()
@@ -299,7 +306,7 @@ def _general(outline: Outline, house: bool) -> Recognised:
     claimed |= {headings[index].line for index in held}
     for heading, stop in cards:
         question, _ = question_text(heading.text)
-        body = _lines(outline, heading.end, stop)
+        body = [(i, _without_answer_fold(t)) for i, t in _lines(outline, heading.end, stop)]
         claimed.update(range(heading.line, stop))
         if not question:
             found.cards.append(Found("", heading.line, heading.explicit_id, body, "", "heading"))
@@ -429,9 +436,12 @@ def _classify(
     """Each heading's kind: card, section or not-a-question (inside-answer is decided later)."""
     # A heading asks by its mark (`?`, `Q:`, #card) or by its words ("简述…", "Explain…"),
     # as a whole note of `# 解释Gini系数` headings does; numbered ones are judged below.
+    explicit = [question_text(h.text)[1] for h in headings]
+    # Notes that tag their cards (#card) say which headings are questions; no guessing there.
+    tagged = any(_TAG.search(h.text) for h in headings)
     asked = [
-        question_text(h.text)[1]
-        or (numbering(h.text) is None and asks(h.text) and not _generic(h.text))
+        explicit[h.index]
+        or (not tagged and numbering(h.text) is None and asks(h.text) and not _generic(h.text))
         for h in headings
     ]
     numbered = [numbering(h.text) is not None for h in headings]
@@ -463,13 +473,19 @@ def _classify(
         if asked[i]:
             has_text = _has_text(outline, heading.end, _first_child_question(heading, asked))
             kinds[i] = "card" if has_text or not holds_question[i] else "section"
-        elif holds_question[i] or holds_numbered[i] or heading is title:
+        elif (
+            holds_question[i]
+            or (holds_numbered[i] and not asks(question_text(heading.text)[0]))
+            or heading is title
+        ):
             kinds[i] = "section"
     leaves = [h for h in headings if numbered[h.index] and not h.children]
     book = 3 * sum(asks(question_text(h.text)[0]) for h in leaves) >= max(len(leaves), 1)
     for group in _sibling_groups(headings):
         numbered_leaves = [
-            h for h in group if numbered[h.index] and kinds[h.index] == "not-a-question"
+            h
+            for h in group
+            if numbered[h.index] and kinds[h.index] == "not-a-question" and not tagged
         ]
         sections = [h for h in group if numbered[h.index] and kinds[h.index] == "section"]
         # Numbered headings are questions where they ask ("1.1 为什么…", "2) Implement…"),
@@ -488,17 +504,13 @@ def _classify(
                 if not dotted:
                     continue
             kinds[heading.index] = "card"
-        cards = [h for h in group if kinds[h.index] == "card"]
-        if len(cards) >= 2 and 2 * len(cards) >= len(group):
-            # At a level where the headings are questions, a plain one is a question too.
-            for heading in group:
-                if (
-                    kinds[heading.index] == "not-a-question"
-                    and not heading.children
-                    and not _generic(heading.text)
-                    and _has_text(outline, heading.end, heading.stop)
-                ):
-                    kinds[heading.index] = "card"
+    for heading in headings:
+        if kinds[heading.index] == "card" and not explicit[heading.index]:
+            parent = heading.parent
+            while parent is not None and kinds[parent.index] != "card":
+                parent = parent.parent
+            if parent is not None:  # "### 如果 ACK 丢了会怎样" under "## 为什么…？"
+                kinds[heading.index] = "not-a-question"
     return kinds
 
 
@@ -601,7 +613,7 @@ def _region(outline: Outline, start: int, end: int, section: str) -> Recognised:
         if block.kind == "html_block" and _DETAILS_OPEN.search(lines[block.start]):
             stop = _details_end(lines, block.start, end)
             summary, answer = _details(lines, block.start, stop)
-            if summary and not _GENERIC_SUMMARY.match(summary.strip()):
+            if summary and not _GENERIC_SUMMARY.match(summary.strip()) and not _FOLD.match(summary):
                 card = open_card(summary, block.start, "details")
                 card.body += answer
                 current = None
@@ -781,6 +793,11 @@ def _unbold(text: str) -> tuple[str, str]:
 def _bold_question(text: str) -> tuple[str, str] | None:
     match = _BOLD_LINE.match(text.strip())
     if not match:
+        # "**2.1 …？" with its closing ** forgotten still asks in bold.
+        lead = text.strip()
+        if lead.startswith(("**", "__")) and lead[:2] not in lead[2:]:
+            question, says = question_text(lead[2:])
+            return (question, "") if says else None
         return None
     inner = match.group(1).strip()
     if re.fullmatch(r"(?:Q|问题?)?\d{1,3}[.)）、．]?", inner) and match.group(2).strip():
@@ -872,6 +889,16 @@ def _details(lines: list[str], start: int, stop: int) -> tuple[str, Lines]:
         line = _DETAILS_CLOSE.sub("", line)
         body.append((index, line))
     return summary, body
+
+
+def _without_answer_fold(line: str) -> str:
+    """A line without a `<details><summary>Answer</summary>` fold: on a card it is shown anyway."""
+    if "<details" not in line and "</details" not in line and "<summary" not in line:
+        return line
+    summary = _SUMMARY.search(line)
+    if summary and not _GENERIC_SUMMARY.match(_TAGS.sub("", summary.group(1)).strip()):
+        return line
+    return _SUMMARY.sub("", _DETAILS_CLOSE.sub("", _DETAILS_OPEN.sub("", line)))
 
 
 def _last_paragraph(intro: Lines) -> tuple[int, str] | None:
