@@ -126,12 +126,21 @@ def import_command(directory: Path | None, strict: bool, dry_run: bool) -> None:
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     help="Content directory (default: QBANK_CONTENT_DIR, else the bundled decks).",
 )
+@click.argument(
+    "notes", required=False, type=click.Path(exists=True, file_okay=False, path_type=Path)
+)
 def serve_command(
-    host: str | None, port: int | None, watch: bool, workers: int, content: Path | None
+    host: str | None,
+    port: int | None,
+    watch: bool,
+    workers: int,
+    content: Path | None,
+    notes: Path | None,
 ) -> None:
-    """Run the web app, importing the content first when the bank is empty."""
+    """Run the web app over a folder of notes (NOTES, default the bundled decks)."""
     from app.serve import ServeError, serve
 
+    content = notes or content
     if content is not None:
         # Through the environment, so that every worker process reads the same directory.
         os.environ["QBANK_CONTENT_DIR"] = str(content.resolve())

@@ -16,16 +16,16 @@ import uvicorn
 from sqlalchemy import false, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import InternalError, OperationalError
-from sqlmodel import Session, func, select
+from sqlmodel import Session
 
 from app.bank import open_database, open_engine
 from app.config import LOOPBACK, Settings
-from app.content.errors import ContentErrors
+from app.content.errors import ContentError, ContentErrors
 from app.content.sync import import_content
 from app.learners import get_learner
 from app.logs import log_config
 from app.main import create_app
-from app.models import Card, Learner
+from app.models import Learner
 
 log = logging.getLogger("qbank")
 
@@ -35,14 +35,26 @@ class ServeError(Exception):
 
 
 def ensure_imported(settings: Settings) -> bool:
-    """Import the content directory if the bank has no cards yet; True if it imported."""
+    """Bring the bank in line with the notes folder (incremental); True if anything changed.
+
+    Run at every start, so that `qbank serve ~/notes` shows those notes, edited or not since
+    the last run; an unchanged folder costs a scan and a hash per file.
+    """
     engine = open_engine(settings)
-    with Session(engine) as session:
-        if session.exec(select(func.count()).select_from(Card)).one():
-            return False
     report = import_content(settings.content_dir, engine)
-    log.info("imported %d decks, %d cards, %d topics", report.decks, report.added, report.topics)
-    return True
+    _log_warnings(report.warnings)
+    changed = report.files_read > 0 or report.retired > 0
+    if changed:
+        log.info(
+            "imported %d decks, %d topics: %d cards added, %d updated, %d retired; %d warnings",
+            report.decks,
+            report.topics,
+            report.added,
+            report.updated,
+            report.retired,
+            len(report.warnings),
+        )
+    return changed
 
 
 def watch_content(settings: Settings, stop: threading.Event) -> None:
@@ -64,6 +76,15 @@ def watch_content(settings: Settings, stop: threading.Event) -> None:
             report.updated,
             report.retired,
         )
+        _log_warnings(report.warnings)
+
+
+def _log_warnings(warnings: list[ContentError], shown: int = 20) -> None:
+    """The first warnings of an import; `qbank check` and the import page list them all."""
+    for warning in warnings[:shown]:
+        log.warning("%s", warning)
+    if len(warnings) > shown:
+        log.warning("%d more warnings: run `qbank check` to see them all", len(warnings) - shown)
 
 
 def check_writable(settings: Settings) -> None:
