@@ -77,6 +77,18 @@ CASES = [
     ("words inside \\text are prose", "t_{\\text{eq}}+\\text{ floor eq left }", True, []),
     ("operator names and roman identifiers", "\\operatorname{ceil}(x)+\\mathrm{eq}", True, []),
     ("identifiers that end in a tail", "x_{eq}+\\ell_{\\mathrm{right}}+weight+\\beta", True, []),
+    (
+        "tabs that indent a display formula",
+        "\n\t\\begin{aligned}\n\t\ta&=b\n\t\\end{aligned}\n",
+        False,
+        [],
+    ),
+    (
+        "a tab left by \\tau",
+        "a\tau + 1",
+        True,
+        ["0: formula holds control character U+0009 (an eaten escape?)"],
+    ),
     ("the real commands", "\\frac{a}{b}\\times\\rightarrow\\lfloor x\\rfloor\\neq\\eta", True, []),
     ("a tail followed by more letters is a word", "equal + extent + racks", True, []),
     ("braced tails need their brace", "rac + ext", True, []),
