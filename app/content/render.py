@@ -24,6 +24,7 @@ from app.content.cjk import cjk_emphasis_plugin
 from app.content.errors import ContentError, ContentWarning
 from app.content.highlight import highlight_code
 from app.content.images import TYPES, Image, ImageError, image_names, load, resolve
+from app.content.lint import formula_warnings
 from app.content.parse import NOTE_SUFFIXES, note_stem
 from app.content.rawhtml import clean
 
@@ -256,6 +257,8 @@ class Renderer:
             elif token.type in _MATH_TYPES or token.type == "math_block_label":
                 display = _MATH_TYPES.get(token.type, True)
                 plain.append(token.content)
+                for w in formula_warnings(token.content, inline=not display):
+                    errors.append(ContentWarning(path, block_line + w.offset, w.message))
                 try:
                     token.meta["html"] = self.formula(token.content.strip(), display)
                 except pykatex.ParseError as exc:

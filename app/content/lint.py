@@ -1,0 +1,93 @@
+"""Warnings for formulas whose TeX escapes were eaten on the way into a file.
+
+A backslash followed by a letter that some tool reads as an escape (`\\r`, `\\t`, `\\f`, `\\n`,
+`\\b`, `\\v`, `\\a`) turns `\\rfloor` into a line break and "floor", `\\frac` into a form feed and
+"rac". KaTeX accepts the leftover letters, so the formula renders wrongly without an error; these
+checks find what is left behind: control characters, inline math broken over two lines, and
+math text that starts with the tail of a well-known command.
+"""
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+# The tail a command leaves when its escape letter is eaten (`\rightarrow` → `ightarrow`),
+# keyed by the tail. Tails that are ordinary English words or one or two letters ("ar", "au",
+# "angle", "mod") are left out: they would be flagged in prose-like math, and their eaten escape
+# leaves a control character that is caught anyway.
+EATEN_TAILS: dict[str, str] = {
+    "rac": r"\frac",
+    "ext": r"\text",
+    "extbf": r"\textbf",
+    "extrm": r"\textrm",
+    "imes": r"\times",
+    "ilde": r"\tilde",
+    "heta": r"\theta",
+    "ightarrow": r"\rightarrow",
+    "ight": r"\right",
+    "floor": r"\rfloor",
+    "ceil": r"\rceil",
+    "eq": r"\neq",
+    "abla": r"\nabla",
+    "eft": r"\left",
+    "eta": r"\beta",
+    "egin": r"\begin",
+    "oldsymbol": r"\boldsymbol",
+    "ec": r"\vec",
+    "arepsilon": r"\varepsilon",
+    "lpha": r"\alpha",
+    "pprox": r"\approx",
+}
+
+# Tails of commands that take an argument count only with their brace: `rac{`, `ext{`.
+BRACED_TAILS = frozenset({"rac", "ext", "extbf", "extrm"})
+# A tail counts only as a whole word (no letter after it) at the start of the formula, of a line
+# or of a whitespace-separated run: `x_{eq}`, `\text{left}` and `weight` are not eaten commands.
+_TAIL = re.compile(
+    r"(?:^|(?<=[\s\x00-\x1f\x7f]))(" + "|".join(sorted(EATEN_TAILS, key=len, reverse=True)) + r")"
+    r"(?![A-Za-z])"
+)
+# Arguments set as text, not math: their words are prose and never eaten commands.
+_TEXT_ARGUMENT = re.compile(
+    r"\\(?:text(?:bf|it|rm|sf|tt|normal)?|math(?:rm|it|bf|sf|tt)|operatorname\*?|mbox)\s*"
+    r"\{[^{}]*\}"
+)
+
+
+@dataclass(frozen=True)
+class FormulaWarning:
+    """One problem in a formula, `offset` line breaks after the formula's first line."""
+
+    offset: int
+    message: str
+
+
+def _is_layout_tab(tex: str, index: int) -> bool:
+    """Whether the tab at `index` indents its line or is not followed by a letter."""
+    # An eaten `\t` (\times, \text, \tau, \theta, \to) leaves the command's letters right
+    # after it; at the start of a line the command tails below still catch the usual ones.
+    indent = tex[tex.rfind("\n", 0, index) + 1 : index]
+    return not indent.strip() or not tex[index + 1 : index + 2].isalpha()
+
+
+def formula_warnings(tex: str, *, inline: bool) -> list[FormulaWarning]:
+    """Find eaten escapes in the TeX of one formula; `inline` for `$…$` math."""
+    warnings: list[FormulaWarning] = []
+    for index, char in enumerate(tex):
+        if char == "\n" or unicodedata.category(char) != "Cc":
+            continue
+        if char == "\t" and _is_layout_tab(tex, index):
+            continue
+        message = f"formula holds control character U+{ord(char):04X} (an eaten escape?)"
+        warnings.append(FormulaWarning(tex.count("\n", 0, index), message))
+    if inline and "\n" in tex.strip():
+        message = "inline formula spans a line break (an eaten escape such as \\n or \\r?)"
+        warnings.append(FormulaWarning(0, message))
+    prose = _TEXT_ARGUMENT.sub(lambda match: " " * len(match.group()), tex)
+    for match in _TAIL.finditer(prose):
+        tail = match.group(1)
+        if tail in BRACED_TAILS and not prose.startswith("{", match.end()):
+            continue
+        message = f"formula text '{tail}' looks like {EATEN_TAILS[tail]} with its backslash eaten"
+        warnings.append(FormulaWarning(tex.count("\n", 0, match.start()), message))
+    return warnings
