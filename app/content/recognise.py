@@ -143,10 +143,15 @@ class Recognised:
     plain: bool = False
 
 
+# Emoji and other pictographs, modifiers, spaces, marks and invisible characters; a `$` or `+`
+# (currency and math symbols) is text.
+_TAIL = {"So", "Sk", "Zs", "Zl", "Zp", "Cc", "Cf", "Mn", "Me", "Mc"}
+
+
 def _trim_tail(text: str) -> str:
     """`text` without trailing emoji, marks and spaces ("What is X? 👶" asks as "What is X?")."""
     end = len(text)
-    while end and unicodedata.category(text[end - 1])[0] in "SZCM":
+    while end and unicodedata.category(text[end - 1]) in _TAIL:
         end -= 1
     return text[:end]
 
