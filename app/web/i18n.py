@@ -169,6 +169,10 @@ STRINGS: dict[str, tuple[str, str]] = {
         "这张卡片已不在题库中，评分未记录。",
         "That card is no longer in the bank; the rating was not recorded.",
     ),
+    "study.expired": (
+        "一项离线操作等待超过七天，已不再发送。",
+        "An action kept offline for over seven days was dropped, not sent.",
+    ),
     "study.undo_failed": (
         "无法撤销：这张卡片在别处已被评分。",
         "Could not undo: the card was rated elsewhere meanwhile.",

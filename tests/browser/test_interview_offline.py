@@ -31,15 +31,14 @@ def live_server(own_server: str) -> str:
 def delivered(page: Page, mock_id: str) -> None:
     """Everything the page queued has reached the server: the answers, then the recordings."""
     page.wait_for_function(
-        "() => window.qbankOutbox.size() === 0 && !window.qbankOutbox.inFlight",
+        "() => document.body.dataset.outboxWaiting === '0'"
+        " && document.body.dataset.outboxSending === 'false'",
         timeout=SAVED_WITHIN_MS,
     )
-    waiting = f"() => window.qbankRecordings.waiting('{mock_id}')"
-    for _ in range(SAVED_WITHIN_MS // 100):
-        if page.evaluate(waiting) == 0:
-            return
-        page.wait_for_timeout(100)
-    pytest.fail("recordings still waiting")
+    # Every recording (this mock's are the only ones) has been kept by the server.
+    page.wait_for_function(
+        "() => document.body.dataset.recordingsWaiting === '0'", timeout=SAVED_WITHIN_MS
+    )
 
 
 def answer(

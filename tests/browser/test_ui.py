@@ -36,7 +36,10 @@ def press(page: Page, key: str) -> None:
 
 def outbox_drained(page: Page) -> None:
     """Wait until the study page has sent every rating and undo it holds."""
-    page.wait_for_function("() => window.qbankOutbox.size() === 0 && !window.qbankOutbox.inFlight")
+    page.wait_for_function(
+        "() => document.body.dataset.outboxWaiting === '0'"
+        " && document.body.dataset.outboxSending === 'false'"
+    )
 
 
 def test_study_reveal_rate_and_undo(page: Page) -> None:
