@@ -88,4 +88,18 @@ function enhance() {
   }
 }
 
+// The header's "More" menu closes on Escape and on a tap anywhere else, as menus do.
+function closeMenus() {
+  const more = document.querySelector("header.top .nav-more");
+  if (!more) return;
+  document.addEventListener("click", (event) => { if (more.open && !more.contains(event.target)) more.open = false; });
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && more.open) {
+      more.open = false;
+      more.querySelector("summary").focus();
+    }
+  });
+}
+
 enhance();
+closeMenus();

@@ -197,7 +197,8 @@ export class StudySession {
       return true;
     }
     this.record("remove", card, { type: "action", path, removes: true });
-    this.shift(card, -1);
+    // A new card put aside makes room for the next one within the day's limit.
+    if (card.queue !== "new") this.shift(card, -1);
     this.current = null;
     this.advance();
     this.paintCounts();

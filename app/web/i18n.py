@@ -19,6 +19,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "nav.search": ("搜索", "Search"),
     "nav.settings": ("设置", "Settings"),
     "nav.stats": ("统计", "Stats"),
+    "nav.more": ("更多", "More"),
     "nav.skip": ("跳到正文", "Skip to content"),
     "lang.switch": ("English", "中文"),
     "home.title": ("题库", "Decks"),

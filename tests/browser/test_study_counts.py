@@ -53,15 +53,16 @@ def test_the_counts_match_the_server_s_after_every_action(page: Page) -> None:
     card = shown(page)
     page.keyboard.press("@")
     expect(page.locator("#card")).not_to_have_attribute("data-card-id", card)
-    assert page_counts(page) == [str(new - 1), "0", "0"]
-    assert agree(page) == [str(new - 1), "0", "0"]
+    # A new card put aside makes room for the next within the day's limit.
+    assert page_counts(page) == start
+    assert agree(page) == start
     page.keyboard.press("z")
     expect(page.locator("#card")).to_have_attribute("data-card-id", card)
     assert agree(page) == start
 
     page.keyboard.press("-")
     expect(page.locator("#card")).not_to_have_attribute("data-card-id", card)
-    assert agree(page) == [str(new - 1), "0", "0"]
+    assert agree(page) == start
     page.keyboard.press("z")
     expect(page.locator("#card")).to_have_attribute("data-card-id", card)
     assert agree(page) == start
