@@ -2,7 +2,7 @@
 // out, never by rewriting what is stored: a rating made after an undo takes the version the
 // undo's answer returned, and the undo of a card action replays the server's own undo
 // descriptor from that action's answer. Entries:
-//   {type: "rate", card_id, rating, version, after_undo, duration_ms, reviewed_at, scope, key}
+//   {type: "rate", card_id, rating, version, after_undo, duration_ms, scope, key}, made at its entry's `at`
 //   {type: "undo", card_id, key}: the server undoes its last rating of the card
 //   {type: "action", path, body, scope?, key}: a card action, or any other JSON post
 //   {type: "undo-action", of, undo?, card_id, scope, key}: put back what action entry `of` did
@@ -45,8 +45,8 @@ export function createStudySync({ csrf = () => "" } = {}) {
     if (data.type === "action") return post(url(data.path, data, entry), data.body || {}, data.key);
     let version = data.version;
     if (data.after_undo) version = versions.has(data.card_id) ? versions.get(data.card_id) : null;
-    const body = { card_id: data.card_id, rating: data.rating, duration_ms: data.duration_ms, version };
-    if (data.reviewed_at) body.reviewed_at = new Date(data.reviewed_at).toISOString();
+    // The time it was made, which the server records (a rating kept offline arrives later).
+    const body = { card_id: data.card_id, rating: data.rating, duration_ms: data.duration_ms, version, reviewed_at: new Date(entry.at).toISOString() };
     return post(url("/api/reviews", data, entry), body, data.key);
   }
 

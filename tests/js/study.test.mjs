@@ -102,6 +102,16 @@ test("ratings go to the server in the order they were made, each once", async ()
   assert.equal(new Set(server.requests.map((r) => r.key)).size, 3);
 });
 
+test("each rating carries the time it was made, not the time it was sent", async () => {
+  const { study, server, queue, clock } = await session({ offline: true });
+  const made = clock();
+  rate(study);
+  clock.advance(3_600_000);
+  server.offline = false;
+  await queue.replay(true);
+  assert.equal(server.requests[0].body.reviewed_at, new Date(made).toISOString());
+});
+
 test("a second key press before the next card is revealed rates nothing", async () => {
   const { study, server, queue } = await session();
   assert.equal(rate(study), true);
