@@ -103,3 +103,5 @@ function closeMenus() {
 
 enhance();
 closeMenus();
+// The app shell kept for offline use (static/sw.js); a browser without workers just goes online.
+if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});

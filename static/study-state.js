@@ -14,7 +14,7 @@ function bucket(queue) {
 }
 
 export class StudySession {
-  constructor({ queue, keep, view, current, counts, done, revealed = false, scope = {}, fetchNext, clock = () => Date.now(), tab = "" }) {
+  constructor({ queue, keep, view, current, counts, done, revealed = false, scope = {}, fetchNext, pack = null, pageAt = 0, clock = () => Date.now(), tab = "" }) {
     this.queue = queue;
     this.keep = keep;
     this.view = view;
@@ -31,6 +31,10 @@ export class StudySession {
     this.exhausted = false; // the server had nothing beyond the cards held
     this.fetching = false;
     this.shownAt = clock();
+    this.depth = DEPTH;
+    this.pack = pack;
+    this.pageAt = pageAt; // when the server made the page (a copy kept offline may be old)
+    this.rated = []; // cards rated today here, so that an old copy of the page skips them
     queue.subscribe((event) => this.answer(event));
   }
 
@@ -57,13 +61,24 @@ export class StudySession {
     return Array.from(ids);
   }
 
-  // Take over the card the page shows; send what waits, and fetch the cards beyond.
+  // Take over the card the page shows and the cards an earlier page kept; send what waits, and
+  // fetch the cards beyond.
   start() {
-    // A card rated on an earlier page but not yet sent is not shown again.
-    if (this.current && this.pending().has(this.current.id)) {
-      this.current = null;
-      this.show();
+    const saved = this.pack && this.pack.read(this.clock());
+    if (saved && saved.at > this.pageAt) {
+      // This page is older than what the last page knew: a copy kept for offline use.
+      this.counts = saved.counts;
+      this.done = saved.done;
+      this.rated = saved.rated || [];
     }
+    if (saved) this.depth = Math.max(DEPTH, saved.depth || 0);
+    const skip = this.pending();
+    for (const id of this.rated) skip.add(id);
+    for (const card of saved ? saved.cards : []) {
+      if (!skip.has(card.id) && !this.held().includes(card.id)) this.buffer.push(card);
+    }
+    // A card rated on an earlier page but not yet sent is not shown again.
+    if (this.current && skip.has(this.current.id)) this.advance();
     this.paintCounts();
     this.view.paintStatus(this.queue.state);
     this.queue.replay(true);
@@ -78,6 +93,7 @@ export class StudySession {
 
   paintCounts() {
     this.view.paintCounts(this.counts, this.done);
+    if (this.pack) this.pack.note(this.counts, this.done, this.clock(), this.depth, this.rated);
   }
 
   // Counts from the server, taken when nothing is waiting to be sent (which they could not
@@ -105,12 +121,23 @@ export class StudySession {
     if (!card || this.held().includes(card.id) || this.pending().has(card.id)) return;
     if ((card.queue === "learning" || card.queue === "relearning") && this.dueNow(card)) this.buffer.unshift(card);
     else this.buffer.push(card);
+    if (this.pack) this.pack.keep(card, this.clock());
     if (!this.current) this.advance();
     else this.view.prepare(card);
   }
 
+  // The next card: a learning step that came due, else the next card in the server's order,
+  // else the learning step due soonest (shown early, as the server does when nothing is left).
   advance() {
-    this.current = this.buffer.shift() || null;
+    const now = this.clock();
+    const learning = (card) => card.local || ((card.queue === "learning" || card.queue === "relearning") && card.due);
+    let index = this.buffer.findIndex((card) => learning(card) && Date.parse(card.due) <= now);
+    if (index < 0) index = this.buffer.findIndex((card) => !card.local);
+    if (index < 0 && this.buffer.length) {
+      index = 0;
+      this.buffer.forEach((card, i) => { if (Date.parse(card.due) < Date.parse(this.buffer[index].due)) index = i; });
+    }
+    this.current = index < 0 ? null : this.buffer.splice(index, 1)[0];
     this.show();
     if (!this.current) this.finishIfDone();
   }
@@ -122,10 +149,10 @@ export class StudySession {
   }
 
   async topUp() {
-    if (this.fetching || this.exhausted || this.buffer.length >= DEPTH) return;
+    if (this.fetching || this.exhausted || this.buffer.length >= this.depth) return;
     this.fetching = true;
     try {
-      while (!this.exhausted && this.buffer.length < DEPTH) {
+      while (!this.exhausted && this.buffer.length < this.depth) {
         const found = await this.fetchNext(this.exclude(null));
         if (found.status === 204) { this.exhausted = true; break; }
         if (!found.card) break;
@@ -168,10 +195,17 @@ export class StudySession {
       duration_ms: Math.min(Math.max(Math.round(now - this.shownAt), 0), 86400000),
     });
     // The page's own reckoning until the server's answer: the card leaves its queue, and comes
-    // back as a learning step when its next interval for this rating is that short.
+    // back as a learning step when its next interval for this rating is that short, due then,
+    // its later steps taken as those it had (the server has the exact ones once it is online).
     this.shift(card, -1);
+    if (this.pack) this.pack.drop(card.id);
+    this.rated.push(card.id);
     const next = (card.intervals || []).find((interval) => interval.rating === rating);
-    if (next && next.seconds * 1000 <= LEARN_AHEAD_MS && this.counts) this.counts.learning += 1;
+    if (next && next.seconds * 1000 <= LEARN_AHEAD_MS) {
+      if (this.counts) this.counts.learning += 1;
+      const queue = card.queue === "review" || card.queue === "relearning" ? "relearning" : "learning";
+      this.buffer.push(Object.assign({}, card, { queue, due: new Date(now + next.seconds * 1000).toISOString(), version: null, local: true, parts: null }));
+    }
     this.done += 1;
     this.current = null;
     this.advance();
@@ -197,6 +231,7 @@ export class StudySession {
       return true;
     }
     this.record("remove", card, { type: "action", path, removes: true });
+    if (this.pack) this.pack.drop(card.id);
     // A new card put aside makes room for the next one within the day's limit.
     if (card.queue !== "new") this.shift(card, -1);
     this.current = null;
@@ -228,6 +263,11 @@ export class StudySession {
     this.view.notice(last.kind === "rate" ? "study.undone" : "study.action_undone");
     this.counts = last.counts;
     this.done = last.done;
+    if (last.kind === "rate") {
+      this.rated = this.rated.filter((id) => id !== last.card.id);
+      // Its learning step, put in the buffer by the rating, goes with it.
+      this.buffer = this.buffer.filter((card) => !(card.local && card.id === last.card.id));
+    }
     if (last.restore) {
       last.restore();
       // A flag or a cleared leech on the card still shown: its actions change in place.
@@ -260,6 +300,15 @@ export class StudySession {
     if (event.type === "ack") this.acknowledged(entry, type, data || {});
     else if (event.type === "rejected") this.rejected(entry, type, event.status);
     else if (event.type === "expired") this.view.notice("study.expired");
+  }
+
+  // Ask for the day's whole queue (within PACK_MAX), kept on this device for studying offline.
+  async takeAlong(max) {
+    this.depth = Math.max(this.depth, max);
+    this.exhausted = false;
+    await this.topUp();
+    this.paintCounts();
+    return this.held().length;
   }
 
   acknowledged(entry, type, data) {

@@ -4,6 +4,7 @@
 
 import { outbox, keep, sync } from "./outbox.js";
 import { createView } from "./study-paint.js";
+import { createPack, PACK_MAX } from "./study-pack.js";
 import { StudySession } from "./study-state.js";
 
 const initial = JSON.parse(document.getElementById("study-state").textContent);
@@ -18,6 +19,7 @@ async function fetchNext(exclude) {
   return { status: response.status, card: await response.json() };
 }
 
+const rateForm = document.getElementById("rate-form");
 await outbox.ready();
 const session = new StudySession({
   queue: outbox,
@@ -30,13 +32,14 @@ const session = new StudySession({
   revealed: document.getElementById("card").dataset.revealed === "true",
   scope,
   fetchNext,
+  pack: createPack(localStorage, document.body.dataset.learner || "anonymous", scope),
+  pageAt: parseInt(rateForm.elements.shown_at.value, 10) || 0,
   clock: () => Date.now(),
   tab: Math.random().toString(36).slice(2),
 });
 sync.setExclude((entry) => session.exclude(entry));
 
 const revealLink = document.getElementById("reveal");
-const rateForm = document.getElementById("rate-form");
 const undoForm = document.getElementById("undo-form");
 const answerNode = document.getElementById("answer-side");
 
@@ -85,4 +88,14 @@ if (document.fonts) {
     document.fonts.load(face).catch(() => {});
   }
 }
+// "Take today's cards with you": the day's queue kept on this device, for studying offline.
+const takeAlong = document.getElementById("take-along");
+takeAlong.hidden = false;
+takeAlong.addEventListener("click", async () => {
+  takeAlong.disabled = true;
+  const held = await session.takeAlong(PACK_MAX);
+  takeAlong.disabled = false;
+  view.notice("study.taken_along", { n: held });
+});
+
 session.start();

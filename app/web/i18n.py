@@ -170,6 +170,14 @@ STRINGS: dict[str, tuple[str, str]] = {
         "这张卡片已不在题库中，评分未记录。",
         "That card is no longer in the bank; the rating was not recorded.",
     ),
+    "study.take_along": (
+        "带上今天的卡片（离线学习）",
+        "Take today's cards with you (study offline)",
+    ),
+    "study.taken_along": (
+        "已在本机保存 {n} 张卡片，离线也能学习。",
+        "{n} cards kept on this device: you can study them offline.",
+    ),
     "study.expired": (
         "一项离线操作等待超过七天，已不再发送。",
         "An action kept offline for over seven days was dropped, not sent.",

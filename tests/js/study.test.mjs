@@ -57,7 +57,7 @@ function fakeServer(counts) {
   return server;
 }
 
-async function session({ cards = [card("a"), card("b"), card("c")], counts = { new: 20, learning: 0, review: 0 }, offline = false } = {}) {
+async function session({ cards = [card("a"), card("b"), card("c")], counts = { new: 20, learning: 0, review: 0 }, offline = false, pack = null, pageAt = 0 } = {}) {
   const view = fakeView();
   const server = fakeServer(counts);
   server.offline = offline;
@@ -76,7 +76,10 @@ async function session({ cards = [card("a"), card("b"), card("c")], counts = { n
     current: cards[0],
     counts,
     done: 0,
+    // The cards beyond the first, held before the network went (when the test starts offline).
     fetchNext: async () => (rest.length ? { status: 200, card: rest.shift() } : { status: 204, card: null }),
+    pack,
+    pageAt,
     clock,
   });
   sync.setExclude((entry) => study.exclude(entry));
@@ -223,9 +226,67 @@ test("ratings made offline are all sent once, in order, when the network returns
 
 test("the cards excluded from an answer are those held and those rated after it", async () => {
   const { study, queue } = await session({ offline: true });
-  rate(study);
-  rate(study);
+  rate(study, 4);
+  rate(study, 4);
   const [first, second] = queue.entries();
   assert.deepEqual(study.exclude(first).sort(), ["b", "c"]);
   assert.deepEqual(study.exclude(second).sort(), ["c"]);
+});
+
+test("learning steps made offline come back in the order they fall due, sent with their versions", async () => {
+  const { study, view, server, queue, clock } = await session({ offline: true });
+  rate(study, 1); // a: again in a minute
+  rate(study, 3); // b: again in ten
+  rate(study, 4); // c: days away; nothing else is held
+  assert.equal(study.current.id, "a", "the step due soonest, shown early");
+  clock.advance(60_000);
+  rate(study, 3); // a again: ten minutes on
+  assert.equal(study.current.id, "b");
+  clock.advance(600_000);
+  rate(study, 4);
+  assert.equal(study.current.id, "a");
+  rate(study, 4);
+  assert.equal(study.current, null);
+  assert.deepEqual(view.counts, { new: 17, learning: 0, review: 0, done: 6 });
+  server.offline = false;
+  await queue.replay(true);
+  assert.deepEqual(server.requests.map((r) => [r.body.card_id, r.body.rating, r.body.version]), [
+    ["a", 1, 0],
+    ["b", 3, 0],
+    ["c", 4, 0],
+    ["a", 3, 1],
+    ["b", 4, 1],
+    ["a", 4, 2],
+  ]);
+  const times = server.requests.map((r) => Date.parse(r.body.reviewed_at));
+  assert.deepEqual(times, times.slice().sort((x, y) => x - y), "each at the time it was made");
+});
+
+test("an undo takes the learning step its rating made back with it", async () => {
+  const { study } = await session({ offline: true });
+  rate(study, 1);
+  study.undo();
+  assert.equal(study.current.id, "a");
+  assert.equal(study.buffer.filter((held) => held.id === "a").length, 0);
+});
+
+test("a page opened offline studies on from the cards an earlier page kept", async () => {
+  const storage = new Map();
+  const local = {
+    get length() { return storage.size; },
+    key: (i) => Array.from(storage.keys())[i],
+    getItem: (key) => (storage.has(key) ? storage.get(key) : null),
+    setItem: (key, value) => storage.set(key, String(value)),
+    removeItem: (key) => storage.delete(key),
+  };
+  const { createPack } = await import("../../static/study-pack.js");
+  const first = await session({ pack: createPack(local, "me", {}) });
+  rate(first.study, 4);
+  assert.equal(first.study.current.id, "b");
+  // Offline, a copy of the page from before that rating: its card a, and its old counts.
+  const again = await session({ pack: createPack(local, "me", {}), cards: [card("a")], offline: true, pageAt: 0 });
+  assert.equal(again.study.current.id, "b");
+  assert.deepEqual(again.view.counts, { new: 19, learning: 0, review: 0, done: 1 });
+  rate(again.study, 4);
+  assert.equal(again.study.current.id, "c");
 });

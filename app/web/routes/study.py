@@ -51,6 +51,7 @@ CLIENT_STRINGS = (
     "study.action_undone",
     "study.undo_failed",
     "study.expired",
+    "study.taken_along",
     "study.nothing_to_undo",
     "study.waiting_for_cards",
     "study.suspend",
