@@ -14,7 +14,10 @@ self.addEventListener("install", (event) => {
   event.waitUntil((async () => {
     await (await caches.open(SHELL_CACHE)).addAll(SHELL.urls);
     // The start page, so that an installed qbank opens offline even before it was studied.
-    try { await (await caches.open(PAGES_CACHE)).add("/study"); } catch (error) { /* signed out */ }
+    try {
+      const response = await fetch("/study", { credentials: "same-origin" });
+      if (response.ok && !response.redirected) await (await caches.open(PAGES_CACHE)).put("/study", response);
+    } catch (error) { /* offline now: the page is kept when next opened */ }
     await self.skipWaiting();
   })());
 });
