@@ -66,7 +66,9 @@ export class StudySession {
   start() {
     const saved = this.pack && this.pack.read(this.clock());
     if (saved && saved.at > this.pageAt) {
-      // This page is older than what the last page knew: a copy kept for offline use.
+      // This page is older than what the last page knew (a copy kept for offline use): the
+      // counts are that page's, and the cards rated since are not shown again. A newer page
+      // is the server's word on both.
       this.counts = saved.counts;
       this.done = saved.done;
       this.rated = saved.rated || [];

@@ -49,3 +49,15 @@ export function fakeServer(answer = () => ({ outcome: "done", data: {} })) {
 export async function settle() {
   for (let i = 0; i < 10; i++) await Promise.resolve();
 }
+
+// The Web Storage interface over a Map.
+export function fakeStorage() {
+  const held = new Map();
+  return {
+    get length() { return held.size; },
+    key: (i) => Array.from(held.keys())[i],
+    getItem: (key) => (held.has(key) ? held.get(key) : null),
+    setItem: (key, value) => held.set(key, String(value)),
+    removeItem: (key) => held.delete(key),
+  };
+}

@@ -5,8 +5,9 @@ import { test } from "node:test";
 
 import { Queue } from "../../static/queue.js";
 import { StudySession } from "../../static/study-state.js";
+import { createPack } from "../../static/study-pack.js";
 import { createStudySync } from "../../static/study-sync.js";
-import { fakeClock, fakeTimers, recordingStore, settle } from "./fakes.mjs";
+import { fakeClock, fakeStorage, fakeTimers, recordingStore, settle } from "./fakes.mjs";
 
 function card(id, queue = "new", extra = {}) {
   return Object.assign({
@@ -271,15 +272,7 @@ test("an undo takes the learning step its rating made back with it", async () =>
 });
 
 test("a page opened offline studies on from the cards an earlier page kept", async () => {
-  const storage = new Map();
-  const local = {
-    get length() { return storage.size; },
-    key: (i) => Array.from(storage.keys())[i],
-    getItem: (key) => (storage.has(key) ? storage.get(key) : null),
-    setItem: (key, value) => storage.set(key, String(value)),
-    removeItem: (key) => storage.delete(key),
-  };
-  const { createPack } = await import("../../static/study-pack.js");
+  const local = fakeStorage();
   const first = await session({ pack: createPack(local, "me", {}) });
   rate(first.study, 4);
   assert.equal(first.study.current.id, "b");
@@ -289,4 +282,14 @@ test("a page opened offline studies on from the cards an earlier page kept", asy
   assert.deepEqual(again.view.counts, { new: 19, learning: 0, review: 0, done: 1 });
   rate(again.study, 4);
   assert.equal(again.study.current.id, "c");
+});
+
+test("a page newer than the cards kept is the server's word: a card rated before is shown", async () => {
+  const local = fakeStorage();
+  const first = await session({ pack: createPack(local, "me", {}) });
+  rate(first.study, 1);
+  // Later, online: the server's page shows card a again, due as a learning step.
+  const later = await session({ pack: createPack(local, "me", {}), cards: [card("a", "learning")], pageAt: Date.now() * 2, counts: { new: 19, learning: 1, review: 0 } });
+  assert.equal(later.study.current.id, "a");
+  assert.deepEqual(later.view.counts, { new: 19, learning: 1, review: 0, done: 0 });
 });
