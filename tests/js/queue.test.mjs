@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { Queue } from "../../static/queue.js";
-import { memoryStore } from "../../static/stores.js";
-import { fakeClock, fakeServer, fakeTimers, recordingStore } from "./fakes.mjs";
+import { localStore, memoryStore } from "../../static/stores.js";
+import { fakeClock, fakeServer, fakeStorage, fakeTimers, recordingStore } from "./fakes.mjs";
 
 function queueWith({ store = recordingStore(), server = fakeServer(), clock = fakeClock(), timers = fakeTimers(), retentionMs } = {}) {
   const queue = new Queue({ store, send: server.send, prepare: (entry) => entry.data, clock, timers, random: () => 0.5, retentionMs });
@@ -175,4 +175,20 @@ test("a store that refuses a write makes the state say it lives in this page onl
   queue.push({ n: 1 });
   assert.equal(await queue.saving, false);
   assert.equal(queue.state.durable, false);
+});
+
+test("the localStorage store keeps each entry under its learner's prefix, and reads back the order", async () => {
+  const storage = fakeStorage();
+  storage.setItem("qbank.outbox.me.001700000000005.000001.abc", JSON.stringify({ n: 1 })); // an earlier page's
+  storage.setItem("qbank.outbox.me.broken", "{not json");
+  storage.setItem("qbank.outbox.you.001700000000001.000001.abc", JSON.stringify({ n: 0 }));
+  const store = localStore(storage, "qbank.outbox.me.");
+  const { queue, server } = queueWith({ store, clock: fakeClock(1_700_000_000_010) });
+  await queue.ready();
+  assert.equal(storage.getItem("qbank.outbox.me.broken"), null, "unreadable: dropped");
+  queue.push({ n: 2 });
+  assert.equal(storage.length, 3);
+  await queue.replay(true);
+  assert.deepEqual(server.sent.map((data) => data.n), [1, 2]);
+  assert.deepEqual(Array.from({ length: storage.length }, (_, i) => storage.key(i)), ["qbank.outbox.you.001700000000001.000001.abc"]);
 });
