@@ -41,6 +41,7 @@ from app.web.routes import (
     marks,
     media,
     mock,
+    offline,
     pages,
     practice,
     stats,
@@ -126,6 +127,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(settings_routes.api, dependencies=members, responses=overload.RESPONSES)
     app.include_router(account.router, dependencies=[Depends(csrf_protect)])
     app.include_router(pages.public)
+    app.include_router(offline.router)
     app.add_route("/metrics", metrics, include_in_schema=False)
 
     @app.get("/docs", include_in_schema=False)

@@ -1,7 +1,8 @@
 // Progressive enhancement for practice: keys, instant reveal, timer.
 // Every action also works without this file, as links and form posts.
-(function () {
-  "use strict";
+import { undoEarlier } from "./undo-trail.js";
+
+function enhance() {
   // The study page has its own client (static/study.js); this file serves practice and cards.
   if (document.getElementById("study-state")) return;
   const card = document.getElementById("card");
@@ -30,14 +31,14 @@
     if (!button) return;
     submitted = true;  // one submission per card, even with key repeat or double clicks
     const duration = rateForm.querySelector('input[name="duration_ms"]');
-    if (duration && window.qbankShownAt) duration.value = String(Math.round(performance.now() - window.qbankShownAt));
+    if (duration) duration.value = String(Math.round(performance.now() - shownAt));
     rateForm.requestSubmit(button);
   }
 
-  window.qbankShownAt = performance.now();
+  const shownAt = performance.now();
   // On the done page, Z first takes back the study page's last steps, card actions included.
-  if (undoForm && window.qbankUndoTrail) undoForm.addEventListener("submit", function (event) {
-    if (window.qbankUndoTrail.undoEarlier(undoForm)) event.preventDefault();
+  if (undoForm) undoForm.addEventListener("submit", function (event) {
+    if (undoEarlier(undoForm)) event.preventDefault();
   });
   if (rateForm) rateForm.addEventListener("submit", function (event) {
     if (submitted && event.submitter === undefined) event.preventDefault();
@@ -85,4 +86,22 @@
       }
     }, 250);
   }
-})();
+}
+
+// The header's "More" menu closes on Escape and on a tap anywhere else, as menus do.
+function closeMenus() {
+  const more = document.querySelector("header.top .nav-more");
+  if (!more) return;
+  document.addEventListener("click", (event) => { if (more.open && !more.contains(event.target)) more.open = false; });
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && more.open) {
+      more.open = false;
+      more.querySelector("summary").focus();
+    }
+  });
+}
+
+enhance();
+closeMenus();
+// The app shell kept for offline use (static/sw.js); a browser without workers just goes online.
+if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});

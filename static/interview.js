@@ -4,12 +4,10 @@
 // (static/outbox.js) and sent in order with its own Idempotency-Key, and each recording waits in
 // static/recordings.js until the server has it. The report opens once both are delivered.
 // Without this file every step still works: phases are links, the checklist is a form post.
-(function () {
-  "use strict";
-  const stateNode = document.getElementById("mock-state");
-  const outbox = window.qbankOutbox;
-  const recordings = window.qbankRecordings;
-  if (!stateNode || !outbox) return;
+import { outbox, keep } from "./outbox.js";
+import { recordings } from "./recordings.js";
+
+function interview(stateNode) {
   const initial = JSON.parse(stateNode.textContent);
   const strings = initial.strings;
   const mockId = String(initial.mock);
@@ -47,10 +45,10 @@
   function remember(cardId) {
     try { localStorage.setItem(ANSWERED, JSON.stringify(answeredHere().concat([cardId]))); } catch (error) { /* the outbox entry still skips it */ }
   }
-  function mine(entry) { return entry.type === "action" && entry.mock === mockId; }
+  function mine(entry) { return entry.data.type === "action" && entry.data.mock === mockId; }
   function skipped() {
     const cards = new Set(answeredHere());
-    for (const entry of outbox.entries()) if (mine(entry)) cards.add(entry.card_id);
+    for (const entry of outbox.entries()) if (mine(entry)) cards.add(entry.data.card_id);
     return cards;
   }
 
@@ -217,10 +215,10 @@
       count_as_review: data.get("count_as_review") === "true",
     };
     // Stored before anything else happens: from here on a reload or a lost connection loses nothing.
-    outbox.add({ type: "action", path: answerPath, body: body, mock: mockId, card_id: body.card_id }, { send: false });
+    keep({ type: "action", path: answerPath, body: body, mock: mockId, card_id: body.card_id });
     remember(body.card_id);
     advance();
-    afterPaint(function () { outbox.flush(true); });
+    afterPaint(function () { outbox.replay(true); });
   }
 
   // ---- the end: the report once everything is delivered ---------------------------------------
@@ -260,24 +258,26 @@
   let savingTimer = null;
   function paintStatus() {
     const waiting = outbox.entries().filter(mine).length;
-    statusNode.dataset.state = outbox.state;
+    const state = outbox.state.status;
+    statusNode.dataset.state = state;
     clearTimeout(savingTimer);
-    if (waiting && outbox.state === "offline") statusNode.textContent = t("mock.sync_offline", { n: waiting });
-    else if (waiting && outbox.state === "retrying") statusNode.textContent = t("mock.sync_retrying", { n: waiting });
-    else if (waiting && outbox.state === "signed_out") statusNode.textContent = t("mock.sync_signed_out", { n: waiting });
-    else if (outbox.state === "sending") {
+    if (waiting && state === "offline") statusNode.textContent = t("mock.sync_offline", { n: waiting });
+    else if (waiting && state === "retrying") statusNode.textContent = t("mock.sync_retrying", { n: waiting });
+    else if (waiting && state === "signed_out") statusNode.textContent = t("mock.sync_signed_out", { n: waiting });
+    else if (state === "sending") {
       // Only a slow save is worth a word; a quick one would just flicker.
       savingTimer = setTimeout(function () { statusNode.textContent = t("study.saving"); }, 700);
     } else if (statusNode.textContent) {
       statusNode.textContent = t("study.saved");
       clearTimeout(savedTimer);
-      savedTimer = setTimeout(function () { if (outbox.state === "idle") statusNode.textContent = ""; }, 2000);
+      savedTimer = setTimeout(function () { if (outbox.state.status === "idle") statusNode.textContent = ""; }, 2000);
     }
   }
 
-  outbox.on(function (kind, entry, detail) {
+  outbox.subscribe(function (event) {
+    const kind = event.type;
     if (kind === "state" || kind === "change") paintStatus();
-    if (kind === "rejected" && mine(entry) && !refused) refused = { body: entry.body, status: detail.status };
+    if (kind === "rejected" && mine(event.entry) && !refused) refused = { body: event.entry.data.body, status: event.status };
     if (kind === "ack" || kind === "rejected" || kind === "drained") leaveWhenDelivered();
   });
 
@@ -389,5 +389,11 @@
   if (skipped().has(card.dataset.cardId)) advance();
   else mount(card, true);
   paintStatus();
-  outbox.flush(true);
-})();
+  outbox.replay(true);
+}
+
+const stateNode = document.getElementById("mock-state");
+if (stateNode) {
+  await outbox.ready();
+  interview(stateNode);
+}

@@ -1,211 +1,87 @@
-// The outbox: every rating, card action (suspend, bury, flag) and undo is written to
-// localStorage before anything else happens, then sent to the JSON API in order, each with its
+// The outbox: every rating, card action, undo and mock answer is kept in localStorage before
+// anything else happens, then sent to the JSON API in order (static/queue.js), each with its
 // own Idempotency-Key, retried with backoff until the server answers. A reload, a closed tab or
 // a dropped connection loses nothing: whichever qbank page opens next sends what is left, and a
 // repeat of a delivered request records nothing twice.
 //
-// Why not Workbox's background-sync Queue: it replays raw Requests from a service worker, so the
-// page cannot put an undo before the re-rating that follows it, fill in the version an undo
-// returns, drop a rating undone locally before it was sent, or see the answers (the next card,
-// the counts). Browsers without the Background Sync API (Firefox, Safari) replay only when the
-// service worker restarts. Ordering, undo and the answers are the whole job, and they fit in this
-// small queue over localStorage, which every browser has.
-(function () {
-  "use strict";
+// Why not Workbox's background-sync Queue itself: it replays raw Requests from a service
+// worker, so the page could not put an undo before the re-rating that follows it, fill in the
+// version an undo returns, take back a rating undone before it was sent, or see the answers
+// (the next card, the counts). Browsers without the Background Sync API (Firefox, Safari)
+// replay only when the service worker restarts.
 
-  const PREFIX = "qbank.outbox.";
-  const MAX_DELAY = 30000;
+import { Queue } from "./queue.js";
+import { localStore } from "./stores.js";
+import { createStudySync } from "./study-sync.js";
 
-  function csrfToken() {
-    const meta = document.querySelector('meta[name="csrf-token"]');
-    return meta ? meta.content : "";
+export function csrfToken() {
+  const meta = document.querySelector('meta[name="csrf-token"]');
+  return meta ? meta.content : "";
+}
+
+export function newKey() {
+  if (crypto.randomUUID) return crypto.randomUUID();
+  return Date.now().toString(36) + Math.random().toString(36).slice(2) + Math.random().toString(36).slice(2);
+}
+
+// One attempt at `request` ({url, init}): the outcome static/queue.js expects.
+export async function deliver(request, fetcher = fetch) {
+  let response;
+  try {
+    response = await fetcher(request.url, request.init);
+  } catch (error) {
+    return { outcome: "offline" };
   }
+  if (response.status === 401) return { outcome: "signed_out" };
+  // A changed CSRF token (signed in again in another tab), throttling or a server fault: each
+  // may pass, so the entry stays and goes again later.
+  if (response.status === 403 || response.status === 429 || response.status >= 500) return { outcome: "retrying" };
+  let data = null;
+  try { data = await response.json(); } catch (error) { data = null; }
+  // 404, 409, 422: the server will never take it; the page says so and the rest goes on.
+  return response.ok ? { outcome: "done", data } : { outcome: "rejected", status: response.status, data };
+}
 
-  function newKey() {
-    if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
-    return Date.now().toString(36) + Math.random().toString(36).slice(2) + Math.random().toString(36).slice(2);
-  }
+const learner = document.body.dataset.learner || "anonymous";
 
-  let counter = 0;
-  function stamp() {
-    // Sortable and unique across tabs: time, then a per-tab counter and random suffix.
-    counter += 1;
-    return String(Date.now()).padStart(15, "0") + "." + String(counter).padStart(6, "0") + "." + Math.random().toString(36).slice(2, 8);
-  }
+export const sync = createStudySync({ csrf: csrfToken });
 
-  function Outbox(learner) {
-    this.prefix = PREFIX + (learner || "anonymous") + ".";
-    this.listeners = [];
-    this.inFlight = null;
-    this.attempt = 0;
-    this.timer = null;
-    this.state = "idle"; // idle | sending | offline | retrying | signed_out
-    this.exclude = function () { return []; };
-    window.addEventListener("online", () => this.flush(true));
-    window.addEventListener("storage", (event) => {
-      if (event.key && event.key.startsWith(this.prefix)) this.emit("change");
-    });
-    window.addEventListener("pagehide", () => this.beacon());
-  }
+export const outbox = new Queue({
+  store: localStore(localStorage, "qbank.outbox." + learner + ".", window),
+  prepare: (entry) => sync.prepare(entry),
+  send: (request) => deliver(request),
+});
 
-  Outbox.prototype.on = function (listener) { this.listeners.push(listener); };
+// Keep `data` ({type, …}, see static/study-sync.js) with a fresh key; its entry id.
+export function keep(data) {
+  return outbox.push(Object.assign({ key: newKey() }, data));
+}
 
-  Outbox.prototype.emit = function (kind, entry, detail) {
-    for (const listener of this.listeners) listener(kind, entry, detail);
-  };
+// The sync state, where the page's tests and styles can read it, once the store is read.
+function paintState(state) {
+  document.body.dataset.outbox = state.status;
+  document.body.dataset.outboxWaiting = String(state.waiting);
+  document.body.dataset.outboxSending = state.inFlight ? "true" : "false";
+}
 
-  Outbox.prototype.entries = function () {
-    const found = [];
-    for (let i = 0; i < localStorage.length; i++) {
-      const key = localStorage.key(i);
-      if (!key || !key.startsWith(this.prefix)) continue;
-      try {
-        const entry = JSON.parse(localStorage.getItem(key));
-        entry.id = key.slice(this.prefix.length);
-        found.push(entry);
-      } catch (error) {
-        localStorage.removeItem(key); // unreadable: it could never be sent
-      }
-    }
-    return found.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  };
+outbox.subscribe((event) => {
+  if (event.type === "ack") sync.acknowledge(event.entry, event.data);
+  if (event.type === "state") paintState(event.state);
+});
+outbox.ready().then(() => paintState(outbox.state));
 
-  Outbox.prototype.size = function () { return this.entries().length; };
+window.addEventListener("online", () => outbox.replay(true));
 
-  // Store an action ({type: "rate"|"undo", ...}); returns its id. Sending starts at once
-  // unless `options.send` is false (the caller flushes when it is ready).
-  Outbox.prototype.add = function (entry, options) {
-    const id = stamp();
-    entry.key = entry.key || newKey();
-    localStorage.setItem(this.prefix + id, JSON.stringify(entry));
-    entry.id = id;
-    this.emit("change");
-    if (!options || options.send !== false) this.flush(true);
-    return id;
-  };
+// The page is going away: hand the oldest entry to the browser, which sends it even after the
+// page is gone. A repeat later is harmless, the key makes it one.
+window.addEventListener("pagehide", () => {
+  const entry = outbox.entries()[0];
+  if (!entry || outbox.state.inFlight === entry.id) return;
+  const request = sync.prepare(entry);
+  if (!request) return;
+  request.init.keepalive = true;
+  fetch(request.url, request.init).catch(() => {});
+});
 
-  Outbox.prototype.update = function (entry) {
-    const stored = Object.assign({}, entry);
-    delete stored.id;
-    if (localStorage.getItem(this.prefix + entry.id) !== null) {
-      localStorage.setItem(this.prefix + entry.id, JSON.stringify(stored));
-    }
-  };
-
-  // Take back an action that has not gone out yet; false when it is on its way or delivered.
-  Outbox.prototype.take = function (id) {
-    if (this.inFlight === id || localStorage.getItem(this.prefix + id) === null) return false;
-    localStorage.removeItem(this.prefix + id);
-    this.emit("change");
-    return true;
-  };
-
-  Outbox.prototype.has = function (id) { return localStorage.getItem(this.prefix + id) !== null; };
-
-  Outbox.prototype.remove = function (id) { localStorage.removeItem(this.prefix + id); };
-
-  Outbox.prototype.request = function (entry) {
-    let url;
-    let body;
-    if (entry.type === "undo") {
-      url = "/api/reviews/undo";
-      body = { card_id: entry.card_id };
-    } else if (entry.type === "action") {
-      const params = new URLSearchParams(entry.scope || {});
-      for (const id of this.exclude(entry).slice(0, 50)) params.append("exclude", id);
-      url = entry.path + (params.toString() ? "?" + params : "");
-      body = entry.body || {};
-    } else {
-      const params = new URLSearchParams(entry.scope || {});
-      for (const id of this.exclude(entry).slice(0, 50)) params.append("exclude", id);
-      url = "/api/reviews" + (params.toString() ? "?" + params : "");
-      body = { card_id: entry.card_id, rating: entry.rating, duration_ms: entry.duration_ms, version: entry.version };
-    }
-    return {
-      url: url,
-      init: {
-        method: "POST",
-        credentials: "same-origin",
-        headers: { "Content-Type": "application/json", "Idempotency-Key": entry.key, "X-CSRF-Token": csrfToken() },
-        body: JSON.stringify(body),
-      },
-    };
-  };
-
-  Outbox.prototype.setState = function (state) {
-    if (this.state === state) return;
-    this.state = state;
-    this.emit("state");
-  };
-
-  Outbox.prototype.schedule = function () {
-    clearTimeout(this.timer);
-    // Exponential backoff with jitter, so a returning server is not hit by every tab at once.
-    const delay = Math.min(MAX_DELAY, 500 * 2 ** Math.min(this.attempt, 6)) * (0.75 + Math.random() / 2);
-    this.attempt += 1;
-    this.timer = setTimeout(() => this.flush(), delay);
-  };
-
-  // Send what is stored, oldest first, one request at a time.
-  Outbox.prototype.flush = async function (now) {
-    if (this.inFlight) return;
-    if (now) { clearTimeout(this.timer); this.attempt = 0; }
-    for (;;) {
-      const first = this.entries()[0];
-      if (!first) { this.setState("idle"); this.emit("drained"); return; }
-      this.emit("before", first); // the page may fill in a version an earlier undo returned
-      const entry = this.entries()[0];
-      if (!entry || entry.id !== first.id) continue;
-      this.inFlight = entry.id;
-      this.setState("sending");
-      const outcome = await this.send(entry);
-      this.inFlight = null;
-      if (outcome === "wait") { this.schedule(); return; }
-    }
-  };
-
-  // One delivery attempt: "done" (answered, or refused for good) or "wait" (try again later).
-  Outbox.prototype.send = async function (entry) {
-    let response;
-    try {
-      const { url, init } = this.request(entry);
-      response = await fetch(url, init);
-    } catch (error) {
-      this.setState("offline");
-      return "wait";
-    }
-    if (response.status === 401) { this.setState("signed_out"); return "wait"; }
-    if (response.status === 403 || response.status === 429 || response.status >= 500) {
-      // A changed CSRF token (signed in again in another tab), throttling or a server fault:
-      // each may pass, so the action stays and goes again later.
-      this.setState("retrying");
-      return "wait";
-    }
-    let data = null;
-    try { data = await response.json(); } catch (error) { data = null; }
-    this.remove(entry.id);
-    this.attempt = 0;
-    if (response.ok) this.emit("ack", entry, data);
-    // 404, 409, 422: the server will never take it; say so and go on with the rest.
-    else this.emit("rejected", entry, { status: response.status, detail: data });
-    return "done";
-  };
-
-  // The page is going away: hand the oldest action to the browser, which sends it even after
-  // the page is gone. A repeat later is harmless, the key makes it one rating.
-  Outbox.prototype.beacon = function () {
-    const entry = this.entries()[0];
-    if (!entry || this.inFlight === entry.id) return;
-    try {
-      const { url, init } = this.request(entry);
-      init.keepalive = true;
-      fetch(url, init).catch(function () {});
-    } catch (error) { /* nothing to do: the entry stays stored */ }
-  };
-
-  const learner = document.body ? document.body.dataset.learner : "";
-  const outbox = new Outbox(learner);
-  window.qbankOutbox = outbox;
-  // Whatever an earlier page left behind goes out now.
-  if (!document.getElementById("study-state")) outbox.flush(true);
-})();
+// Whatever an earlier page left behind goes out now (the study page starts it once it is set up).
+if (!document.getElementById("study-state")) outbox.replay(true);

@@ -1,14 +1,15 @@
-// Painting the study page: a card from the JSON API turned into DOM nodes ahead of time and
-// swapped in, the card actions, the counts, the save status and notices. static/study.js drives
-// it through window.qbankStudy and holds all the state; this file only reads the page's nodes.
-(function () {
-  "use strict";
-  const stateNode = document.getElementById("study-state");
-  if (!stateNode) return;
-  const initial = JSON.parse(stateNode.textContent);
-  const strings = initial.strings;
-  const scope = initial.scope || {};
+// Painting the study page: cards from the JSON API filled into the page's card template (the
+// server's own partials, templates/study.html) ahead of time and swapped in; the counts, the
+// save status and notices. It keeps no study state: static/study-state.js says what to show.
 
+import * as trail from "./undo-trail.js";
+
+export function afterPaint(work) {
+  // Network work waits until the frame with the new card is on screen.
+  requestAnimationFrame(() => setTimeout(work, 0));
+}
+
+export function createView({ strings, scope, first }) {
   const cardNode = document.getElementById("card");
   const metaNode = cardNode.querySelector(".card-meta");
   const questionNode = cardNode.querySelector(".question");
@@ -16,13 +17,21 @@
   const revealRow = document.getElementById("reveal-row");
   const revealLink = document.getElementById("reveal");
   const rateForm = document.getElementById("rate-form");
+  const undoForm = document.getElementById("undo-form");
   const statusNode = document.getElementById("sync-status");
   const noticeNode = document.getElementById("study-notice");
   const progressNode = document.getElementById("study-progress");
+  const template = document.getElementById("card-template").content;
+  const leechModel = template.querySelector("form[action$='/unleech']");
+  // The card the server rendered into the page, kept to be shown again after an undo.
+  const pageParts = first ? {
+    meta: metaNode.cloneNode(true),
+    question: questionNode.cloneNode(true),
+    answer: answerNode.cloneNode(true),
+  } : null;
 
-  let remaining = null;
   let scrolled = window.scrollY > 0;
-  window.addEventListener("scroll", function () { scrolled = window.scrollY > 0; }, { passive: true });
+  window.addEventListener("scroll", () => { scrolled = window.scrollY > 0; }, { passive: true });
 
   function t(key, values) {
     let text = strings[key] || key;
@@ -30,130 +39,124 @@
     return text;
   }
 
-  function studyUrl() {
-    const query = new URLSearchParams(scope).toString();
+  function studyUrl(extra) {
+    const params = new URLSearchParams(scope);
+    for (const name in extra || {}) params.set(name, extra[name]);
+    const query = params.toString();
     return "/study" + (query ? "?" + query : "");
   }
 
-  function node(tag, attrs, html) {
-    const made = document.createElement(tag);
-    for (const name in attrs || {}) made.setAttribute(name, attrs[name]);
-    if (html !== undefined) made.innerHTML = html; // card HTML was made and sanitised at import
-    return made;
+  // ---- filling the template --------------------------------------------------------------------
+  // The template is the server's partials rendered with every optional part present; each part
+  // is found by the classes those partials give it. Card HTML was made and sanitised at import.
+
+  function slot(root, name) { return root.querySelector('[data-slot="' + name + '"]'); }
+
+  function fillMeta(meta, card) {
+    const deck = slot(meta, "deck");
+    deck.href = "/decks/" + encodeURIComponent(card.deck);
+    deck.textContent = card.deck_title;
+    slot(meta, "section").textContent = card.section ? "\u00a0› " + card.section : "";
+    const badge = slot(meta, "queue");
+    badge.className = "badge " + card.queue;
+    badge.textContent = t("queue." + card.queue);
+    slot(meta, "permalink").href = "/cards/" + encodeURIComponent(card.id);
   }
 
-  function details(className, summary, html) {
-    const box = node("details", { class: className });
-    box.append(node("summary", {}, undefined), node("div", { class: "prose" }, html));
-    box.firstChild.textContent = summary;
-    return box;
+  // The list items of `part`, one for each of `items`, from the template's models of them.
+  function fillList(part, items, fill) {
+    if (!items.length) { part.remove(); return; }
+    const models = Array.from(part.querySelectorAll("li"));
+    const list = models[0].parentNode;
+    for (const item of items) list.append(fill(item, (selector) => models.find((model) => model.querySelector(selector)).cloneNode(true)));
+    for (const model of models) model.remove();
   }
 
-  function answerSection(card) {
-    const section = node("section", { class: "answer", "aria-label": t("card.answer") });
-    section.append(node("div", { class: "prose" }, card.answer_html));
-    if (card.followups.length) {
-      const block = node("section", { class: "followup-questions", "aria-label": t("card.followup_questions") });
-      const heading = node("h2");
-      heading.textContent = t("card.followup_questions");
-      const list = node("ol");
-      for (const followup of card.followups) {
-        const box = node("details");
-        box.append(node("summary", {}, followup.question_html), node("div", { class: "prose followup-answer" }, followup.answer_html));
-        const item = node("li", { id: "followup-" + followup.id });
-        item.append(box);
-        list.append(item);
-      }
-      block.append(heading, list);
-      section.append(block);
+  function fillAnswer(answer, card) {
+    const section = answer.querySelector("section.answer");
+    section.querySelector(":scope > .prose").innerHTML = card.answer_html;
+    for (const [name, part] of [["followups_html", "details.followups"], ["pitfalls_html", "details.pitfalls"]]) {
+      const box = section.querySelector(part);
+      if (card[name]) box.querySelector(".prose").innerHTML = card[name];
+      else box.remove();
     }
-    if (card.followups_html) section.append(details("followups", t("card.followups"), card.followups_html));
-    if (card.pitfalls_html) section.append(details("pitfalls", t("card.pitfalls"), card.pitfalls_html));
-    if (card.links.length) {
-      const reading = node("section", { class: "reading", "aria-labelledby": "reading-" + card.id });
-      const heading = node("h3", { id: "reading-" + card.id });
-      heading.textContent = t("card.reading");
-      const list = node("ul");
-      for (const link of card.links) {
-        const item = node("li");
-        if (link.url) {
-          const external = /^https?:/i.test(link.url);
-          const anchor = node("a", external ? { href: link.url, rel: "noopener noreferrer", class: "external" } : { href: link.url, class: "topic-link" });
-          anchor.textContent = link.title;
-          item.append(anchor);
-        } else {
-          const missing = node("span", { class: "unresolved" });
-          missing.textContent = link.title + " " + t("card.unresolved");
-          item.append(missing);
-        }
-        list.append(item);
+    fillList(section.querySelector("section.followup-questions"), card.followups, (followup, model) => {
+      const item = model("summary");
+      item.id = "followup-" + followup.id;
+      item.querySelector("summary").innerHTML = followup.question_html;
+      item.querySelector(".followup-answer").innerHTML = followup.answer_html;
+      return item;
+    });
+    const reading = section.querySelector("section.reading");
+    reading.setAttribute("aria-labelledby", "reading-" + card.id);
+    reading.querySelector("h3").id = "reading-" + card.id;
+    fillList(reading, card.links, (link, model) => {
+      const kind = !link.url ? ".unresolved" : /^https?:/i.test(link.url) ? "a.external" : "a.topic-link";
+      const item = model(kind);
+      const title = item.querySelector(kind);
+      if (link.url) {
+        title.href = link.url;
+        title.textContent = link.title;
+      } else {
+        title.textContent = link.title + title.textContent; // the template's text is the " (no such topic)"
       }
-      reading.append(heading, list);
-      section.append(reading);
-    }
-    return section;
+      return item;
+    });
   }
 
-  // The card actions (suspend, bury, flags) as the server rendered them for the first card.
-  const actionsTemplate = document.getElementById("card-actions");
-  const actionsModel = actionsTemplate ? actionsTemplate.cloneNode(true) : null;
-  if (actionsModel) actionsModel.querySelector("form[action$='/unleech']")?.remove();
-
-  function actionsSection(card) {
-    const section = actionsModel.cloneNode(true);
+  function fillActions(actions, card) {
     const base = "/cards/" + encodeURIComponent(card.id) + "/";
-    section.dataset.cardId = card.id;
-    for (const form of section.querySelectorAll("form")) {
+    actions.dataset.cardId = card.id;
+    for (const form of actions.querySelectorAll("form")) {
       form.action = base + form.getAttribute("action").split("/").pop();
     }
-    paintFlags(section, card.flag);
-    if (card.leech) {
-      const form = node("form", { method: "post", action: base + "unleech", class: "inline" });
-      const csrf = section.querySelector("input[name=csrf_token]");
-      if (csrf) form.append(csrf.cloneNode());
-      form.append(section.querySelector("input[name=next]").cloneNode());
-      const badge = node("span", { class: "badge leech" });
-      badge.textContent = t("marks.leech");
-      const button = node("button", { type: "submit", id: "action-unleech", "data-action": "unleech" });
-      button.textContent = t("marks.unleech");
-      form.append(badge, " ", button);
-      section.append(form);
-    }
-    return section;
+    paintMarksIn(actions, card);
   }
 
-  function paintFlags(section, flag) {
-    for (const button of section.querySelectorAll("button[data-flag]")) {
+  function paintMarksIn(actions, card) {
+    for (const button of actions.querySelectorAll("button[data-flag]")) {
       const value = parseInt(button.dataset.flag, 10);
-      button.value = String(flag === value ? 0 : value);
-      button.setAttribute("aria-pressed", flag === value ? "true" : "false");
+      button.value = String(card.flag === value ? 0 : value);
+      button.setAttribute("aria-pressed", card.flag === value ? "true" : "false");
+    }
+    const leech = actions.querySelector("form[action$='/unleech']");
+    if (leech && !card.leech) leech.remove();
+    if (!leech && card.leech) {
+      const form = leechModel.cloneNode(true);
+      form.action = "/cards/" + encodeURIComponent(card.id) + "/unleech";
+      actions.append(form);
     }
   }
 
-  function metaNodes(card) {
-    const deck = node("a", { href: "/decks/" + encodeURIComponent(card.deck) });
-    deck.textContent = card.deck_title;
-    const badge = node("span", { class: "badge " + card.queue });
-    badge.textContent = t("queue." + card.queue);
-    const permalink = node("a", { class: "permalink", href: "/cards/" + encodeURIComponent(card.id) });
-    permalink.textContent = t("card.permalink");
-    return [deck].concat(card.section ? ["\u00a0› " + card.section] : [], [" ", badge, " ", permalink]);
-  }
-
-  // A card's markup, parsed ahead of time so that showing it only swaps nodes in.
+  // A card's parts, built ahead of time so that showing it only swaps nodes in.
   function prepare(card) {
-    if (card.nodes) return card.nodes;
-    const question = document.createDocumentFragment();
-    question.append(node("template", {}, card.question_html).content);
-    const answer = document.createDocumentFragment();
-    answer.append(answerSection(card));
-    if (actionsModel) answer.append(actionsSection(card));
-    card.nodes = { meta: metaNodes(card), question: question, answer: answer };
-    return card.nodes;
+    if (card.parts) return card.parts;
+    if (!("question_html" in card)) {
+      // The page's own card: its markup is the server's, as rendered into the page.
+      const answer = pageParts.answer.cloneNode(true);
+      const actions = answer.querySelector("#card-actions");
+      if (actions) paintMarksIn(actions, card);
+      card.parts = {
+        meta: Array.from(pageParts.meta.cloneNode(true).childNodes),
+        question: Array.from(pageParts.question.cloneNode(true).childNodes),
+        answer: Array.from(answer.childNodes),
+      };
+      return card.parts;
+    }
+    const parts = template.cloneNode(true);
+    const meta = parts.querySelector(".card-meta");
+    const question = parts.querySelector(".question");
+    const answer = parts.querySelector(".answer-parts");
+    fillMeta(meta, card);
+    question.innerHTML = card.question_html;
+    fillAnswer(answer, card);
+    fillActions(answer.querySelector("#card-actions"), card);
+    card.parts = { meta: Array.from(meta.childNodes), question: Array.from(question.childNodes), answer: Array.from(answer.childNodes) };
+    return card.parts;
   }
 
   // Show `card` question side up, or say that cards are on their way when it is null.
-  function paintCard(card) {
+  function showCard(card) {
     cardNode.dataset.revealed = "false";
     answerNode.hidden = true;
     rateForm.hidden = true;
@@ -165,33 +168,29 @@
       revealRow.hidden = true;
       return;
     }
-    const nodes = prepare(card);
-    card.nodes = null; // nodes live in one place: shown again (after an undo), it is rebuilt
-    metaNode.replaceChildren(...nodes.meta);
-    questionNode.replaceChildren(nodes.question);
-    answerNode.replaceChildren(nodes.answer);
+    const parts = prepare(card);
+    card.parts = null; // nodes live in one place: shown again (after an undo), it is rebuilt
+    metaNode.replaceChildren(...parts.meta);
+    questionNode.replaceChildren(...parts.question);
+    answerNode.replaceChildren(...parts.answer);
     for (const interval of card.intervals) {
       const label = rateForm.querySelector('button[data-key="' + interval.rating + '"] .interval');
       if (label) label.textContent = interval.label;
     }
     rateForm.elements.card_id.value = card.id;
     rateForm.elements.version.value = card.version === null ? "" : String(card.version);
-    revealLink.href = studyUrl() + (Object.keys(scope).length ? "&" : "?") + "reveal=1&card=" + encodeURIComponent(card.id);
+    revealLink.href = studyUrl({ reveal: "1", card: card.id });
     revealRow.hidden = false;
     cardNode.dataset.cardId = card.id; // set last: the card is complete once its id changes
-  }
-
-  // Bring a newly painted card into view and, while `stillShown()` and unrevealed, focus its
-  // reveal link. Reading the scroll position or moving focus would lay the page out before the
-  // frame does; both wait for the frame, the scroll known from its events.
-  function settle(stillShown) {
+    // Bring it into view and focus its reveal link. Reading the scroll position or moving focus
+    // would lay the page out before the frame does; both wait for the frame.
     if (scrolled) window.scrollTo(0, 0);
-    afterPaint(function () { if (stillShown() && !revealed()) revealLink.focus({ preventScroll: true }); });
+    afterPaint(() => {
+      if (cardNode.dataset.cardId === card.id && cardNode.dataset.revealed !== "true") revealLink.focus({ preventScroll: true });
+    });
   }
 
-  function revealed() { return cardNode.dataset.revealed === "true"; }
-
-  function paintAnswer() {
+  function revealAnswer() {
     answerNode.hidden = false;
     revealRow.hidden = true;
     rateForm.hidden = false;
@@ -200,79 +199,76 @@
     if (good) good.focus({ preventScroll: true });
   }
 
-  // The shown card's actions, changed in place.
-  function paintShownFlag(flag) { paintFlags(document.getElementById("card-actions"), flag); }
-  function dropShownUnleech() { document.querySelector("#card-actions form[action$='/unleech']")?.remove(); }
-  function repaintShownActions(card) {
+  function paintMarks(card) {
     const shown = document.getElementById("card-actions");
-    if (shown && actionsModel) shown.replaceWith(actionsSection(card));
+    if (shown) paintMarksIn(shown, card);
   }
 
-  // The counts from the server's latest answer (or those last seen, when null), and the progress
-  // bar over `done` ratings this session.
   function paintCounts(counts, done) {
-    if (counts) {
-      for (const queue of ["new", "learning", "review"]) {
-        const shown = document.getElementById("count-" + queue);
-        if (shown) shown.textContent = String(counts[queue]);
-      }
-      remaining = counts.new + counts.learning + counts.review;
+    if (!counts) return;
+    for (const queue of ["new", "learning", "review"]) {
+      const shown = document.getElementById("count-" + queue);
+      if (shown) shown.textContent = String(counts[queue]);
     }
-    if (progressNode && remaining !== null) {
+    if (progressNode) {
+      const remaining = counts.new + counts.learning + counts.review;
       progressNode.max = done + remaining;
       progressNode.value = done;
     }
   }
 
   let noticeTimer = null;
-  function notice(text) {
-    noticeNode.textContent = text;
+  function notice(key, values) {
+    noticeNode.textContent = t(key, values);
     noticeNode.hidden = false;
     clearTimeout(noticeTimer);
-    noticeTimer = setTimeout(function () { noticeNode.hidden = true; }, 6000);
+    noticeTimer = setTimeout(() => { noticeNode.hidden = true; }, 6000);
   }
 
   let savedTimer = null;
   let savingTimer = null;
-  function paintStatus(outbox) {
-    const waiting = outbox.size();
-    statusNode.dataset.state = outbox.state;
+  function paintStatus(state) {
+    const n = state.waiting;
+    statusNode.dataset.state = state.status;
     clearTimeout(savingTimer);
-    if (outbox.state === "offline") statusNode.textContent = t("study.offline", { n: waiting });
-    else if (outbox.state === "retrying") statusNode.textContent = t("study.retrying", { n: waiting });
-    else if (outbox.state === "signed_out") statusNode.textContent = t("study.signed_out", { n: waiting });
-    else if (outbox.state === "sending") {
+    if (state.status === "offline") statusNode.textContent = t("study.offline", { n });
+    else if (state.status === "retrying") statusNode.textContent = t("study.retrying", { n });
+    else if (state.status === "signed_out") statusNode.textContent = t("study.signed_out", { n });
+    else if (state.status === "sending") {
       // Only a slow save is worth a word; a quick one would just flicker.
-      savingTimer = setTimeout(function () { statusNode.textContent = t("study.saving"); }, 700);
-      return;
+      savingTimer = setTimeout(() => { statusNode.textContent = t("study.saving"); }, 700);
     } else if (statusNode.textContent) {
       statusNode.textContent = t("study.saved");
       clearTimeout(savedTimer);
-      savedTimer = setTimeout(function () { if (outbox.state === "idle") statusNode.textContent = ""; }, 2000);
+      savedTimer = setTimeout(() => { if (statusNode.dataset.state === "idle") statusNode.textContent = ""; }, 2000);
     }
   }
 
-  // Network work waits until the frame with the new card is on screen.
-  function afterPaint(work) {
-    requestAnimationFrame(function () { setTimeout(work, 0); });
+  // The steps Z takes back beyond this page, as a page without script would take them back:
+  // a rating by the server's undo form, a card action by the form of the server's undo
+  // descriptor (a leech put back has no form, so it stays on this page).
+  const earlier = trail.read();
+  function saveTrail(history) {
+    const steps = [];
+    for (const step of history) {
+      if (step.kind === "rate") steps.push({ type: "rating" });
+      else if (step.undo && !/\/leech$/.test(step.undo.path)) {
+        steps.push({
+          type: "action",
+          form: step.undo.path.replace(/^\/api\/cards\//, "/cards/"),
+          fields: step.undo.body || {},
+          back: studyUrl({ card: step.card.id }),
+        });
+      }
+    }
+    trail.write(earlier.concat(steps));
   }
 
-  window.qbankStudy = {
-    initial: initial,
-    scope: scope,
-    t: t,
-    studyUrl: studyUrl,
-    prepare: prepare,
-    paintCard: paintCard,
-    settle: settle,
-    revealed: revealed,
-    paintAnswer: paintAnswer,
-    paintShownFlag: paintShownFlag,
-    dropShownUnleech: dropShownUnleech,
-    repaintShownActions: repaintShownActions,
-    paintCounts: paintCounts,
-    notice: notice,
-    paintStatus: paintStatus,
-    afterPaint: afterPaint,
-  };
-})();
+  function undoEarlier() {
+    if (!trail.undoEarlier(undoForm)) undoForm.submit();
+  }
+
+  function finish() { window.location.assign(studyUrl()); }
+
+  return { t, studyUrl, prepare, showCard, revealAnswer, paintMarks, paintCounts, notice, paintStatus, saveTrail, undoEarlier, finish, afterPaint };
+}

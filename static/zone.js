@@ -1,7 +1,5 @@
 // The first-visit offer of the browser's own time zone (templates/_zone_offer.html).
-(() => {
-  const form = document.getElementById("zone-offer");
-  if (!form) return;
+function offerZone(form) {
   let zone;
   try {
     zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -17,4 +15,7 @@
   });
   text.textContent = text.dataset.template.replace("{zone}", zone);
   use.hidden = false;
-})();
+}
+
+const form = document.getElementById("zone-offer");
+if (form) offerZone(form);

@@ -1,7 +1,7 @@
 """Ratings and undo: the writes of the study loop, each one transaction, each idempotent."""
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from functools import cache
 from typing import Any
 
@@ -19,6 +19,9 @@ from app.study.marks import leech_values, undone_leech_values, upsert_marks
 from app.study.queue import STATE_COLUMNS, state_row
 from app.study.spread import spread_for
 
+# How long before it reaches the server a rating may have been made (kept offline): the outbox
+# keeps an entry no longer (static/queue.js); anything older is recorded as made now.
+REVIEWED_AT_WINDOW = timedelta(days=7)
 STALE = "this card was rated or changed meanwhile; reload to see its current state"
 
 
@@ -55,9 +58,12 @@ def record_review(
     duration_ms: int | None = None,
     expected_version: int | None = None,
     idempotency_key: str | None = None,
+    reviewed_at: datetime | None = None,
 ) -> ReviewResult:
     """Apply a rating and append it to the log, atomically.
 
+    `reviewed_at` is when the learner rated the card (offline, perhaps), recorded and scheduled
+    from, within REVIEWED_AT_WINDOW before `now` and never before the card's last review.
     A stale `expected_version` is refused (Conflict). A repeat of an `idempotency_key` the
     learner used before is answered from the first rating's entry and records nothing more,
     also when the two arrive at once: the loser's write meets the winner's row.
@@ -79,10 +85,16 @@ def record_review(
     if expected_version is not None and expected_version != version:
         return _replayed_or_stale(session, learner, idempotency_key)
     before = CardStateValue.from_row(found) if found.version else None
+    at = now
+    if reviewed_at is not None:
+        at = min(max(reviewed_at, now - REVIEWED_AT_WINDOW), now)
+        if before is not None and before.last_review is not None:
+            at = max(at, before.last_review)
+        at = at.astimezone(UTC)
     after = scheduling.review(
         before,
         rating,
-        now,
+        at,
         desired_retention=learner.desired_retention,
         parameters=personal_parameters(learner),
         spread=spread_for(session, learner=learner, card_id=card_id, now=now),
@@ -93,7 +105,7 @@ def record_review(
         "rating": rating,
         "mode": Mode.STUDY.value,
         "queue": scheduling.queue_of(before).value,
-        "reviewed_at": now,
+        "reviewed_at": at,
         "duration_ms": duration_ms,
         "state_before": before.to_json() if before else None,
         "state_after": after.to_json(),

@@ -19,6 +19,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "nav.search": ("搜索", "Search"),
     "nav.settings": ("设置", "Settings"),
     "nav.stats": ("统计", "Stats"),
+    "nav.more": ("更多", "More"),
     "nav.skip": ("跳到正文", "Skip to content"),
     "lang.switch": ("English", "中文"),
     "home.title": ("题库", "Decks"),
@@ -168,6 +169,18 @@ STRINGS: dict[str, tuple[str, str]] = {
     "study.gone": (
         "这张卡片已不在题库中，评分未记录。",
         "That card is no longer in the bank; the rating was not recorded.",
+    ),
+    "study.take_along": (
+        "带上今天的卡片（离线学习）",
+        "Take today's cards with you (study offline)",
+    ),
+    "study.taken_along": (
+        "已在本机保存 {n} 张卡片，离线也能学习。",
+        "{n} cards kept on this device: you can study them offline.",
+    ),
+    "study.expired": (
+        "一项离线操作等待超过七天，已不再发送。",
+        "An action kept offline for over seven days was dropped, not sent.",
     ),
     "study.undo_failed": (
         "无法撤销：这张卡片在别处已被评分。",

@@ -3,7 +3,7 @@
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import AwareDatetime, BaseModel, Field
 
 from app.cardstate import CardStateValue
 from app.scheduling import format_interval
@@ -89,6 +89,11 @@ class ReviewIn(BaseModel):
     duration_ms: int | None = Field(default=None, ge=0, le=86_400_000)
     version: int | None = Field(
         default=None, ge=0, description="The version from /api/study/next; a stale one gets 409."
+    )
+    reviewed_at: AwareDatetime | None = Field(
+        default=None,
+        description="When the learner rated the card, with its offset (a rating kept offline); "
+        "recorded as given within a week before now, otherwise as now.",
     )
 
 

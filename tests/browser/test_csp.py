@@ -84,7 +84,7 @@ def test_every_local_page_works_under_the_csp(page: Page, traffic: Traffic) -> N
         assert shape in shapes, sorted(shapes)
     # The pages' own scripts ran under the policy: the study page's outbox is there.
     page.goto("/study")
-    page.wait_for_function("() => window.qbankOutbox !== undefined")
+    page.wait_for_function("() => document.body.dataset.outbox !== undefined")
     assert traffic.csp_violations == []
 
 

@@ -61,7 +61,8 @@ def rate(page: Page, key: str = "3") -> str:
 
 def saved(page: Page) -> None:
     page.wait_for_function(
-        "() => window.qbankOutbox.size() === 0 && !window.qbankOutbox.inFlight",
+        "() => document.body.dataset.outboxWaiting === '0'"
+        " && document.body.dataset.outboxSending === 'false'",
         timeout=SAVED_WITHIN_MS,
     )
 
@@ -180,8 +181,9 @@ def test_undo_of_ratings_not_yet_sent_stays_on_the_page(page: Page, bank: Path) 
     rate(page)
     # Both wait in the outbox; an attempt still in the air would rightly be undone by the server.
     page.wait_for_function(
-        "() => window.qbankOutbox.state === 'offline' && !window.qbankOutbox.inFlight"
-        " && window.qbankOutbox.size() === 2"
+        "() => document.body.dataset.outbox === 'offline'"
+        " && document.body.dataset.outboxSending === 'false'"
+        " && document.body.dataset.outboxWaiting === '2'"
     )
     page.keyboard.press("z")
     page.keyboard.press("z")

@@ -131,6 +131,7 @@ def _review(
         duration_ms=body.duration_ms,
         expected_version=body.version,
         idempotency_key=idempotency_key,
+        reviewed_at=body.reviewed_at,
     )
     if not result.replayed:
         REVIEWS.labels(str(body.rating)).inc()

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse
 from starlette.responses import Response
 
+from app.cardview import CardView, FollowupView, LinkView
 from app.errors import Conflict, NotFound
 from app.learners import new_limit
 from app.study import (
@@ -21,30 +22,24 @@ from app.study import (
     undo_last,
 )
 from app.study.browse import failed_today
+from app.study.marks import Mark
 from app.study.recap import today_recap
 from app.web.deps import FiltersDep, LangDep, LearnerDep, NowDep, SessionDep
 from app.web.i18n import translator
 from app.web.observe import REVIEWS
-from app.web.schemas import next_out
+from app.web.schemas import counts_out, next_out
 from app.web.scope import scope_choices
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
 
-# Interface strings the study client (static/study.js, study-paint.js) paints cards and its
-# status with.
+# Interface strings the study client (static/study-paint.js) paints its status and notices with;
+# a card's own labels come with the page's card template.
 CLIENT_STRINGS = (
     "queue.new",
     "queue.learning",
     "queue.review",
     "queue.relearning",
-    "card.answer",
-    "card.followups",
-    "card.followup_questions",
-    "card.pitfalls",
-    "card.reading",
-    "card.unresolved",
-    "card.permalink",
     "study.saving",
     "study.saved",
     "study.offline",
@@ -55,15 +50,40 @@ CLIENT_STRINGS = (
     "study.undone",
     "study.action_undone",
     "study.undo_failed",
+    "study.expired",
+    "study.taken_along",
     "study.nothing_to_undo",
     "study.waiting_for_cards",
     "study.suspend",
     "study.bury",
     "study.leech",
     "study.action_failed",
-    "marks.leech",
-    "marks.unleech",
 )
+
+
+# The study page's card template: every optional part present, so that static/study-paint.js
+# finds each one to fill in or leave out; three links, one of each kind.
+CARD_SLOTS = CardView(
+    id="",
+    deck_slug="",
+    deck_title="",
+    section="",
+    question="",
+    question_html="",
+    answer_html="",
+    followups_html=" ",
+    pitfalls_html=" ",
+    tags=(),
+    links=(
+        LinkView(title="", url="https://", external=True),
+        LinkView(title="", url="/topics/", external=False),
+        LinkView(title="", url=None, external=False),
+    ),
+    retired=False,
+    followups=(FollowupView(id="", question_html="", answer_html=""),),
+)
+SLOT_MARK = Mark(card_id="", leech=True)
+SHOWN_FIELDS = {"id", "queue", "due", "version", "intervals", "flag", "leech"}
 
 
 def _study_url(filters: Filters, **extra: str) -> str:
@@ -104,8 +124,11 @@ def study(
         context |= scope_choices(session, learner=learner, now=now, filters=filters)
         return render(request, "done.html", context)
     t = translator(lang)
+    shown = next_out(current, today, lang)
     client = {
-        "current": next_out(current, today, lang).model_dump(mode="json"),  # type: ignore[union-attr]
+        # The card's markup is on the page already: only what the script needs besides.
+        "current": shown.model_dump(mode="json", include=SHOWN_FIELDS) if shown else None,
+        "counts": counts_out(today).model_dump(),
         "done": done,
         "scope": filters.as_params(),
         "learner": str(learner.id),
@@ -115,6 +138,8 @@ def study(
         "client": client,
         "current": current,
         "mark": current.mark,
+        "card_slots": CARD_SLOTS,
+        "slot_mark": SLOT_MARK,
         "now": now,
         "reveal": reveal,
         "shown_at": int(time.time() * 1000),
