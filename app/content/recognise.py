@@ -35,7 +35,7 @@ _ASKS = re.compile(
     r"|[?？]\s*\S"
     r"|什么|为什么|为何|如何|怎么|怎样|哪些|哪个|哪种|多少|是否|能否|有没有|吗[?？]?$|呢[?？]?$"
     r"|^(?:请|简单)?(?:介绍|解释|说说|说一下|谈谈|讲讲|讲一下|简述|描述|实现|手写|对比|比较|列举)"
-    r"|(?:区别|异同|原理|作用|优缺点|优势|好处|意义)[?？]?$",
+    r"|(?:区别|异同|优缺点)[?？]?$",
     re.I,
 )
 _SECTION_WORDS = {
@@ -758,8 +758,12 @@ def _numbered_openers(outline: Outline, blocks: list[Block]) -> set[int]:
     if len(longest) < 2:
         return set()
     texts = [lines[i] for i in longest]
+    asking = sum(asks(_strip_marker(t)) for t in texts)
+    if outline.headings:
+        # Under headings, a numbered run is a list of points unless its lines ask.
+        return set(longest) if 2 * asking >= len(texts) else set()
     compact = all(re.match(r"^\d{1,3}[.、．)）](?=\S)", t) for t in texts)
-    if len(longest) >= 3 or compact or any(asks(_strip_marker(t)) for t in texts):
+    if len(longest) >= 3 or compact or asking:
         return set(longest)
     return set()
 
