@@ -68,39 +68,28 @@ def record_review(
         raise StudyError("duration_ms must be between 0 and 86400000")
     database = database_of(session)
     key = {"learner_id": learner.id, "card_id": card_id}
-    # Read and schedule before taking the write lock, which then covers only the writes: the
-    # compare-and-set on the version below refuses the write if the card changed meanwhile.
-    found = session.connection().execute(_card_statement(), key).first()
-    if found is None or found.retired:
-        if idempotency_key and (done := _replay(session, learner, idempotency_key)):
-            return done  # rated before its card left the bank
-        raise NotFound(f"no card '{card_id}' to study")
-    version = found.version or 0
-    if expected_version is not None and expected_version != version:
-        return _replayed_or_stale(session, learner, idempotency_key)
-    before = CardStateValue.from_row(found) if found.version else None
-    after = scheduling.review(
-        before,
-        rating,
-        now,
-        desired_retention=learner.desired_retention,
-        parameters=personal_parameters(learner),
-        spread=spread_for(session, learner=learner, card_id=card_id, now=now),
-    )
-    leech = _leech(learner, before, after)
-    entry = {
-        **key,
-        "rating": rating,
-        "mode": Mode.STUDY.value,
-        "queue": scheduling.queue_of(before).value,
-        "reviewed_at": now,
-        "duration_ms": duration_ms,
-        "state_before": before.to_json() if before else None,
-        "state_after": after.to_json(),
-        "idempotency_key": idempotency_key,
-    }
     try:
+        # One write transaction: the card's version is read under the write lock, so the
+        # compare-and-set below loses only to a writer of another database (PostgreSQL).
         with database.writing(session) as connection:
+            found = connection.execute(_card_statement(), key).first()
+            if found is None or found.retired:
+                if idempotency_key and (done := _replay(session, learner, idempotency_key)):
+                    return done  # rated before its card left the bank
+                raise NotFound(f"no card '{card_id}' to study")
+            version = found.version or 0
+            if expected_version is not None and expected_version != version:
+                return _replayed_or_stale(session, learner, idempotency_key)
+            before = CardStateValue.from_row(found) if found.version else None
+            after = scheduling.review(
+                before,
+                rating,
+                now,
+                desired_retention=learner.desired_retention,
+                parameters=personal_parameters(learner),
+                spread=spread_for(session, learner=learner, card_id=card_id, now=now),
+            )
+            leech = _leech(learner, before, after)
             if leech is not None:
                 connection.execute(upsert_marks(database, key, {**leech, "updated_at": now}))
             if before is None:
@@ -116,6 +105,17 @@ def record_review(
                 )
                 if moved.rowcount != 1:
                     raise _Lost()
+            entry = {
+                **key,
+                "rating": rating,
+                "mode": Mode.STUDY.value,
+                "queue": scheduling.queue_of(before).value,
+                "reviewed_at": now,
+                "duration_ms": duration_ms,
+                "state_before": before.to_json() if before else None,
+                "state_after": after.to_json(),
+                "idempotency_key": idempotency_key,
+            }
             # A key used before fails on the log's unique index: the rating is a repeat.
             log_id = connection.execute(_log_statement(), entry).scalar_one()
             session.commit()
