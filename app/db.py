@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Table, event, select
 from sqlalchemy.dialects import postgresql as postgresql_dialect
@@ -22,6 +22,7 @@ from sqlmodel import Session, create_engine
 from app.models import Learner
 
 log = logging.getLogger("qbank")
+T = TypeVar("T")
 
 SQLITE_MMAP_BYTES = 1 << 30
 BUSY_TIMEOUT_MS = 30_000
@@ -42,19 +43,28 @@ class Database:
     """The bank's engine, with what differs between SQLite and PostgreSQL kept in one place.
 
     Sessions made by `session()` carry the database in `session.info`, so the functions that
-    take a session find the write policy (`writing`) and the card-view cache through it.
+    take a session find the write policy (`writing`) and their services' caches through it.
     """
 
     def __init__(self, engine: Engine) -> None:
-        from app.cardview import CardViews
-        from app.simulate import WorkloadCache
-
         self.engine = engine
         self.is_sqlite = engine.dialect.name == "sqlite"
         self._writer = WriterLock(_sqlite_file(engine.url)) if self.is_sqlite else None
         self._stop_checkpoints: Callable[[], None] | None = None
-        self.views = CardViews()
-        self.workloads = WorkloadCache()
+        self._kept: dict[type[Any], Any] = {}
+        self._kept_lock = threading.Lock()
+
+    def kept(self, kind: type[T]) -> T:
+        """The one `kind()` kept with this database: a service's cache of what it read here.
+
+        The services own their caches (the card views, the workload curves); the database only
+        keeps one of each per bank, so two databases never share one.
+        """
+        with self._kept_lock:
+            found: T | None = self._kept.get(kind)
+            if found is None:
+                found = self._kept[kind] = kind()
+            return found
 
     @classmethod
     def open(cls, url: str) -> "Database":
