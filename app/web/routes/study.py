@@ -64,6 +64,10 @@ CLIENT_STRINGS = (
 )
 
 
+# The notices a redirect to /study may name (`?msg=`); any other value shows nothing.
+MESSAGES = frozenset({"conflict", "nothing_to_undo", "undone"})
+
+
 def _study_url(filters: Filters, **extra: str) -> str:
     params = {**filters.as_params(), **extra}
     return "/study" + (f"?{urlencode(params)}" if params else "")
@@ -89,7 +93,7 @@ def study(
         "filters": filters,
         "today": today,
         "done": done,
-        "message": msg,
+        "message": msg if msg in MESSAGES else None,
         "study_url": _study_url,
     }
     if current is None:
