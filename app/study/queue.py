@@ -95,15 +95,15 @@ def _pick_statement(
 
 
 STATE_COLUMNS = (
-    CardState.state,
-    CardState.step,
-    CardState.stability,
-    CardState.difficulty,
-    CardState.due,
-    CardState.last_review,
-    CardState.reps,
-    CardState.lapses,
-    CardState.version,
+    col(CardState.state),
+    col(CardState.step),
+    col(CardState.stability),
+    col(CardState.difficulty),
+    col(CardState.due),
+    col(CardState.last_review),
+    col(CardState.reps),
+    col(CardState.lapses),
+    col(CardState.version),
 )
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from sqlalchemy import and_, bindparam, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.sql.elements import BindParameter
 from sqlmodel import Session, col
 
 from app import scheduling
@@ -117,7 +118,7 @@ def record_review(
                 "idempotency_key": idempotency_key,
             }
             # A key used before fails on the log's unique index: the rating is a repeat.
-            log_id = connection.execute(_log_statement(), entry).scalar_one()
+            log_id: int = connection.execute(_log_statement(), entry).scalar_one()
             session.commit()
             return ReviewResult(card_id, rating, after, version + 1, log_id, leech=bool(leech))
     except (_Lost, IntegrityError):
@@ -157,13 +158,16 @@ _LOG = ReviewLog.__table__  # type: ignore[attr-defined]
 def _card_statement() -> Any:
     """The card's retired flag and the learner's state of it: `learner_id`, `card_id`."""
     return (
-        select(Card.retired, *STATE_COLUMNS)
+        select(col(Card.retired), *STATE_COLUMNS)
         .select_from(Card)
         .outerjoin(
             CardState,
-            and_(CardState.card_id == Card.id, CardState.learner_id == bindparam("learner_id")),
+            and_(
+                col(CardState.card_id) == Card.id,
+                col(CardState.learner_id) == bindparam("learner_id"),
+            ),
         )
-        .where(Card.id == bindparam("card_id"))
+        .where(col(Card.id) == bindparam("card_id"))
     )
 
 
@@ -190,14 +194,14 @@ def _log_statement() -> Any:
 @cache
 def _replay_statement() -> Any:
     return select(
-        ReviewLog.id,
-        ReviewLog.card_id,
-        ReviewLog.rating,
-        ReviewLog.state_before,
-        ReviewLog.state_after,
+        col(ReviewLog.id),
+        col(ReviewLog.card_id),
+        col(ReviewLog.rating),
+        col(ReviewLog.state_before),
+        col(ReviewLog.state_after),
     ).where(
-        ReviewLog.learner_id == bindparam("learner_id"),
-        ReviewLog.idempotency_key == bindparam("key"),
+        col(ReviewLog.learner_id) == bindparam("learner_id"),
+        col(ReviewLog.idempotency_key) == bindparam("key"),
     )
 
 
@@ -216,11 +220,11 @@ def _replay(session: Session, learner: Learner, key: str) -> ReviewResult | None
 @cache
 def _advance_cursor() -> Any:
     """Move `cursor_learner_id`'s new-card cursor to their first unseen active card from it."""
-    learner_id = bindparam("cursor_learner_id")
+    learner_id: BindParameter[int] = bindparam("cursor_learner_id")
     learner = Learner.__table__  # type: ignore[attr-defined]
     card = Card.__table__  # type: ignore[attr-defined]
-    seen = select(CardState.card_id).where(
-        CardState.learner_id == learner_id, CardState.card_id == card.c.id
+    seen = select(col(CardState.card_id)).where(
+        col(CardState.learner_id) == learner_id, col(CardState.card_id) == card.c.id
     )
     first_unseen = (
         select(card.c.ordinal)
@@ -259,8 +263,8 @@ def undo_last(
         log = session.execute(
             select(ReviewLog)
             .where(
-                ReviewLog.learner_id == learner.id,
-                ReviewLog.mode == Mode.STUDY.value,
+                col(ReviewLog.learner_id) == learner.id,
+                col(ReviewLog.mode) == Mode.STUDY.value,
                 col(ReviewLog.undone_at).is_(None),
             )
             .order_by(col(ReviewLog.reviewed_at).desc(), col(ReviewLog.id).desc())
@@ -286,8 +290,8 @@ def undo_last(
                     connection.execute(delete(CardState).where(*unchanged)).rowcount if row else 1
                 )
                 # New again: the search for new cards must not start past it.
-                database.lock_learner(session, learner.id)  # type: ignore[arg-type]
-                connection.execute(_rewind_cursor(learner.id, log.card_id))  # type: ignore[arg-type]
+                database.lock_learner(session, learner.id)
+                connection.execute(_rewind_cursor(learner.id, log.card_id))
                 restored = 0
             elif row is None:
                 connection.execute(
@@ -321,7 +325,7 @@ def undo_last(
             if idempotency_key and (replayed := _undone(session, learner, idempotency_key)):
                 return replayed
             raise Conflict(STALE)
-        result = UndoResult(log.card_id, before, restored, log.id)  # type: ignore[arg-type]
+        result = UndoResult(log.card_id, before, restored, log.id)
         session.commit()
         return result
 
@@ -338,8 +342,8 @@ def _undone_leech(
 
 def _undone(session: Session, learner: Learner, key: str) -> UndoResult | None:
     log = session.execute(
-        select(ReviewLog.id, ReviewLog.card_id).where(
-            ReviewLog.learner_id == learner.id, ReviewLog.undo_key == key
+        select(col(ReviewLog.id), col(ReviewLog.card_id)).where(
+            col(ReviewLog.learner_id) == learner.id, col(ReviewLog.undo_key) == key
         )
     ).first()
     if log is None:
@@ -352,7 +356,7 @@ def _undone(session: Session, learner: Learner, key: str) -> UndoResult | None:
 def _rewind_cursor(learner_id: int, card_id: str) -> Any:
     """Move the learner's new-card cursor back to a card that is new again, if it is past it."""
     learner = Learner.__table__  # type: ignore[attr-defined]
-    ordinal = select(Card.ordinal).where(col(Card.id) == card_id).scalar_subquery()
+    ordinal = select(col(Card.ordinal)).where(col(Card.id) == card_id).scalar_subquery()
     return (
         update(learner)
         .where(learner.c.id == learner_id, learner.c.new_cursor > ordinal)
