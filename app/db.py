@@ -122,8 +122,6 @@ class Database:
 
     def dispose(self) -> None:
         self.stop()
-        if self._writer is not None:
-            self._writer.close()
         self.engine.dispose()
 
 
@@ -152,31 +150,40 @@ class WriterLock:
 
     def __init__(self, path: str | None) -> None:
         self._threads = threading.Lock()
+        self._path = f"{path}-writer" if path else None
         self._fd: int | None = None
-        if path:
-            try:
-                self._fd = os.open(f"{path}-writer", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-            except OSError as exc:
-                log.debug("no writer lock file beside %s: %s", path, exc)
 
     def __enter__(self) -> None:
         self._threads.acquire()
-        if self._fd is not None:
-            try:
-                fcntl.flock(self._fd, fcntl.LOCK_EX)
-            except BaseException:
-                self._threads.release()
-                raise
+        try:
+            self._lock_file()
+        except BaseException:
+            self._threads.release()
+            raise
+
+    def _lock_file(self) -> None:
+        # The file is open only while the lock is held: closing it releases the lock, and a
+        # Database that is never disposed of keeps no descriptor.
+        if self._path is None:
+            return
+        try:
+            self._fd = os.open(self._path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        except OSError as exc:
+            log.debug("no writer lock file %s: %s", self._path, exc)
+            self._path = None
+            return
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX)
+        except BaseException:
+            os.close(self._fd)
+            self._fd = None
+            raise
 
     def __exit__(self, *_: object) -> None:
         if self._fd is not None:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
-        self._threads.release()
-
-    def close(self) -> None:
-        if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+        self._threads.release()
 
 
 def database_of(session: Session) -> Database:
