@@ -54,20 +54,28 @@ def _check_new_password(password: str) -> None:
 
 def create_user(session: Session, *, name: str, password: str, is_admin: bool = False) -> Learner:
     """Add an account; the name must be free and the password long enough."""
+    learner = _add_user(session, name=name, password=password, is_admin=is_admin)
+    session.commit()
+    session.refresh(learner)
+    return learner
+
+
+def _add_user(session: Session, *, name: str, password: str, is_admin: bool) -> Learner:
+    """Add an account in the session's transaction, uncommitted; Conflict if the name is taken."""
     if not NAME.match(name):
         raise StudyError("user names are 2-40 letters, digits, '.', '_' or '-'")
     _check_new_password(password)
+    password_hash = hash_password(password)
     # Sign-in matches names without case, so "Ana" next to "ana" could never sign in.
     if session.exec(select(Learner).where(func.lower(Learner.name) == name.lower())).first():
         raise Conflict(f"user '{name}' already exists")
-    learner = Learner(name=name, password_hash=hash_password(password), is_admin=is_admin)
+    learner = Learner(name=name, password_hash=password_hash, is_admin=is_admin)
     session.add(learner)
     try:
-        session.commit()
+        session.flush()
     except IntegrityError:
         session.rollback()
         raise Conflict(f"user '{name}' already exists") from None
-    session.refresh(learner)
     return learner
 
 
@@ -249,20 +257,20 @@ def check_invite(session: Session, token: str, now: datetime) -> Invite:
 def redeem_invite(
     session: Session, *, token: str, name: str, password: str, now: datetime
 ) -> Learner:
-    """Create the account an invite allows; the invite can never be used again."""
+    """Create the account an invite allows, and claim the invite, in one transaction."""
     invite = check_invite(session, token, now)
-    learner = create_user(session, name=name, password=password, is_admin=invite.is_admin)
-    # Claim the invite atomically: of two simultaneous sign-ups only one may win.
+    learner = _add_user(session, name=name, password=password, is_admin=invite.is_admin)
+    # Of two simultaneous sign-ups with one invite only one claims it; the other adds no one.
     claimed = session.exec(
         update(Invite)
         .where(col(Invite.id) == invite.id, col(Invite.used_at).is_(None))
         .values(used_at=now, used_by=learner.id)
     )
     if claimed.rowcount != 1:
-        session.delete(learner)
-        session.commit()
+        session.rollback()
         raise Conflict("this invite link has already been used")
     session.commit()
+    session.refresh(learner)
     return learner
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import func, update
 from sqlmodel import Session, col, select
 
+from app.db import database_of
 from app.models import BankInfo, Card, CardLink, Deck, Followup
 
 # Views kept per engine: a few thousand cards of ~10 KB each.
@@ -143,10 +144,8 @@ def card_view(session: Session, card_id: str, generation: int | None = None) -> 
 
     `generation`: the bank's, if the caller read it in this transaction (see GENERATION).
     """
-    from app.db import database_of
-
     current = generation if generation is not None else bank_generation(session)
-    views = database_of(session).views
+    views = database_of(session).kept(CardViews)
     view = views.get(current, card_id)
     if view is None:
         view = _load(session, card_id)

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Table, event, select
 from sqlalchemy.dialects import postgresql as postgresql_dialect
@@ -22,6 +22,7 @@ from sqlmodel import Session, create_engine
 from app.models import Learner
 
 log = logging.getLogger("qbank")
+T = TypeVar("T")
 
 SQLITE_MMAP_BYTES = 1 << 30
 BUSY_TIMEOUT_MS = 30_000
@@ -42,19 +43,28 @@ class Database:
     """The bank's engine, with what differs between SQLite and PostgreSQL kept in one place.
 
     Sessions made by `session()` carry the database in `session.info`, so the functions that
-    take a session find the write policy (`writing`) and the card-view cache through it.
+    take a session find the write policy (`writing`) and their services' caches through it.
     """
 
     def __init__(self, engine: Engine) -> None:
-        from app.cardview import CardViews
-        from app.simulate import WorkloadCache
-
         self.engine = engine
         self.is_sqlite = engine.dialect.name == "sqlite"
         self._writer = WriterLock(_sqlite_file(engine.url)) if self.is_sqlite else None
         self._stop_checkpoints: Callable[[], None] | None = None
-        self.views = CardViews()
-        self.workloads = WorkloadCache()
+        self._kept: dict[type[Any], Any] = {}
+        self._kept_lock = threading.Lock()
+
+    def kept(self, kind: type[T]) -> T:
+        """The one `kind()` kept with this database: a service's cache of what it read here.
+
+        The services own their caches (the card views, the workload curves); the database only
+        keeps one of each per bank, so two databases never share one.
+        """
+        with self._kept_lock:
+            found: T | None = self._kept.get(kind)
+            if found is None:
+                found = self._kept[kind] = kind()
+            return found
 
     @classmethod
     def open(cls, url: str) -> "Database":
@@ -112,8 +122,6 @@ class Database:
 
     def dispose(self) -> None:
         self.stop()
-        if self._writer is not None:
-            self._writer.close()
         self.engine.dispose()
 
 
@@ -142,31 +150,40 @@ class WriterLock:
 
     def __init__(self, path: str | None) -> None:
         self._threads = threading.Lock()
+        self._path = f"{path}-writer" if path else None
         self._fd: int | None = None
-        if path:
-            try:
-                self._fd = os.open(f"{path}-writer", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-            except OSError as exc:
-                log.debug("no writer lock file beside %s: %s", path, exc)
 
     def __enter__(self) -> None:
         self._threads.acquire()
-        if self._fd is not None:
-            try:
-                fcntl.flock(self._fd, fcntl.LOCK_EX)
-            except BaseException:
-                self._threads.release()
-                raise
+        try:
+            self._lock_file()
+        except BaseException:
+            self._threads.release()
+            raise
+
+    def _lock_file(self) -> None:
+        # The file is open only while the lock is held: closing it releases the lock, and a
+        # Database that is never disposed of keeps no descriptor.
+        if self._path is None:
+            return
+        try:
+            self._fd = os.open(self._path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        except OSError as exc:
+            log.debug("no writer lock file %s: %s", self._path, exc)
+            self._path = None
+            return
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX)
+        except BaseException:
+            os.close(self._fd)
+            self._fd = None
+            raise
 
     def __exit__(self, *_: object) -> None:
         if self._fd is not None:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
-        self._threads.release()
-
-    def close(self) -> None:
-        if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+        self._threads.release()
 
 
 def database_of(session: Session) -> Database:

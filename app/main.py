@@ -19,6 +19,7 @@ from starlette.responses import Response
 from app.bank import open_database
 from app.config import Settings, get_settings
 from app.errors import StudyError
+from app.interview.pins import InterviewPins
 from app.jobs import wait_for_all
 from app.logs import REQUEST_ID
 from app.web import overload
@@ -108,11 +109,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.database = open_database(settings)
     app.state.engine = app.state.database.engine
+    # The study queue serves an interview's plan first without knowing interviews.
+    app.state.pins = InterviewPins()
     app.mount("/static", VersionedStaticFiles(assets), name="static")
     members = [Depends(members_only)]
     # Routes are matched in the order they are included: the API, which the study page calls
     # for every card, comes first.
     app.include_router(api.health)
+    # Guarded inside each route's one thread hop (StudyCall) rather than by `members`.
+    app.include_router(api.study_api, responses=overload.RESPONSES)
     app.include_router(api.router, dependencies=members, responses=overload.RESPONSES)
     app.include_router(interview_api.router, dependencies=members, responses=overload.RESPONSES)
     app.include_router(marks.api, dependencies=members, responses=overload.RESPONSES)

@@ -4,8 +4,10 @@ import random
 from dataclasses import dataclass
 from datetime import datetime
 
+from sqlalchemy import insert, update
 from sqlmodel import Session, col, select
 
+from app.db import database_of
 from app.errors import NotFound, StudyError
 from app.models import Card, Learner, PracticeSession, ReviewLog
 from app.study import Filters
@@ -88,27 +90,34 @@ def rate_practice(
         raise StudyError("this practice session is finished")
     if run.card_ids[run.position] != card_id:
         raise StudyError("that card is not the current card of this practice session")
-    current = _card_state(session, learner=learner, card_id=card_id)
-    state = current.to_json() if current else None
-    session.add(
-        ReviewLog(
-            learner_id=learner.id,
-            card_id=card_id,
-            rating=rating,
-            mode="practice",
-            queue="practice",
-            reviewed_at=now,
-            duration_ms=duration_ms,
-            state_before=state,
-            state_after=state,
-            practice_id=run.id,
+    position, finished = run.position, run.position + 1 >= len(run.card_ids)
+    database = database_of(session)
+    with database.writing(session) as connection:
+        current = _card_state(session, learner=learner, card_id=card_id)
+        state = current.to_json() if current else None
+        # Compare-and-set on the position: of a double submit arriving at once, one moves on.
+        moved = connection.execute(
+            update(PracticeSession)
+            .where(col(PracticeSession.id) == run.id, col(PracticeSession.position) == position)
+            .values(position=position + 1, **({"finished_at": now} if finished else {}))
         )
-    )
-    run.position += 1
-    if run.position >= len(run.card_ids):
-        run.finished_at = now
-    session.add(run)
-    session.commit()
+        if moved.rowcount != 1:
+            return  # the other submission logged the rating
+        connection.execute(
+            insert(ReviewLog).values(
+                learner_id=learner.id,
+                card_id=card_id,
+                rating=rating,
+                mode="practice",
+                queue="practice",
+                reviewed_at=now,
+                duration_ms=duration_ms,
+                state_before=state,
+                state_after=state,
+                practice_id=run.id,
+            )
+        )
+        session.commit()
 
 
 @dataclass(frozen=True)

@@ -292,7 +292,7 @@ def learner_workload(*, session: Session, learner: Learner, now: datetime) -> Wo
         learner.max_reviews_per_day,
     )
     assert learner.id is not None
-    cache = database_of(session).workloads
+    cache = database_of(session).kept(WorkloadCache)
     cached = cache.get(learner.id, key)
     if cached is not None:
         return cached

@@ -21,8 +21,8 @@ Anki runs in a process of its own.
 
 The two sides take turns, a round of each at a time, so that a change in the machine's load
 hits both. Each prints its process's CPU time per cycle (background threads included) as the
-minimum and median of 7 rounds, and the ratio of the medians against the target of 1.5×.
-The access log is not written. Exits 1 when the target is missed.
+minimum and median of 7 rounds, and the ratio of the medians: a figure to watch, not a target.
+The access log is not written.
 """
 
 import argparse
@@ -46,7 +46,6 @@ if str(ROOT) not in sys.path:
 
 ROUNDS = 7
 WARMUP = 100
-RATIO_TARGET = 1.5
 RATINGS = (1, 2, 3, 4)
 RATING_WEIGHTS = (0.10, 0.15, 0.60, 0.15)  # Again, Hard, Good, Easy
 
@@ -314,9 +313,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     if args.profile:
         print(f"  (qbank profiled into {args.profile}: its figure includes the profiler's cost)")
-    verdict = "PASS" if ratio <= RATIO_TARGET else "FAIL"
-    print(f"target qbank <= {RATIO_TARGET:g}x Anki (medians): {ratio:.2f}x  {verdict}")
-    return 0 if ratio <= RATIO_TARGET else 1
+    print(f"qbank : Anki (medians): {ratio:.2f}x")
+    return 0
 
 
 if __name__ == "__main__":

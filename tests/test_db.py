@@ -1,13 +1,16 @@
 """Engines: a pooled PostgreSQL connection that the server dropped is replaced before use."""
 
 import gc
+import os
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.pool import NullPool
+from sqlmodel import Session
 
 from app import db
 
@@ -137,7 +140,6 @@ def test_writers_of_two_processes_take_turns_on_the_lock_file(tmp_path):
     # advisory locks exclude each other as the processes' would.
     url = f"sqlite:///{tmp_path / 'qbank.db'}"
     first, second = db.Database.open(url), db.Database.open(url)
-    assert (tmp_path / "qbank.db-writer").exists()
     entered = threading.Event()
 
     def write_second() -> None:
@@ -148,6 +150,7 @@ def test_writers_of_two_processes_take_turns_on_the_lock_file(tmp_path):
 
     try:
         with first.session() as session, first.writing(session):
+            assert (tmp_path / "qbank.db-writer").exists()
             waiting = threading.Thread(target=write_second)
             waiting.start()
             # Held: the other writer waits on the lock file, not in SQLite's busy handler.
@@ -157,6 +160,35 @@ def test_writers_of_two_processes_take_turns_on_the_lock_file(tmp_path):
     finally:
         first.dispose()
         second.dispose()
+
+
+def writer_fds() -> list[str]:
+    """This process's open descriptors of writer lock files."""
+    fds = Path("/proc/self/fd")
+    return [
+        target
+        for fd in fds.iterdir()
+        if (target := os.path.realpath(fd) if fd.is_symlink() else "").endswith("-writer")
+    ]
+
+
+def test_sessions_of_their_own_leave_no_lock_file_open(tmp_path):
+    # A plain Session(engine) gets a Database of its own: twenty that write hold no descriptor.
+    engine = db.make_engine(f"sqlite:///{tmp_path / 'qbank.db'}")
+    before = writer_fds()
+    try:
+        for n in range(20):
+            with (
+                Session(engine) as session,
+                db.database_of(session).writing(session) as connection,
+            ):
+                assert len(writer_fds()) == len(before) + 1  # held while writing
+                connection.exec_driver_sql(f"CREATE TABLE t{n} (x)")
+                session.commit()
+        assert (tmp_path / "qbank.db-writer").exists()
+        assert writer_fds() == before
+    finally:
+        engine.dispose()
 
 
 def test_a_lock_file_that_cannot_be_opened_leaves_writing_to_sqlite(tmp_path):

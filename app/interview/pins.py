@@ -3,9 +3,10 @@
 The normal schedule is never rewritten: such a card is rated like any other (moving its FSRS
 state on as an early review), and both lists hold for one day only, so the day after an
 interview long-term scheduling simply resumes. Today's plan is the one made at the day's first
-look, kept in the database (DayPlan) so that every worker serves the same one: ratings during
-the day take cards off it, they do not reshuffle it; a change of the interviews, the bank or
-the learner's limits makes it again.
+rating or interview change, kept in the database (DayPlan) so that every worker serves the
+same one: ratings during the day take cards off it, they do not reshuffle it; a change of the
+interviews, the bank or the learner's limits makes it again at the next rating. Serving the
+queue only reads it (`InterviewPins`).
 """
 
 import hashlib
@@ -92,8 +93,13 @@ def set_pins(
     return added
 
 
-def today_plan(session: Session, *, learner: Learner, now: datetime) -> tuple[str, ...]:
-    """The cards today's plan for the learner's interviews ahead reviews, in plan order."""
+def refresh_plan(session: Session, *, learner: Learner, now: datetime) -> None:
+    """Make today's plan for the learner's interviews ahead, unless the kept one still holds.
+
+    The write side of the plan: run after an interview is set or removed and after a rating
+    (the day's first makes the day's plan; a later one after an import or a change of limits
+    makes it again). Reading the queue only reads the kept plan.
+    """
     today = local_day(learner, now)
     rows = (
         session.connection()
@@ -101,14 +107,18 @@ def today_plan(session: Session, *, learner: Learner, now: datetime) -> tuple[st
         .all()
     )
     if not rows:
-        return ()
+        return
     basis = _basis(session, learner, rows)
     kept = _kept(session, learner, today)
     if kept is not None and kept.basis == basis:
-        return tuple(kept.card_ids)
-    planned = _plan(session, learner, [row.id for row in rows], now)
-    _keep(session, learner, today, basis, planned)
-    return planned
+        return
+    _keep(session, learner, today, basis, _plan(session, learner, [row.id for row in rows], now))
+
+
+def planned_today(session: Session, *, learner: Learner, now: datetime) -> tuple[str, ...]:
+    """The cards today's kept plan reviews, in plan order (none until it is made)."""
+    kept = _kept(session, learner, local_day(learner, now))
+    return tuple(kept.card_ids) if kept is not None else ()
 
 
 def _basis(session: Session, learner: Learner, rows: Sequence[Any]) -> str:
@@ -235,7 +245,7 @@ def next_pinned(
     if not (interviews or pinned):
         return None  # most requests: one indexed look in each table
     pins = [p.card_id for p in pinned_today(session, learner=learner, now=now)] if pinned else []
-    plan = today_plan(session, learner=learner, now=now) if interviews else ()
+    plan = planned_today(session, learner=learner, now=now) if interviews else ()
     held = set(exclude)
     candidates = [c for c in dict.fromkeys([*plan, *pins]) if c not in held]
     if not candidates:
@@ -247,3 +257,21 @@ def next_pinned(
     )
     open_ = set(found.scalars())
     return next((c for c in candidates if c in open_), None)
+
+
+class InterviewPins:
+    """The study queue's pinned cards: today's interview plan, then a mock interview's misses."""
+
+    def next_pinned(
+        self,
+        session: Session,
+        *,
+        learner: Learner,
+        now: datetime,
+        filters: Filters,
+        exclude: Sequence[str] = (),
+    ) -> str | None:
+        return next_pinned(session, learner=learner, now=now, filters=filters, exclude=exclude)
+
+    def refresh(self, session: Session, *, learner: Learner, now: datetime) -> None:
+        refresh_plan(session, learner=learner, now=now)

@@ -13,7 +13,6 @@ from sqlmodel import Session, col, select
 from app import scheduling
 from app.cardstate import CardStateValue, Queue, State, aware
 from app.cardview import GENERATION, CardView, card_view
-from app.interview.pins import next_pinned
 from app.learners import personal_parameters, study_day
 from app.models import Card, CardMark, CardState, Deck, Learner
 from app.study.counts import (
@@ -30,6 +29,7 @@ from app.study.counts import (
 )
 from app.study.filters import Filters
 from app.study.marks import MARK_COLUMNS, Mark, held_cards
+from app.study.pinned import NO_PINS, PinnedCards
 from app.study.spread import spread_for
 from app.study.today import done_today
 
@@ -95,15 +95,15 @@ def _pick_statement(
 
 
 STATE_COLUMNS = (
-    CardState.state,
-    CardState.step,
-    CardState.stability,
-    CardState.difficulty,
-    CardState.due,
-    CardState.last_review,
-    CardState.reps,
-    CardState.lapses,
-    CardState.version,
+    col(CardState.state),
+    col(CardState.step),
+    col(CardState.stability),
+    col(CardState.difficulty),
+    col(CardState.due),
+    col(CardState.last_review),
+    col(CardState.reps),
+    col(CardState.lapses),
+    col(CardState.version),
 )
 
 
@@ -170,13 +170,14 @@ def study_next(
     filters: Filters,
     exclude: Sequence[str] = (),
     pinned: str | None = None,
+    pins: PinnedCards = NO_PINS,
 ) -> tuple[NextCard | None, Counts]:
     """The card to study now (None when nothing is due) and what is left today.
 
     Due learning cards come first, then due reviews, then new cards in content order, then
     learning steps due shortly. `exclude`: cards the client already holds, so the one after
     them is picked; the counts include them. `pinned`: show this card if it may be studied now
-    (after an undo).
+    (after an undo). `pins`: cards another feature (an interview's plan) serves first today.
     """
     done = done_today(session, learner=learner, now=now)
     params = queue_params(learner, now, done, filters)
@@ -193,8 +194,8 @@ def study_next(
     row = session.connection().execute(statement, params).one()
     today = limited_counts(row, learner, now, done, prefix="count_")
     card_id = pinned if pinned and _studyable(session, learner, now, filters, pinned) else None
-    # While an interview is ahead, its plan's cards for today come right after learning steps.
-    planned = next_pinned(session, learner=learner, now=now, filters=filters, exclude=exclude)
+    # Pinned cards (an interview's plan for today) come right after learning steps.
+    planned = pins.next_pinned(session, learner=learner, now=now, filters=filters, exclude=exclude)
     card_id = card_id or row.learning or planned or row.review or row.new or row.ahead
     if card_id is None:
         return None, today
@@ -211,10 +212,17 @@ def next_card(
     filters: Filters,
     pinned: str | None = None,
     exclude: Sequence[str] = (),
+    pins: PinnedCards = NO_PINS,
 ) -> NextCard | None:
     """The card to study now, or None (see `study_next`)."""
     return study_next(
-        session, learner=learner, now=now, filters=filters, pinned=pinned, exclude=exclude
+        session,
+        learner=learner,
+        now=now,
+        filters=filters,
+        pinned=pinned,
+        exclude=exclude,
+        pins=pins,
     )[0]
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from sqlalchemy import and_, bindparam, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.sql.elements import BindParameter
 from sqlmodel import Session, col
 
 from app import scheduling
@@ -19,9 +20,6 @@ from app.study.marks import leech_values, undone_leech_values, upsert_marks
 from app.study.queue import STATE_COLUMNS, state_row
 from app.study.spread import spread_for
 
-# How long before it reaches the server a rating may have been made (kept offline): the outbox
-# keeps an entry no longer (static/queue.js); anything older is recorded as made now.
-REVIEWED_AT_WINDOW = timedelta(days=7)
 STALE = "this card was rated or changed meanwhile; reload to see its current state"
 
 
@@ -48,6 +46,10 @@ class UndoResult:
     log_id: int
 
 
+# How long before it reaches the server a rating may have been made (kept offline): the outbox
+# keeps an entry no longer (static/queue.js); anything older is recorded as made now.
+REVIEWED_AT_WINDOW = timedelta(days=7)
+
 def record_review(
     session: Session,
     *,
@@ -62,8 +64,6 @@ def record_review(
 ) -> ReviewResult:
     """Apply a rating and append it to the log, atomically.
 
-    `reviewed_at` is when the learner rated the card (offline, perhaps), recorded and scheduled
-    from, within REVIEWED_AT_WINDOW before `now` and never before the card's last review.
     A stale `expected_version` is refused (Conflict). A repeat of an `idempotency_key` the
     learner used before is answered from the first rating's entry and records nothing more,
     also when the two arrive at once: the loser's write meets the winner's row.
@@ -74,45 +74,36 @@ def record_review(
         raise StudyError("duration_ms must be between 0 and 86400000")
     database = database_of(session)
     key = {"learner_id": learner.id, "card_id": card_id}
-    # Read and schedule before taking the write lock, which then covers only the writes: the
-    # compare-and-set on the version below refuses the write if the card changed meanwhile.
-    found = session.connection().execute(_card_statement(), key).first()
-    if found is None or found.retired:
-        if idempotency_key and (done := _replay(session, learner, idempotency_key)):
-            return done  # rated before its card left the bank
-        raise NotFound(f"no card '{card_id}' to study")
-    version = found.version or 0
-    if expected_version is not None and expected_version != version:
-        return _replayed_or_stale(session, learner, idempotency_key)
-    before = CardStateValue.from_row(found) if found.version else None
-    at = now
-    if reviewed_at is not None:
-        at = min(max(reviewed_at, now - REVIEWED_AT_WINDOW), now)
-        if before is not None and before.last_review is not None:
-            at = max(at, before.last_review)
-        at = at.astimezone(UTC)
-    after = scheduling.review(
-        before,
-        rating,
-        at,
-        desired_retention=learner.desired_retention,
-        parameters=personal_parameters(learner),
-        spread=spread_for(session, learner=learner, card_id=card_id, now=now),
-    )
-    leech = _leech(learner, before, after)
-    entry = {
-        **key,
-        "rating": rating,
-        "mode": Mode.STUDY.value,
-        "queue": scheduling.queue_of(before).value,
-        "reviewed_at": at,
-        "duration_ms": duration_ms,
-        "state_before": before.to_json() if before else None,
-        "state_after": after.to_json(),
-        "idempotency_key": idempotency_key,
-    }
     try:
+        # One write transaction: the card's version is read under the write lock, so the
+        # compare-and-set below loses only to a writer of another database (PostgreSQL).
         with database.writing(session) as connection:
+            found = connection.execute(_card_statement(), key).first()
+            if found is None or found.retired:
+                if idempotency_key and (done := _replay(session, learner, idempotency_key)):
+                    return done  # rated before its card left the bank
+                raise NotFound(f"no card '{card_id}' to study")
+            version = found.version or 0
+            if expected_version is not None and expected_version != version:
+                return _replayed_or_stale(session, learner, idempotency_key)
+            before = CardStateValue.from_row(found) if found.version else None
+            # When the learner rated it (offline, perhaps): within REVIEWED_AT_WINDOW before
+            # now and never before the card's last review.
+            at = now
+            if reviewed_at is not None:
+                at = min(max(reviewed_at, now - REVIEWED_AT_WINDOW), now)
+                if before is not None and before.last_review is not None:
+                    at = max(at, before.last_review)
+                at = at.astimezone(UTC)
+            after = scheduling.review(
+                before,
+                rating,
+                at,
+                desired_retention=learner.desired_retention,
+                parameters=personal_parameters(learner),
+                spread=spread_for(session, learner=learner, card_id=card_id, now=now),
+            )
+            leech = _leech(learner, before, after)
             if leech is not None:
                 connection.execute(upsert_marks(database, key, {**leech, "updated_at": now}))
             if before is None:
@@ -128,8 +119,19 @@ def record_review(
                 )
                 if moved.rowcount != 1:
                     raise _Lost()
+            entry = {
+                **key,
+                "rating": rating,
+                "mode": Mode.STUDY.value,
+                "queue": scheduling.queue_of(before).value,
+                "reviewed_at": at,
+                "duration_ms": duration_ms,
+                "state_before": before.to_json() if before else None,
+                "state_after": after.to_json(),
+                "idempotency_key": idempotency_key,
+            }
             # A key used before fails on the log's unique index: the rating is a repeat.
-            log_id = connection.execute(_log_statement(), entry).scalar_one()
+            log_id: int = connection.execute(_log_statement(), entry).scalar_one()
             session.commit()
             return ReviewResult(card_id, rating, after, version + 1, log_id, leech=bool(leech))
     except (_Lost, IntegrityError):
@@ -169,13 +171,16 @@ _LOG = ReviewLog.__table__  # type: ignore[attr-defined]
 def _card_statement() -> Any:
     """The card's retired flag and the learner's state of it: `learner_id`, `card_id`."""
     return (
-        select(Card.retired, *STATE_COLUMNS)
+        select(col(Card.retired), *STATE_COLUMNS)
         .select_from(Card)
         .outerjoin(
             CardState,
-            and_(CardState.card_id == Card.id, CardState.learner_id == bindparam("learner_id")),
+            and_(
+                col(CardState.card_id) == Card.id,
+                col(CardState.learner_id) == bindparam("learner_id"),
+            ),
         )
-        .where(Card.id == bindparam("card_id"))
+        .where(col(Card.id) == bindparam("card_id"))
     )
 
 
@@ -202,14 +207,14 @@ def _log_statement() -> Any:
 @cache
 def _replay_statement() -> Any:
     return select(
-        ReviewLog.id,
-        ReviewLog.card_id,
-        ReviewLog.rating,
-        ReviewLog.state_before,
-        ReviewLog.state_after,
+        col(ReviewLog.id),
+        col(ReviewLog.card_id),
+        col(ReviewLog.rating),
+        col(ReviewLog.state_before),
+        col(ReviewLog.state_after),
     ).where(
-        ReviewLog.learner_id == bindparam("learner_id"),
-        ReviewLog.idempotency_key == bindparam("key"),
+        col(ReviewLog.learner_id) == bindparam("learner_id"),
+        col(ReviewLog.idempotency_key) == bindparam("key"),
     )
 
 
@@ -228,11 +233,11 @@ def _replay(session: Session, learner: Learner, key: str) -> ReviewResult | None
 @cache
 def _advance_cursor() -> Any:
     """Move `cursor_learner_id`'s new-card cursor to their first unseen active card from it."""
-    learner_id = bindparam("cursor_learner_id")
+    learner_id: BindParameter[int] = bindparam("cursor_learner_id")
     learner = Learner.__table__  # type: ignore[attr-defined]
     card = Card.__table__  # type: ignore[attr-defined]
-    seen = select(CardState.card_id).where(
-        CardState.learner_id == learner_id, CardState.card_id == card.c.id
+    seen = select(col(CardState.card_id)).where(
+        col(CardState.learner_id) == learner_id, col(CardState.card_id) == card.c.id
     )
     first_unseen = (
         select(card.c.ordinal)
@@ -271,8 +276,8 @@ def undo_last(
         log = session.execute(
             select(ReviewLog)
             .where(
-                ReviewLog.learner_id == learner.id,
-                ReviewLog.mode == Mode.STUDY.value,
+                col(ReviewLog.learner_id) == learner.id,
+                col(ReviewLog.mode) == Mode.STUDY.value,
                 col(ReviewLog.undone_at).is_(None),
             )
             .order_by(col(ReviewLog.reviewed_at).desc(), col(ReviewLog.id).desc())
@@ -298,8 +303,8 @@ def undo_last(
                     connection.execute(delete(CardState).where(*unchanged)).rowcount if row else 1
                 )
                 # New again: the search for new cards must not start past it.
-                database.lock_learner(session, learner.id)  # type: ignore[arg-type]
-                connection.execute(_rewind_cursor(learner.id, log.card_id))  # type: ignore[arg-type]
+                database.lock_learner(session, learner.id)
+                connection.execute(_rewind_cursor(learner.id, log.card_id))
                 restored = 0
             elif row is None:
                 connection.execute(
@@ -333,7 +338,7 @@ def undo_last(
             if idempotency_key and (replayed := _undone(session, learner, idempotency_key)):
                 return replayed
             raise Conflict(STALE)
-        result = UndoResult(log.card_id, before, restored, log.id)  # type: ignore[arg-type]
+        result = UndoResult(log.card_id, before, restored, log.id)
         session.commit()
         return result
 
@@ -350,8 +355,8 @@ def _undone_leech(
 
 def _undone(session: Session, learner: Learner, key: str) -> UndoResult | None:
     log = session.execute(
-        select(ReviewLog.id, ReviewLog.card_id).where(
-            ReviewLog.learner_id == learner.id, ReviewLog.undo_key == key
+        select(col(ReviewLog.id), col(ReviewLog.card_id)).where(
+            col(ReviewLog.learner_id) == learner.id, col(ReviewLog.undo_key) == key
         )
     ).first()
     if log is None:
@@ -364,7 +369,7 @@ def _undone(session: Session, learner: Learner, key: str) -> UndoResult | None:
 def _rewind_cursor(learner_id: int, card_id: str) -> Any:
     """Move the learner's new-card cursor back to a card that is new again, if it is past it."""
     learner = Learner.__table__  # type: ignore[attr-defined]
-    ordinal = select(Card.ordinal).where(col(Card.id) == card_id).scalar_subquery()
+    ordinal = select(col(Card.ordinal)).where(col(Card.id) == card_id).scalar_subquery()
     return (
         update(learner)
         .where(learner.c.id == learner_id, learner.c.new_cursor > ordinal)

@@ -78,22 +78,23 @@ class Identity:
         return self.session.csrf_token if self.session else None
 
 
-def get_identity(request: Request, now: NowDep) -> Identity:
-    # Declared with as few dependencies as it needs: FastAPI solves a dependency's whole
-    # sub-tree again wherever it appears (the router guard, the learner), cached or not.
-    cached = getattr(request.state, "identity", None)
+def identify(request: Request, session: Session, now: datetime) -> Identity:
+    """Who sent `request`, looked up once per request on the request's own session."""
+    cached: Identity | None = getattr(request.state, "identity", None)
     if cached is None:
-        # A session of its own, closed before the route runs in another thread hop: a request
-        # holding a connection while it waits for a thread, in a burst larger than the pool,
-        # could leave every thread waiting for a connection. Closing detaches the loaded rows
-        # without expiring them.
-        with request.app.state.database.session() as session:
-            cached = _identify(request, session, request.app.state.settings, now)
-            for row in (cached.learner, cached.session):
-                if row is not None and inspect(row).expired_attributes:
-                    session.refresh(row)  # expired by a commit while identifying (token last used)
+        cached = _identify(request, session, request.app.state.settings, now)
+        for row in (cached.learner, cached.session):
+            if row is not None:
+                if inspect(row).expired_attributes:
+                    session.refresh(row)  # expired by a commit while identifying (token use)
+                # Detached with its loaded values: the route's commits do not expire it.
+                session.expunge(row)
         request.state.identity = cached
     return cached
+
+
+def get_identity(request: Request, session: SessionDep, now: NowDep) -> Identity:
+    return identify(request, session, now)
 
 
 def _identify(request: Request, session: Session, settings: Settings, now: datetime) -> Identity:
@@ -121,10 +122,15 @@ def _identify(request: Request, session: Session, settings: Settings, now: datet
 IdentityDep = Annotated[Identity, Depends(get_identity)]
 
 
-async def get_current_learner(identity: IdentityDep) -> Learner:
+def signed_in(identity: Identity) -> Learner:
+    """The learner behind `identity`; NotSignedIn for nobody."""
     if identity.learner is None:
         raise NotSignedIn("sign in first")
     return identity.learner
+
+
+async def get_current_learner(identity: IdentityDep) -> Learner:
+    return signed_in(identity)
 
 
 async def get_admin(identity: IdentityDep, settings: SettingsDep) -> Learner:
@@ -151,10 +157,10 @@ async def csrf_protect(request: Request, identity: IdentityDep) -> None:
         and content_type.startswith(("application/x-www-form-urlencoded", "multipart/"))
     ):
         sent = (await request.form()).get("csrf_token")  # type: ignore[assignment]
-    _check_csrf(request, identity, sent)
+    check_csrf(request, identity, sent)
 
 
-def _check_csrf(request: Request, identity: Identity, sent: object) -> None:
+def check_csrf(request: Request, identity: Identity, sent: object) -> None:
     if request.method in SAFE_METHODS:
         return
     # Fetch metadata first: a browser that sends it says outright whether another site asked.

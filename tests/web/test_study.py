@@ -5,6 +5,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+import pytest
 from fastapi.testclient import TestClient
 
 
@@ -373,6 +374,14 @@ def test_a_stale_version_gets_the_conflict_notice_and_is_not_applied_twice(clien
     assert "That card was already rated; refreshed." in study_page(client, "/study?msg=conflict")
     assert len(bank.logs()) == 1
     assert bank.state("gemm-core").model_dump() == state.model_dump()
+
+
+@pytest.mark.parametrize("msg", ["signed_out", "saving", "../x", "conflict.x"])
+def test_the_notice_shows_only_a_known_message(client, find, msg):
+    # study.signed_out and study.saving are the study client's strings, not notices.
+    notice = find(study_page(client, f"/study?msg={msg}"), "study-notice")
+    assert notice is not None
+    assert "hidden" in notice.attrs and notice.text == ""
 
 
 def test_nothing_due_shows_done_page_with_next_due_time_and_practice(client, bank, find):

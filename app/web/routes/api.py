@@ -1,20 +1,15 @@
 """The JSON API: the same functions as the pages; the study page is a client of it."""
 
-from datetime import datetime
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query
-from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 from pydantic import BaseModel, StringConstraints
-from sqlmodel import Session
 
 from app import catalog
 from app.cardview import card_view
 from app.errors import NotFound
-from app.models import Learner
 from app.search import search as run_search
-from app.study import Filters, record_review, study_next, undo_last
 from app.web.deps import FiltersDep, IdempotencyKey, LangDep, LearnerDep, NowDep, SessionDep
 from app.web.observe import REVIEWS
 from app.web.schemas import (
@@ -32,6 +27,7 @@ from app.web.schemas import (
     next_out,
     state_out,
 )
+from app.web.study_deps import StudyCallDep
 
 router = APIRouter(prefix="/api", tags=["api"])
 health = APIRouter(tags=["health"])
@@ -71,97 +67,69 @@ def decks(session: SessionDep, learner: LearnerDep, now: NowDep) -> list[DeckOut
     ]
 
 
-# The study loop's two routes are `async def` and hand their database work to the thread pool
-# in one step: FastAPI runs a plain `def` route in the pool and then, in a second hop, checks
-# its answer against the response model; each hop costs more CPU than the route's statements.
+# The study loop's routes: `async def`, each doing its identity look-up and database work in
+# one thread hop (StudyCall.run), on the request's one session.
+study_api = APIRouter(prefix="/api", tags=["api"])
 
 
-@router.get(
+@study_api.get(
     "/study/next", response_model=NextOut, responses={204: {"description": "Nothing is due."}}
 )
 async def next_to_study(
-    session: SessionDep,
-    learner: LearnerDep,
-    now: NowDep,
+    call: StudyCallDep,
     filters: FiltersDep,
     lang: LangDep,
     exclude: ExcludeQuery = [],  # noqa: B006 (FastAPI copies defaults)
 ) -> NextOut | Response:
     """The next card to study in the scope, after the `exclude`d ones; 204 when nothing is due."""
-    found, today = await run_in_threadpool(
-        study_next, session, learner=learner, now=now, filters=filters, exclude=exclude
-    )
-    out = next_out(found, today, lang)
+    found = await call.run(lambda study: study.next(filters, exclude))
+    out = next_out(found.card, found.counts, lang)
     return out if out is not None else Response(status_code=204)
 
 
-@router.post("/reviews", responses={404: {"description": "No such card"}, **CONFLICT})
+@study_api.post("/reviews", responses={404: {"description": "No such card"}, **CONFLICT})
 async def review(
     body: ReviewIn,
-    session: SessionDep,
-    learner: LearnerDep,
-    now: NowDep,
+    call: StudyCallDep,
     filters: FiltersDep,
     lang: LangDep,
     idempotency_key: IdempotencyKey = None,
     exclude: ExcludeQuery = [],  # noqa: B006
 ) -> ReviewOut:
     """Rate a card 1-4 (Again, Hard, Good, Easy): its new state, and the next card in scope."""
-    return await run_in_threadpool(
-        _review, body, session, learner, now, filters, lang, idempotency_key, exclude
+    rated = await call.run(
+        lambda study: study.rate(
+            body.card_id,
+            body.rating,
+            body.version,
+            idempotency_key,
+            duration_ms=body.duration_ms,
+            reviewed_at=body.reviewed_at,
+            scope=filters,
+            exclude=exclude,
+        )
     )
-
-
-def _review(
-    body: ReviewIn,
-    session: Session,
-    learner: Learner,
-    now: datetime,
-    filters: Filters,
-    lang: str,
-    idempotency_key: str | None,
-    exclude: list[str],
-) -> ReviewOut:
-    result = record_review(
-        session,
-        learner=learner,
-        card_id=body.card_id,
-        rating=body.rating,
-        now=now,
-        duration_ms=body.duration_ms,
-        expected_version=body.version,
-        idempotency_key=idempotency_key,
-        reviewed_at=body.reviewed_at,
-    )
+    result, found = rated.review, rated.next
+    assert found is not None  # asked for with the scope
     if not result.replayed:
         REVIEWS.labels(str(body.rating)).inc()
-    found, today = study_next(session, learner=learner, now=now, filters=filters, exclude=exclude)
     state = state_out(result.card_id, result.state, result.version)
     return ReviewOut(
         **state.model_dump(),
         replayed=result.replayed,
         leech=result.leech,
-        counts=counts_out(today),
-        next=next_out(found, today, lang),
+        counts=counts_out(found.counts),
+        next=next_out(found.card, found.counts, lang),
     )
 
 
-@router.post("/reviews/undo", responses={404: {"description": "Nothing to undo"}, **CONFLICT})
-def undo(
-    session: SessionDep,
-    learner: LearnerDep,
-    now: NowDep,
-    body: UndoIn | None = None,
-    idempotency_key: IdempotencyKey = None,
+@study_api.post("/reviews/undo", responses={404: {"description": "Nothing to undo"}, **CONFLICT})
+async def undo(
+    call: StudyCallDep, body: UndoIn | None = None, idempotency_key: IdempotencyKey = None
 ) -> StateOut:
     """Undo the learner's last study rating, then the one before; the card's restored state."""
-    result = undo_last(
-        session,
-        learner=learner,
-        now=now,
-        card_id=body.card_id if body else None,
-        idempotency_key=idempotency_key,
-    )
+    card_id = body.card_id if body else None
+    result = await call.run(lambda study: study.undo(card_id, idempotency_key))
     return state_out(result.card_id, result.state, result.version)
 
 

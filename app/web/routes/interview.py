@@ -11,6 +11,7 @@ from starlette.responses import Response
 from app import catalog
 from app.errors import StudyError
 from app.interview.interviews import create_interview, delete_interview, get_interview
+from app.interview.pins import refresh_plan
 from app.interview.readiness import readiness
 from app.interview.today import ahead
 from app.learners import local_day
@@ -83,6 +84,7 @@ def interviews_add(
             now=now,
             target=target / 100,
         )
+        refresh_plan(session, learner=learner, now=now)
     except StudyError as exc:
         # The form comes back filled in, with the reason, so nothing typed is lost.
         return _interviews_page(
@@ -106,5 +108,5 @@ def interview_delete(
     interview_id: RowId, session: SessionDep, learner: LearnerDep, now: NowDep
 ) -> Response:
     delete_interview(session, learner=learner, interview_id=interview_id)
-    ahead(session, learner=learner, now=now)
+    refresh_plan(session, learner=learner, now=now)
     return RedirectResponse("/interviews", status_code=303)

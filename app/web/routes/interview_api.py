@@ -9,6 +9,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.interview.interviews import create_interview, delete_interview, get_interview, interviews
 from app.interview.mock import MAX_MS, answer, get_mock
+from app.interview.pins import refresh_plan
 from app.interview.readiness import Readiness, readiness
 from app.interview.recordings import (
     MAX_BYTES,
@@ -153,7 +154,7 @@ def add_interview(
         now=now,
         target=body.target,
     )
-    ahead(session, learner=learner, now=now)
+    refresh_plan(session, learner=learner, now=now)
     return interview_out(interview)
 
 
@@ -168,7 +169,7 @@ def remove_interview(
     interview_id: RowId, session: SessionDep, learner: LearnerDep, now: NowDep
 ) -> Response:
     delete_interview(session, learner=learner, interview_id=interview_id)
-    ahead(session, learner=learner, now=now)
+    refresh_plan(session, learner=learner, now=now)
     return Response(status_code=204)
 
 

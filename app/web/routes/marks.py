@@ -1,6 +1,5 @@
 """Card actions (suspend, bury, flag, leech) as JSON endpoints and as plain form posts."""
 
-from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, Literal
 from urllib.parse import urlencode, urlparse
@@ -8,24 +7,24 @@ from urllib.parse import urlencode, urlparse
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import RedirectResponse
 from pydantic import BaseModel, Field
-from sqlmodel import Session
 from starlette.responses import Response
 
 from app.cardview import card_view
 from app.errors import NotFound
-from app.models import Learner
-from app.study import marks, study_next
+from app.study import marks
 from app.study.browse import MarkKind, marked_cards
+from app.study.filters import Filters
 from app.study.marks import FLAGS, Mark
+from app.study.service import Acted, CardAction, Study, UndoAction
 from app.web.deps import FiltersDep, LangDep, LearnerDep, NowDep, SessionDep
 from app.web.routes.api import ExcludeQuery
 from app.web.schemas import CountsOut, NextOut, counts_out, next_out
+from app.web.study_deps import StudyDep
 from app.web.templating import render
 
 api = APIRouter(prefix="/api", tags=["card actions"])
 router = APIRouter(include_in_schema=False)
 
-Action = Callable[..., Mark]
 FlagColour = Literal["red", "orange", "green", "blue", "pink", "turquoise", "purple"]
 NOT_FOUND = {404: {"description": "No such card"}}
 
@@ -77,65 +76,19 @@ def mark_out(mark: Mark, now: datetime) -> MarkOut:
     )
 
 
-def _undo(before: Mark, now: datetime, action: str) -> UndoActionOut:
-    base = f"/api/cards/{before.card_id}"
-    if action in ("suspend", "unsuspend"):
-        return UndoActionOut(path=f"{base}/{'suspend' if before.suspended else 'unsuspend'}")
-    if action in ("bury", "unbury"):
-        return UndoActionOut(path=f"{base}/{'bury' if before.buried(now) else 'unbury'}")
-    if action in ("unleech", "leech"):
-        if before.leech:
-            # A leech is put back as it was: marked, and suspended if it was.
-            return UndoActionOut(path=f"{base}/leech", body={"suspended": before.suspended})
-        if action == "leech":
-            return UndoActionOut(path=f"{base}/unleech")
-        return UndoActionOut(path=f"{base}/{'suspend' if before.suspended else 'unsuspend'}")
-    return UndoActionOut(path=f"{base}/flag", body={"flag": before.flag})
+def undo_out(undo: UndoAction) -> UndoActionOut:
+    return UndoActionOut(path=f"/api/cards/{undo.card_id}/{undo.action}", body=undo.body)
 
 
-ACTIONS: dict[str, Action] = {
-    "suspend": marks.suspend,
-    "unsuspend": marks.unsuspend,
-    "bury": marks.bury,
-    "unbury": marks.unbury,
-    "unleech": marks.unleech,
-}
-
-
-def _act(
-    session: Session,
-    learner: Learner,
-    now: datetime,
-    card_id: str,
-    action: str,
-    flag: int | None = None,
-    suspended: bool = True,
-) -> tuple[Mark, Mark]:
-    """The card's marks before and after `action`."""
-    before = marks.get_mark(session, learner=learner, card_id=card_id)
-    if action == "flag":
-        after = marks.set_flag(session, learner=learner, card_id=card_id, flag=flag or 0, now=now)
-    elif action == "leech":
-        after = marks.releech(
-            session, learner=learner, card_id=card_id, suspended=suspended, now=now
-        )
-    else:
-        after = ACTIONS[action](session, learner=learner, card_id=card_id, now=now)
-    return before, after
-
-
-def _api_action(action: str, summary: str) -> None:
+def _api_action(action: CardAction, summary: str) -> None:
     def endpoint(
         card_id: str,
-        session: SessionDep,
-        learner: LearnerDep,
-        now: NowDep,
+        study: StudyDep,
         filters: FiltersDep,
         lang: LangDep,
         exclude: ExcludeQuery = [],  # noqa: B006 (FastAPI copies defaults)
     ) -> ActionOut:
-        before, after = _act(session, learner, now, card_id, action)
-        return _action_out(session, learner, now, filters, lang, exclude, before, after, action)
+        return _action_out(study, filters, lang, exclude, study.act(card_id, action))
 
     endpoint.__doc__ = summary
     endpoint.__name__ = f"{action}_card"
@@ -143,63 +96,54 @@ def _api_action(action: str, summary: str) -> None:
 
 
 def _action_out(
-    session: Session,
-    learner: Learner,
-    now: datetime,
-    filters: FiltersDep,
-    lang: str,
-    exclude: list[str],
-    before: Mark,
-    after: Mark,
-    action: str,
+    study: Study, filters: Filters, lang: str, exclude: list[str], acted: Acted
 ) -> ActionOut:
-    found, today = study_next(session, learner=learner, now=now, filters=filters, exclude=exclude)
+    found = study.next(filters, exclude)
+    after = mark_out(acted.after, study.now)
     return ActionOut(
-        **mark_out(after, now).model_dump(),
-        changed=mark_out(before, now) != mark_out(after, now),
-        undo=_undo(before, now, action),
-        counts=counts_out(today),
-        next=next_out(found, today, lang),
+        **after.model_dump(),
+        changed=mark_out(acted.before, study.now) != after,
+        undo=undo_out(acted.undo),
+        counts=counts_out(found.counts),
+        next=next_out(found.card, found.counts, lang),
     )
 
 
-_api_action("suspend", "Suspend the card: out of study and practice until unsuspended.")
-_api_action("unsuspend", "Let a suspended card be studied again.")
-_api_action("bury", "Bury the card until the learner's next study day.")
-_api_action("unbury", "Bring a buried card back today.")
-_api_action("unleech", "Clear the card's leech mark (after rewriting it) and unsuspend it.")
+_api_action(CardAction.SUSPEND, "Suspend the card: out of study and practice until unsuspended.")
+_api_action(CardAction.UNSUSPEND, "Let a suspended card be studied again.")
+_api_action(CardAction.BURY, "Bury the card until the learner's next study day.")
+_api_action(CardAction.UNBURY, "Bring a buried card back today.")
+_api_action(
+    CardAction.UNLEECH, "Clear the card's leech mark (after rewriting it) and unsuspend it."
+)
 
 
 @api.post("/cards/{card_id}/flag", responses=NOT_FOUND)
 def flag_card(
     card_id: str,
     body: FlagIn,
-    session: SessionDep,
-    learner: LearnerDep,
-    now: NowDep,
+    study: StudyDep,
     filters: FiltersDep,
     lang: LangDep,
     exclude: ExcludeQuery = [],  # noqa: B006
 ) -> ActionOut:
     """Flag the card with a colour (1-7), or clear its flag (0)."""
-    before, after = _act(session, learner, now, card_id, "flag", body.flag)
-    return _action_out(session, learner, now, filters, lang, exclude, before, after, "flag")
+    acted = study.act(card_id, CardAction.FLAG, flag=body.flag)
+    return _action_out(study, filters, lang, exclude, acted)
 
 
 @api.post("/cards/{card_id}/leech", responses=NOT_FOUND)
 def leech_card(
     card_id: str,
     body: LeechIn,
-    session: SessionDep,
-    learner: LearnerDep,
-    now: NowDep,
+    study: StudyDep,
     filters: FiltersDep,
     lang: LangDep,
     exclude: ExcludeQuery = [],  # noqa: B006
 ) -> ActionOut:
     """Mark the card a leech again, suspended or not: the undo of `unleech`."""
-    before, after = _act(session, learner, now, card_id, "leech", suspended=body.suspended)
-    return _action_out(session, learner, now, filters, lang, exclude, before, after, "leech")
+    acted = study.act(card_id, CardAction.LEECH, suspended=body.suspended)
+    return _action_out(study, filters, lang, exclude, acted)
 
 
 @api.get("/cards/{card_id}/marks", responses=NOT_FOUND)
@@ -272,13 +216,11 @@ NextField = Annotated[str | None, Form(alias="next", max_length=2000)]
 def card_action(
     card_id: str,
     action: Literal["suspend", "unsuspend", "bury", "unbury", "unleech", "flag"],
-    session: SessionDep,
-    learner: LearnerDep,
-    now: NowDep,
+    study: StudyDep,
     flag: Annotated[int, Form(ge=0, le=7)] = 0,
     target: NextField = None,
 ) -> Response:
-    _act(session, learner, now, card_id, action, flag)
+    study.act(card_id, CardAction(action), flag=flag)
     message = ("flagged" if flag else "unflagged") if action == "flag" else action
     return RedirectResponse(_back(target, card_id, message), status_code=303)
 

@@ -16,10 +16,7 @@ from app.study import (
     Filters,
     learner_zone,
     next_due,
-    record_review,
     reviewed_today,
-    study_next,
-    undo_last,
 )
 from app.study.browse import failed_today
 from app.study.marks import Mark
@@ -29,6 +26,7 @@ from app.web.i18n import translator
 from app.web.observe import REVIEWS
 from app.web.schemas import counts_out, next_out
 from app.web.scope import scope_choices
+from app.web.study_deps import StudyDep
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
@@ -85,6 +83,9 @@ CARD_SLOTS = CardView(
 SLOT_MARK = Mark(card_id="", leech=True)
 SHOWN_FIELDS = {"id", "queue", "due", "version", "intervals", "flag", "leech"}
 
+# The notices a redirect to /study may name (`?msg=`); any other value shows nothing.
+MESSAGES = frozenset({"conflict", "nothing_to_undo", "undone"})
+
 
 def _study_url(filters: Filters, **extra: str) -> str:
     params = {**filters.as_params(), **extra}
@@ -94,6 +95,7 @@ def _study_url(filters: Filters, **extra: str) -> str:
 @router.get("/study")
 def study(
     request: Request,
+    study: StudyDep,
     session: SessionDep,
     learner: LearnerDep,
     now: NowDep,
@@ -103,13 +105,14 @@ def study(
     card: str | None = None,
     msg: str | None = None,
 ) -> Response:
-    current, today = study_next(session, learner=learner, now=now, filters=filters, pinned=card)
+    found = study.next(filters, pinned=card)
+    current, today = found.card, found.counts
     done = reviewed_today(session, learner=learner, now=now)
     context = {
         "filters": filters,
         "today": today,
         "done": done,
-        "message": msg,
+        "message": msg if msg in MESSAGES else None,
         "study_url": _study_url,
     }
     if current is None:
@@ -151,9 +154,7 @@ def study(
 
 @router.post("/study/review")
 def review(
-    session: SessionDep,
-    learner: LearnerDep,
-    now: NowDep,
+    study: StudyDep,
     filters: FiltersDep,
     card_id: Annotated[str, Form(max_length=200)],
     rating: Annotated[int, Form(ge=1, le=4)],
@@ -165,27 +166,18 @@ def review(
     if duration_ms is None and shown_at is not None:
         duration_ms = min(max(int(time.time() * 1000) - shown_at, 0), 86_400_000)
     try:
-        result = record_review(
-            session,
-            learner=learner,
-            card_id=card_id,
-            rating=rating,
-            now=now,
-            duration_ms=duration_ms,
-            expected_version=version,
-            idempotency_key=idempotency_key,
-        )
+        rated = study.rate(card_id, rating, version, idempotency_key, duration_ms=duration_ms)
     except Conflict:
         return RedirectResponse(_study_url(filters, msg="conflict"), status_code=303)
-    if not result.replayed:
+    if not rated.review.replayed:
         REVIEWS.labels(str(rating)).inc()
     return RedirectResponse(_study_url(filters), status_code=303)
 
 
 @router.post("/study/undo")
-def undo(session: SessionDep, learner: LearnerDep, now: NowDep, filters: FiltersDep) -> Response:
+def undo(study: StudyDep, filters: FiltersDep) -> Response:
     try:
-        log = undo_last(session, learner=learner, now=now)
+        log = study.undo()
     except NotFound:
         return RedirectResponse(_study_url(filters, msg="nothing_to_undo"), status_code=303)
     except Conflict:
