@@ -50,6 +50,7 @@ class UndoResult:
 # keeps an entry no longer (static/queue.js); anything older is recorded as made now.
 REVIEWED_AT_WINDOW = timedelta(days=7)
 
+
 def record_review(
     session: Session,
     *,
