@@ -38,7 +38,7 @@ LIMIT_STRINGS: dict[str, tuple[str, str]] = {
     "limits.no_recordings": ("还没有录音。", "No recordings yet."),
     "limits.recorded_at": ("录制时间", "Recorded"),
     "limits.size": ("大小", "Size"),
-    "limits.mock": ("模拟面试", "Mock interview"),
+    "limits.question": ("题目", "Question"),
     "limits.listen": ("试听", "Listen"),
     "limits.delete": ("删除", "Delete"),
     "limits.all_recordings": ("管理录音", "Manage recordings"),
