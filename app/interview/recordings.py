@@ -35,14 +35,6 @@ class Usage:
     used: int
     quota: int
 
-    @property
-    def share(self) -> float:
-        return min(self.used / self.quota, 1.0) if self.quota else 1.0
-
-    @property
-    def free(self) -> int:
-        return max(self.quota - self.used, 0)
-
 
 def megabytes(size: int) -> str:
     """`size` bytes as MB with one decimal, as the quota's messages show it."""
@@ -55,12 +47,12 @@ def team_quota_mb(session: Session) -> int | None:
     return limits.recording_quota_mb if limits is not None else None
 
 
-def set_team_quota(session: Session, *, megabytes: int | None) -> None:
+def set_team_quota(session: Session, *, quota_mb: int | None) -> None:
     """Set every member's recording quota (None: the server's setting)."""
-    if megabytes is not None and not 0 <= megabytes <= 1024 * 1024:
+    if quota_mb is not None and not 0 <= quota_mb <= 1024 * 1024:
         raise Refusal("limits.quota_range")
     limits = session.get(TeamLimits, 1) or TeamLimits(id=1)
-    limits.recording_quota_mb = megabytes
+    limits.recording_quota_mb = quota_mb
     session.add(limits)
     session.commit()
 

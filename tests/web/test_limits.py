@@ -61,7 +61,7 @@ def stored(engine) -> tuple[int, int]:
 
 def team_quota(engine, megabytes: int | None) -> None:
     with Session(engine) as session:
-        set_team_quota(session, megabytes=megabytes)
+        set_team_quota(session, quota_mb=megabytes)
 
 
 def test_recordings_fill_the_quota_exactly_and_not_a_byte_more(client, bank):
@@ -164,7 +164,7 @@ def test_a_restore_adds_recordings_only_if_they_all_fit(client, second, find):
 
     second.post("/interview/mock", data={"count": "1"})  # the learner exists with a mock
     with Session(second.app.state.engine) as session:
-        set_team_quota(session, megabytes=1)
+        set_team_quota(session, quota_mb=1)
     refused = restore(second, backup)
     assert refused.status_code == 413
     assert find(refused.text, "restore-error").text.startswith("The backup's recordings take")
@@ -174,7 +174,7 @@ def test_a_restore_adds_recordings_only_if_they_all_fit(client, second, find):
         assert session.exec(select(func.count()).select_from(MockSession)).one() == 1
 
     with Session(second.app.state.engine) as session:
-        set_team_quota(session, megabytes=2)
+        set_team_quota(session, quota_mb=2)
     assert restore(second, backup).status_code == 200
     assert stored(second.app.state.engine) == (2, MB + 1)
 

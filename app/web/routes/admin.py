@@ -169,7 +169,7 @@ def set_limits(
     recording_quota_mb: Annotated[int | None, Form(ge=0, le=1024 * 1024)] = None,
 ) -> Response:
     """Set every member's recording space; left empty, the server's setting applies."""
-    set_team_quota(session, megabytes=recording_quota_mb)
+    set_team_quota(session, quota_mb=recording_quota_mb)
     return RedirectResponse("/admin/team?saved=true#team-limits", status_code=303)
 
 
