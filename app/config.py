@@ -64,6 +64,9 @@ class Settings(BaseSettings):
     # The address people reach this instance at (https://qbank.example.org), for links that
     # leave it, such as those in Anki exports; None: such links are left out.
     public_url: str | None = None
+    # Each learner's space for mock-interview recordings, in MB (an administrator may set
+    # another for the team); the database holds them, so this bounds what one member can fill.
+    recording_quota_mb: int = Field(default=200, ge=0)
     log_level: LogLevel = "info"
     # text: one line a record; json: one JSON object a line, for a log collector.
     log_format: LogFormat = "text"

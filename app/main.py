@@ -29,6 +29,7 @@ from app.web.auth import NotSignedIn
 from app.web.deps import csrf_protect, members_only
 from app.web.headers import SecurityHeaders, headers_for
 from app.web.hosts import HostGuard
+from app.web.i18n import language, say
 from app.web.observe import AccessLog, metrics
 from app.web.routes import (
     account,
@@ -45,6 +46,7 @@ from app.web.routes import (
     offline,
     pages,
     practice,
+    recordings,
     stats,
     study,
 )
@@ -123,7 +125,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(marks.api, dependencies=members, responses=overload.RESPONSES)
     app.include_router(custom.api, dependencies=members, responses=overload.RESPONSES)
     pages_modules = (pages, settings_routes, study, practice, interview, mock, admin, media)
-    for module in (*pages_modules, marks, custom):
+    for module in (*pages_modules, recordings, marks, custom):
         app.include_router(module.router, dependencies=members)
     app.include_router(data.router, dependencies=members)
     app.include_router(stats.router, dependencies=members)
@@ -165,7 +167,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 return RedirectResponse("/login", status_code=303)
             target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
             return RedirectResponse(f"/login?next={quote(target, safe='')}", status_code=303)
-        return _error(request, exc.status, str(exc))
+        return _error(request, exc.status, say(exc, language(request)))
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:

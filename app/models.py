@@ -440,3 +440,11 @@ class Recording(SQLModel, table=True):
     size: int = 0
     data: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
     created_at: datetime = _tz(default_factory=utcnow)
+
+
+class TeamLimits(SQLModel, table=True):
+    """One row: limits an administrator set for every member, over the server's defaults."""
+
+    id: int = Field(default=1, primary_key=True)
+    # Each learner's space for recordings, in MB; None: the server's setting.
+    recording_quota_mb: int | None = None

@@ -5,6 +5,8 @@ results rank by the number of terms matched in the question/title, then in the a
 then in follow-ups and pitfalls, then in reading lists; topics before cards, then content
 order. The database only compares strings folded at import, so SQLite and PostgreSQL agree.
 Terms of three characters or more are looked up in a trigram index first (app.searchdb).
+Control characters are refused here, before either database sees them: a NUL ends SQLite's
+FTS5 query early and PostgreSQL's text cannot hold one, so each failed in its own way.
 """
 
 import difflib
@@ -32,6 +34,7 @@ from sqlmodel import Session, col, select
 from sqlmodel.sql.expression import Select
 
 from app.content.searchtext import FIELDS, fold, fold_with_map
+from app.errors import Refusal
 from app.models import Deck, SearchEntry
 from app.searchdb import ALL_TEXT, FTS_TABLE, TRIGRAM
 
@@ -41,6 +44,12 @@ KINDS = ("card", "topic")
 _WORD = re.compile(r"[a-z][a-z0-9+#_.-]*[a-z0-9+#]")
 _FOLDED = {name: getattr(SearchEntry, f"{name}_folded") for name in FIELDS}
 _ALL_TEXT = literal_column(f"({ALL_TEXT})", type_=Text)
+# Unicode's control characters (Cc) but the whitespace a pasted term may hold (tab, newlines).
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+class BadQuery(Refusal):
+    status = 400
 
 
 @dataclass(frozen=True)
@@ -62,6 +71,17 @@ class SearchResult:
     hits: list[Hit] = field(default_factory=list)
     total: int = 0  # hits before the limit
     suggestions: list[str] = field(default_factory=list)  # other queries, when nothing matched
+
+
+def printable(text: str) -> str:
+    """`text` without its control characters, to offer back in the search form."""
+    return _CONTROL.sub("", text)
+
+
+def check_input(*texts: str | None) -> None:
+    """Refuse (BadQuery) search input holding control characters."""
+    if any(text and _CONTROL.search(text) for text in texts):
+        raise BadQuery("limits.search_control")
 
 
 def terms_of(query: str) -> list[str]:
@@ -122,6 +142,7 @@ def search(
     limit: int = 50,
 ) -> SearchResult:
     """Cards and topics holding every term of `query`, best first; optionally one kind or deck."""
+    check_input(query, kind, deck)
     terms = terms_of(query)
     if not terms:
         return SearchResult(query)

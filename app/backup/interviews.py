@@ -2,6 +2,8 @@
 
 Recordings go in while their total stays under RECORDINGS_BUDGET (base64 text); beyond it the
 backup says how many it left out, so a backup stays a file one can mail or keep in git.
+A restore keeps the limits an upload does: the recordings it adds must fit the learner's quota
+(else nothing is restored), and unfinished mock interviews past MAX_UNFINISHED come back ended.
 """
 
 import base64
@@ -11,7 +13,8 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from app.backup.document import InterviewIn, MockIn, RecordingIn, iso, utc
-from app.interview.recordings import check_audio
+from app.interview.mock import MAX_UNFINISHED
+from app.interview.recordings import check_audio, check_room
 from app.models import Interview, Learner, MockAnswer, MockSession, Recording
 
 RECORDINGS_BUDGET = 32 * 1024 * 1024
@@ -114,8 +117,14 @@ def restore_interviews(
     interviews: list[InterviewIn],
     mocks: list[MockIn],
     recordings: list[RecordingIn],
+    *,
+    quota: int | None,
 ) -> int:
-    """Add what the database lacks (restoring twice adds nothing); return how many rows."""
+    """Add what the database lacks (restoring twice adds nothing); return how many rows.
+
+    `quota`: the bytes the learner's recordings may take (None: no limit), checked in the
+    caller's transaction, which holds the learner's lock.
+    """
     added = 0
     have = {
         (i.name, i.day, i.deck, i.section, i.tag)
@@ -143,11 +152,26 @@ def restore_interviews(
         for m in session.exec(select(MockSession).where(MockSession.learner_id == learner.id))
     }
     mapping: dict[int, int] = {}
+    open_runs = len(
+        session.exec(
+            select(MockSession.id).where(
+                MockSession.learner_id == learner.id, col(MockSession.finished_at).is_(None)
+            )
+        ).all()
+    )
     for item in mocks:
         key = (utc(item.started_at), tuple(item.card_ids))
         if key in existing:
             mapping[item.id] = existing[key]  # type: ignore[index]
             continue
+        finished_at = utc(item.finished_at)
+        if finished_at is None:
+            if open_runs >= MAX_UNFINISHED:
+                finished_at = max(
+                    [utc(a.answered_at) for a in item.answers] or [utc(item.started_at)]
+                )  # type: ignore[type-var]
+            else:
+                open_runs += 1
         run = MockSession(
             learner_id=learner.id,  # type: ignore[arg-type]
             card_ids=item.card_ids,
@@ -157,7 +181,7 @@ def restore_interviews(
             order=item.order,
             label=item.label,
             started_at=utc(item.started_at),  # type: ignore[arg-type]
-            finished_at=utc(item.finished_at),
+            finished_at=finished_at,
         )
         session.add(run)
         session.flush()
@@ -174,13 +198,14 @@ def restore_interviews(
             select(Recording.mock_id, Recording.card_id).where(Recording.learner_id == learner.id)
         )
     }
+    new: list[Recording] = []
     for item in recordings:
         mock_id = mapping[item.mock_id]
         if (mock_id, item.card_id) in kept:
             continue
         kept.add((mock_id, item.card_id))
         data = base64.b64decode(item.data)
-        session.add(
+        new.append(
             Recording(
                 learner_id=learner.id,  # type: ignore[arg-type]
                 mock_id=mock_id,
@@ -191,5 +216,8 @@ def restore_interviews(
                 created_at=utc(item.created_at),  # type: ignore[arg-type]
             )
         )
-        added += 1
-    return added
+    if quota is not None and new:
+        adding = sum(recording.size for recording in new)
+        check_room(session, learner=learner, adding=adding, quota=quota, key="limits.restore_full")
+    session.add_all(new)
+    return added + len(new)

@@ -26,6 +26,7 @@ from app.backup.document import (
 )
 from app.backup.export import learner_marks, learner_states
 from app.backup.interviews import interview_card_ids, restore_interviews
+from app.db import database_of
 from app.models import Card, CardMark, CardState, Deck, Learner, PracticeSession, ReviewLog
 from app.parameters import BadParameters, check_parameters
 
@@ -69,31 +70,25 @@ def restore_learner(
     learner: Learner,
     data: Mapping[str, Any] | str | bytes,
     new_cards: bool = True,
+    recording_quota: int | None = None,
 ) -> RestoreReport:
     """Merge a backup into `learner`'s history in one transaction; restoring twice adds nothing.
 
     Cards the bank lacks are added as retired placeholders when `new_cards` (one learner's own
     bank); otherwise the history of such cards is left out: a shared bank is the content's.
+    The recordings it adds must fit in `recording_quota` bytes with the learner's others
+    (None: no limit); if they do not, OverQuota, and nothing is restored.
     """
     doc = parse_backup(data)
     report = RestoreReport()
+    database = database_of(session)
     try:
-        _restore_settings(learner, doc.learner.settings, report)
-        session.add(learner)
-        missing = _missing_cards(session, doc)
-        if new_cards:
-            _restore_placeholders(session, doc, missing, report)
-        elif missing:
-            doc = _without(doc, missing)
-            report.left_out = len(missing)
-        runs = _restore_practice(session, learner, doc.practice, report)
-        _restore_reviews(session, learner, doc.reviews, runs, report)
-        _restore_states(session, learner, doc.states, report)
-        _restore_marks(session, learner, doc.marks, report)
-        report.interview_rows = restore_interviews(
-            session, learner, doc.interviews, doc.mocks, doc.recordings
-        )
-        session.commit()
+        with database.writing(session):
+            # Held to the commit, like an upload's: the quota is checked against every
+            # recording stored before, in any worker, and none stored meanwhile.
+            database.lock_learner(session, learner.id)  # type: ignore[arg-type]
+            _restore(session, learner, doc, report, new_cards, recording_quota)
+            session.commit()
     except IntegrityError as exc:
         session.rollback()
         raise BackupError(f"restore failed and changed nothing: {exc.orig}") from None
@@ -102,6 +97,32 @@ def restore_learner(
         raise
     session.refresh(learner)
     return report
+
+
+def _restore(
+    session: Session,
+    learner: Learner,
+    doc: BackupIn,
+    report: RestoreReport,
+    new_cards: bool,
+    recording_quota: int | None,
+) -> None:
+    """Add everything the backup holds and the database lacks, in the caller's transaction."""
+    _restore_settings(learner, doc.learner.settings, report)
+    session.add(learner)
+    missing = _missing_cards(session, doc)
+    if new_cards:
+        _restore_placeholders(session, doc, missing, report)
+    elif missing:
+        doc = _without(doc, missing)
+        report.left_out = len(missing)
+    runs = _restore_practice(session, learner, doc.practice, report)
+    _restore_reviews(session, learner, doc.reviews, runs, report)
+    _restore_states(session, learner, doc.states, report)
+    _restore_marks(session, learner, doc.marks, report)
+    report.interview_rows = restore_interviews(
+        session, learner, doc.interviews, doc.mocks, doc.recordings, quota=recording_quota
+    )
 
 
 def _restore_settings(learner: Learner, settings: SettingsIn, report: RestoreReport) -> None:

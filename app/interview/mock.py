@@ -14,7 +14,8 @@ from sqlmodel import Session, col, select
 from app import scheduling
 from app.cardstate import CardStateValue
 from app.cardview import CardView, card_view
-from app.errors import Conflict, NotFound, StudyError
+from app.db import database_of
+from app.errors import Conflict, NotFound, Refusal, StudyError
 from app.interview.keypoints import key_points, points_key, suggested_rating
 from app.learners import personal_parameters
 from app.models import CardState, Learner, MockAnswer, MockSession, ReviewLog
@@ -25,6 +26,13 @@ ORDERS = ("random", "weakest")
 MAX_QUESTIONS = 50
 MAX_SECONDS = 30 * 60
 MAX_MS = 24 * 3600 * 1000
+# Mock interviews a learner may have begun and not finished: each holds up to MAX_QUESTIONS
+# questions, and their recordings, so a learner ends one before beginning more.
+MAX_UNFINISHED = 5
+
+
+class TooManyOpen(Refusal):
+    status = 409
 
 
 class PointsChanged(Conflict):
@@ -85,9 +93,36 @@ def start_mock(
         label=filters.label,
         started_at=now,
     )
-    session.add(run)
-    session.commit()
+    database = database_of(session)
+    with database.writing(session):
+        # Held to the commit: two starts at once, in any worker, count one another.
+        database.lock_learner(session, learner.id)  # type: ignore[arg-type]
+        if len(unfinished(session, learner=learner)) >= MAX_UNFINISHED:
+            raise TooManyOpen("limits.mocks_open", count=MAX_UNFINISHED)
+        session.add(run)
+        session.commit()
     session.refresh(run)
+    return run
+
+
+def unfinished(session: Session, *, learner: Learner) -> list[MockSession]:
+    """The learner's mock interviews begun and not finished, the oldest first."""
+    return list(
+        session.exec(
+            select(MockSession)
+            .where(MockSession.learner_id == learner.id, col(MockSession.finished_at).is_(None))
+            .order_by(col(MockSession.id))
+        )
+    )
+
+
+def end_mock(session: Session, *, run: MockSession, now: datetime) -> MockSession:
+    """End a mock interview now; the questions not answered stay unanswered."""
+    if run.finished_at is None:
+        run.finished_at = now
+        session.add(run)
+        session.commit()
+        session.refresh(run)
     return run
 
 

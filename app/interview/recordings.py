@@ -1,17 +1,89 @@
-"""Answers spoken aloud in mock interviews: kept per learner, private, deletable, limited."""
+"""Answers spoken aloud in mock interviews: kept per learner, private, deletable, limited.
 
+Each learner's recordings together stay within a quota (the server's setting, or the one an
+administrator set for the team). Uploads and restores check it and add their rows in one write
+transaction that holds the learner's lock, so requests at once, in any worker, take turns and
+none can pass the quota by arriving while another is being stored.
+"""
+
+from dataclasses import dataclass
 from datetime import datetime
 
+from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from app.errors import NotFound, StudyError
-from app.models import Learner, MockSession, Recording
+from app.db import database_of
+from app.errors import NotFound, Refusal, StudyError
+from app.models import Learner, MockSession, Recording, TeamLimits
 
-MAX_BYTES = 8 * 1024 * 1024  # about 15 minutes of Opus speech at browsers' default rate
+MB = 1024 * 1024
+MAX_BYTES = 8 * MB  # about 15 minutes of Opus speech at browsers' default rate
 
 
 class TooLarge(StudyError):
     status = 413
+
+
+class OverQuota(Refusal):
+    status = 413
+
+
+@dataclass(frozen=True)
+class Usage:
+    """How much of their recording quota a learner uses, in bytes."""
+
+    used: int
+    quota: int
+
+
+def megabytes(size: int) -> str:
+    """`size` bytes as MB with one decimal, as the quota's messages show it."""
+    return f"{size / MB:.1f}"
+
+
+def team_quota_mb(session: Session) -> int | None:
+    """The recording quota an administrator set for every member, if any."""
+    limits = session.get(TeamLimits, 1)
+    return limits.recording_quota_mb if limits is not None else None
+
+
+def set_team_quota(session: Session, *, quota_mb: int | None) -> None:
+    """Set every member's recording quota (None: the server's setting)."""
+    if quota_mb is not None and not 0 <= quota_mb <= 1024 * 1024:
+        raise Refusal("limits.quota_range")
+    limits = session.get(TeamLimits, 1) or TeamLimits(id=1)
+    limits.recording_quota_mb = quota_mb
+    session.add(limits)
+    session.commit()
+
+
+def quota_bytes(session: Session, *, default_mb: int) -> int:
+    """Each learner's recording quota: the team's, else the server's `default_mb`."""
+    chosen = team_quota_mb(session)
+    return (default_mb if chosen is None else chosen) * MB
+
+
+def used_bytes(session: Session, *, learner: Learner) -> int:
+    """The bytes of the learner's recordings."""
+    total = session.exec(
+        select(func.coalesce(func.sum(Recording.size), 0)).where(Recording.learner_id == learner.id)
+    ).one()
+    return int(total)
+
+
+def usage(session: Session, *, learner: Learner, quota: int) -> Usage:
+    return Usage(used_bytes(session, learner=learner), quota)
+
+
+def check_room(session: Session, *, learner: Learner, adding: int, quota: int, key: str) -> None:
+    """Refuse (OverQuota, worded by `key`) adding `adding` bytes the quota has no room for.
+
+    Call it in a write transaction that holds the learner's lock (`database.lock_learner`),
+    which is what makes the check and the rows added after it one step.
+    """
+    used = used_bytes(session, learner=learner)
+    if used + adding > quota:
+        raise OverQuota(key, size=megabytes(adding), used=megabytes(used), quota=megabytes(quota))
 
 
 class WrongType(StudyError):
@@ -61,28 +133,33 @@ def save_recording(
     content_type: str,
     data: bytes,
     now: datetime,
+    quota: int,
 ) -> Recording:
     """Keep a question's recording, replacing an earlier one of the same question."""
     mime = check_audio(content_type, data)
     if card_id not in run.card_ids:
         raise NotFound("that question is not part of this mock interview")
-    old = session.exec(
-        select(Recording).where(Recording.mock_id == run.id, Recording.card_id == card_id)
-    ).first()
-    if old is not None:
-        session.delete(old)
-        session.flush()
-    recording = Recording(
-        learner_id=learner.id,  # type: ignore[arg-type]
-        mock_id=run.id,  # type: ignore[arg-type]
-        card_id=card_id,
-        mime=mime,
-        size=len(data),
-        data=data,
-        created_at=now,
-    )
-    session.add(recording)
-    session.commit()
+    database = database_of(session)
+    with database.writing(session):
+        database.lock_learner(session, learner.id)  # type: ignore[arg-type]
+        old = session.exec(
+            select(Recording).where(Recording.mock_id == run.id, Recording.card_id == card_id)
+        ).first()
+        if old is not None:
+            session.delete(old)
+            session.flush()
+        check_room(session, learner=learner, adding=len(data), quota=quota, key="limits.full")
+        recording = Recording(
+            learner_id=learner.id,  # type: ignore[arg-type]
+            mock_id=run.id,  # type: ignore[arg-type]
+            card_id=card_id,
+            mime=mime,
+            size=len(data),
+            data=data,
+            created_at=now,
+        )
+        session.add(recording)
+        session.commit()
     session.refresh(recording)
     return recording
 
@@ -114,3 +191,34 @@ def recordings(session: Session, *, learner: Learner) -> list[tuple[int, int, st
             .order_by(col(Recording.id).desc())
         )
     ]
+
+
+@dataclass(frozen=True)
+class Kept:
+    """A recording as the recordings list shows it, its audio left unread."""
+
+    id: int
+    mock_id: int
+    card_id: str
+    size: int
+    created_at: datetime
+
+
+def oldest_first(session: Session, *, learner: Learner) -> list[Kept]:
+    """The learner's recordings, the oldest first: the ones to delete to make room."""
+    rows = session.exec(
+        select(
+            Recording.id, Recording.mock_id, Recording.card_id, Recording.size, Recording.created_at
+        )
+        .where(Recording.learner_id == learner.id)
+        .order_by(col(Recording.created_at), col(Recording.id))
+    )
+    return [Kept(*row) for row in rows]
+
+
+def used_by_learner(session: Session) -> dict[int, int]:
+    """The bytes of every learner's recordings, by learner id (learners with none left out)."""
+    rows = session.exec(
+        select(Recording.learner_id, func.sum(Recording.size)).group_by(col(Recording.learner_id))
+    )
+    return {learner_id: int(total) for learner_id, total in rows}

@@ -2,9 +2,11 @@
 
 from fastapi import Request
 
+from app.errors import Refusal
 from app.web.strings_errors import ERROR_STRINGS
 from app.web.strings_fsrs import FSRS_STRINGS
 from app.web.strings_interview import INTERVIEW_STRINGS
+from app.web.strings_limits import LIMIT_STRINGS
 
 LANGUAGES = ("zh", "en")
 COOKIE = "qbank_lang"
@@ -467,6 +469,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     **FSRS_STRINGS,
     **INTERVIEW_STRINGS,
     **ERROR_STRINGS,
+    **LIMIT_STRINGS,
 }
 
 
@@ -505,3 +508,10 @@ def translator(lang: str):  # type: ignore[no-untyped-def]
         return pair[index] if pair else key
 
     return t
+
+
+def say(exc: Exception, lang: str) -> str:
+    """The message of a refused request in `lang`: a Refusal's own string, else the error's text."""
+    if isinstance(exc, Refusal):
+        return str(translator(lang)(exc.key)).format(**exc.values)
+    return str(exc)

@@ -24,7 +24,7 @@ from app import accounts, catalog
 from app.backup import dump_backup, export_learner
 from app.interview.interviews import create_interview
 from app.interview.mock import start_mock
-from app.interview.recordings import save_recording
+from app.interview.recordings import MB, save_recording
 from app.jobs import run_job
 from app.models import Learner
 from app.practice import start_practice
@@ -155,6 +155,8 @@ BODIES: dict[tuple[str, str], Callable[[Call], dict[str, Any]]] = {
         "data": {"card_id": "kernel", "key": "stale", "t0": "0"}
     },
     ("POST", "/interview/mock/{mock_id}/study"): lambda c: {},
+    ("POST", "/interview/mock/{mock_id}/end"): lambda c: {},
+    ("POST", "/admin/limits"): lambda c: {"data": {"recording_quota_mb": "250"}},
     ("POST", "/api/mocks/{mock_id}/answers"): lambda c: {
         "json": {"card_id": "kernel", "key": "stale", "answer_ms": 0, "total_ms": 0}
     },
@@ -177,6 +179,7 @@ def interview_row(call: Call, path: str, kind: str) -> int:
         "/interviews/{interview_id}/delete": "interview_form",
         "/api/recordings/{recording_id}": "recording_api",
         "/interview/recordings/{recording_id}/delete": "recording_form",
+        "/interview/mock/{mock_id}/end": "mock_end",
     }
     return rows[doomed.get(path, kind)]
 
@@ -291,17 +294,18 @@ def interview_rows(session: Session, learner: Learner) -> dict[str, int]:
             now=START,
         )
         rows[key] = made.id
-    run = start_mock(
-        session,
-        learner=learner,
-        filters=Filters(),
-        count=5,
-        order="random",
-        seconds_per_question=60,
-        followup_seconds=30,
-        now=START,
-    )
-    rows["mock"] = run.id
+    for key in ("mock_end", "mock"):
+        run = start_mock(
+            session,
+            learner=learner,
+            filters=Filters(),
+            count=5,
+            order="random",
+            seconds_per_question=60,
+            followup_seconds=30,
+            now=START,
+        )
+        rows[key] = run.id
     for key, card_id in (
         ("recording", "kernel"),
         ("recording_api", "fusion"),
@@ -315,6 +319,7 @@ def interview_rows(session: Session, learner: Learner) -> dict[str, int]:
             content_type="audio/webm",
             data=WEBM,
             now=START,
+            quota=MB,
         )
         rows[key] = kept.id
     return rows

@@ -10,9 +10,17 @@ from app import accounts
 from app.backup import BackupError, restore_learner
 from app.errors import NotFound, StudyError
 from app.imports import import_job, start_import
+from app.interview.recordings import (
+    OverQuota,
+    quota_bytes,
+    set_team_quota,
+    team_quota_mb,
+    used_by_learner,
+)
 from app.study.browse import team_leeches
 from app.team import team_progress
 from app.web.deps import AdminDep, NowDep, SessionDep, SettingsDep
+from app.web.i18n import language, say
 from app.web.routes.data import backup_download, log_download, read_backup
 from app.web.templating import render
 
@@ -98,16 +106,21 @@ def user_restore(
     request: Request,
     name: str,
     session: SessionDep,
+    settings: SettingsDep,
     admin: AdminDep,
     now: NowDep,
     file: Annotated[UploadFile, File()],
 ) -> Response:
     learner = accounts.get_user(session, name)
+    quota = quota_bytes(session, default_mb=settings.recording_quota_mb)
     try:
         # The bank is shared: history of cards it lacks is left out, never added to it.
-        restore_learner(session=session, learner=learner, data=read_backup(file), new_cards=False)
-    except BackupError as exc:
-        return _users_page(request, session, now, error=f"{name}: {exc}")
+        data = read_backup(file)
+        restore_learner(
+            session=session, learner=learner, data=data, new_cards=False, recording_quota=quota
+        )
+    except (BackupError, OverQuota) as exc:
+        return _users_page(request, session, now, error=f"{name}: {say(exc, language(request))}")
     return RedirectResponse("/admin/users?done=restored", status_code=303)
 
 
@@ -128,10 +141,36 @@ def create_invite(
 
 
 @router.get("/team")
-def team(request: Request, session: SessionDep, admin: AdminDep, now: NowDep) -> Response:
+def team(
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    admin: AdminDep,
+    now: NowDep,
+    saved: bool = False,
+) -> Response:
     decks, members = team_progress(session, now=now)
-    context = {"decks": decks, "members": members, "leeches": team_leeches(session)}
+    context = {
+        "decks": decks,
+        "members": members,
+        "leeches": team_leeches(session),
+        "recordings_used": used_by_learner(session),
+        "quota_mb": team_quota_mb(session),
+        "default_quota_mb": settings.recording_quota_mb,
+        "saved": saved,
+    }
     return render(request, "admin_team.html", context)
+
+
+@router.post("/limits")
+def set_limits(
+    session: SessionDep,
+    admin: AdminDep,
+    recording_quota_mb: Annotated[int | None, Form(ge=0, le=1024 * 1024)] = None,
+) -> Response:
+    """Set every member's recording space; left empty, the server's setting applies."""
+    set_team_quota(session, quota_mb=recording_quota_mb)
+    return RedirectResponse("/admin/team?saved=true#team-limits", status_code=303)
 
 
 @router.post("/import")

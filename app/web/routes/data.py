@@ -11,9 +11,11 @@ from starlette.responses import Response
 
 from app.backup import BackupError, dump_backup, export_learner, log_csv, restore_learner
 from app.export.anki import export_apkg
+from app.interview.recordings import OverQuota, quota_bytes
 from app.models import Learner
 from app.study.marks import learner_marks
 from app.web.deps import LearnerDep, SessionDep, SettingsDep
+from app.web.i18n import language, say
 from app.web.routes.settings import settings_response
 
 router = APIRouter(include_in_schema=False)
@@ -98,8 +100,15 @@ def restore(
         # In team mode the bank is shared: cards it lacks are left out, never added to it.
         raw = read_backup(file)
         report = restore_learner(
-            session=session, learner=learner, data=raw, new_cards=not settings.team
+            session=session,
+            learner=learner,
+            data=raw,
+            new_cards=not settings.team,
+            recording_quota=quota_bytes(session, default_mb=settings.recording_quota_mb),
         )
-    except BackupError as exc:
-        return settings_response(request, session, learner, status_code=400, restore_error=str(exc))
+    except (BackupError, OverQuota) as exc:
+        error = say(exc, language(request))
+        return settings_response(
+            request, session, learner, status_code=exc.status, restore_error=error
+        )
     return settings_response(request, session, learner, restored=report)

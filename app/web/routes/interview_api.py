@@ -15,13 +15,15 @@ from app.interview.recordings import (
     MAX_BYTES,
     TooLarge,
     delete_recording,
+    quota_bytes,
     recordings,
     save_recording,
+    usage,
 )
 from app.interview.today import ahead
 from app.models import Interview
 from app.study import Filters
-from app.web.deps import IdempotencyKey, LearnerDep, NowDep, RowId, SessionDep
+from app.web.deps import IdempotencyKey, LearnerDep, NowDep, RowId, SessionDep, SettingsDep
 
 router = APIRouter(prefix="/api", tags=["interviews"])
 
@@ -290,13 +292,17 @@ async def _body(request: Request) -> bytes:
 @router.post(
     "/mocks/{mock_id}/recordings",
     status_code=201,
-    responses={413: {"description": "Too large."}, 415: {"description": "Not audio."}},
+    responses={
+        413: {"description": "Too large, or over the learner's recording quota."},
+        415: {"description": "Not audio."},
+    },
 )
 async def upload_recording(
     request: Request,
     mock_id: RowId,
     card_id: Annotated[str, Query(max_length=200)],
     session: SessionDep,
+    settings: SettingsDep,
     learner: LearnerDep,
     now: NowDep,
 ) -> RecordingOut:
@@ -314,6 +320,7 @@ async def upload_recording(
             content_type=content_type,
             data=data,
             now=now,
+            quota=quota_bytes(session, default_mb=settings.recording_quota_mb),
         )
         return _recording_out(found.id, found.mock_id, found.card_id, found.mime, found.size)  # type: ignore[arg-type]
 
@@ -324,6 +331,19 @@ async def upload_recording(
 def list_recordings(session: SessionDep, learner: LearnerDep) -> list[RecordingOut]:
     """The learner's own recordings, the latest first."""
     return [_recording_out(*row) for row in recordings(session, learner=learner)]
+
+
+class UsageOut(BaseModel):
+    used: int = Field(description="Bytes of the learner's recordings.")
+    quota: int = Field(description="Bytes the learner's recordings may take together.")
+
+
+@router.get("/recordings/usage")
+def recordings_usage(session: SessionDep, settings: SettingsDep, learner: LearnerDep) -> UsageOut:
+    """How much of their recording quota the learner uses."""
+    quota = quota_bytes(session, default_mb=settings.recording_quota_mb)
+    found = usage(session, learner=learner, quota=quota)
+    return UsageOut(used=found.used, quota=found.quota)
 
 
 @router.delete("/recordings/{recording_id}", status_code=204)

@@ -8,25 +8,40 @@ from fastapi.responses import RedirectResponse
 from sqlmodel import Session
 from starlette.responses import Response
 
+from app.config import Settings
 from app.interview.interviews import interviews
 from app.interview.mock import (
     MAX_MS,
+    MAX_UNFINISHED,
     PointsChanged,
     Question,
+    TooManyOpen,
     answer,
+    answers,
     asked,
+    end_mock,
     get_mock,
     question,
     questions,
     start_mock,
+    unfinished,
 )
 from app.interview.pins import set_pins
-from app.interview.recordings import delete_recording, get_recording
 from app.interview.report import history, recordings_of, report
 from app.learners import learner_zone
-from app.models import MockSession
-from app.web.deps import FiltersDep, LearnerDep, NowDep, RowId, ScopeFormDep, SessionDep
-from app.web.i18n import language, translator
+from app.models import Learner, MockSession
+from app.study import Filters
+from app.web.deps import (
+    FiltersDep,
+    LearnerDep,
+    NowDep,
+    RowId,
+    ScopeFormDep,
+    SessionDep,
+    SettingsDep,
+)
+from app.web.i18n import language, say, translator
+from app.web.routes.recordings import recording_space
 from app.web.scope import scope_choices
 from app.web.svg_mock import history_chart
 from app.web.templating import render, templates
@@ -58,12 +73,20 @@ def _since(started: int | None, now: dt.datetime) -> int:
     return started
 
 
-@router.get("/interview/mock")
-def mock_form(
-    request: Request, session: SessionDep, learner: LearnerDep, now: NowDep, filters: FiltersDep
+def _start_page(
+    request: Request,
+    session: Session,
+    settings: Settings,
+    learner: Learner,
+    now: dt.datetime,
+    filters: Filters,
+    *,
+    error: str | None = None,
+    status_code: int = 200,
 ) -> Response:
     choices = scope_choices(session, learner=learner, now=now, filters=filters)
     points = history(session, learner=learner)
+    open_runs = unfinished(session, learner=learner)
     return render(
         request,
         "mock_start.html",
@@ -72,13 +95,32 @@ def mock_form(
             "interviews": interviews(session, learner=learner),
             "history": points,
             "chart": history_chart(points, request, learner_zone(learner)),
+            "unfinished": [(run, len(answers(session, run))) for run in open_runs],
+            "max_unfinished": MAX_UNFINISHED,
+            "space": recording_space(session, settings, learner),
+            "error": error,
         },
+        status_code=status_code,
     )
+
+
+@router.get("/interview/mock")
+def mock_form(
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    learner: LearnerDep,
+    now: NowDep,
+    filters: FiltersDep,
+) -> Response:
+    return _start_page(request, session, settings, learner, now, filters)
 
 
 @router.post("/interview/mock")
 def mock_start(
+    request: Request,
     session: SessionDep,
+    settings: SettingsDep,
     learner: LearnerDep,
     now: NowDep,
     filters: ScopeFormDep,
@@ -87,17 +129,30 @@ def mock_start(
     minutes: Annotated[float, Form(ge=0.25, le=30)] = 2,
     followup_seconds: Annotated[int, Form(ge=10, le=1800)] = 60,
 ) -> Response:
-    run = start_mock(
-        session,
-        learner=learner,
-        filters=filters,
-        count=count,
-        order=order,
-        seconds_per_question=round(minutes * 60),
-        followup_seconds=followup_seconds,
-        now=now,
-    )
+    try:
+        run = start_mock(
+            session,
+            learner=learner,
+            filters=filters,
+            count=count,
+            order=order,
+            seconds_per_question=round(minutes * 60),
+            followup_seconds=followup_seconds,
+            now=now,
+        )
+    except TooManyOpen as exc:
+        error = say(exc, language(request))
+        return _start_page(
+            request, session, settings, learner, now, filters, error=error, status_code=exc.status
+        )
     return RedirectResponse(f"/interview/mock/{run.id}", status_code=303)
+
+
+@router.post("/interview/mock/{mock_id}/end")
+def mock_end(mock_id: RowId, session: SessionDep, learner: LearnerDep, now: NowDep) -> Response:
+    """End a mock interview before every question is answered; its report shows what was."""
+    run = end_mock(session, run=get_mock(session, learner=learner, mock_id=mock_id), now=now)
+    return RedirectResponse(f"/interview/mock/{run.id}/summary", status_code=303)
 
 
 # What static/interview.js paints the session's status and recordings with.
@@ -264,10 +319,15 @@ def mock_answer(
 
 @router.get("/interview/mock/{mock_id}/summary")
 def mock_summary(
-    request: Request, mock_id: RowId, session: SessionDep, learner: LearnerDep
+    request: Request,
+    mock_id: RowId,
+    session: SessionDep,
+    settings: SettingsDep,
+    learner: LearnerDep,
 ) -> Response:
     run = get_mock(session, learner=learner, mock_id=mock_id)
-    return render(request, "mock_summary.html", {"report": report(session, run)})
+    space = recording_space(session, settings, learner)
+    return render(request, "mock_summary.html", {"report": report(session, run), "space": space})
 
 
 @router.post("/interview/mock/{mock_id}/study")
@@ -278,17 +338,3 @@ def mock_study_missed(
     missed = report(session, run).missed_ids
     set_pins(session, learner=learner, now=now, card_ids=missed, source="mock", replace=False)
     return RedirectResponse("/study", status_code=303)
-
-
-@router.get("/interview/recordings/{recording_id}")
-def recording_audio(recording_id: RowId, session: SessionDep, learner: LearnerDep) -> Response:
-    found = get_recording(session, learner=learner, recording_id=recording_id)
-    # Private: never kept by shared caches; the audio type was checked when it was stored.
-    headers = {"Cache-Control": "private, max-age=3600"}
-    return Response(found.data, media_type=found.mime, headers=headers)
-
-
-@router.post("/interview/recordings/{recording_id}/delete")
-def recording_delete(recording_id: RowId, session: SessionDep, learner: LearnerDep) -> Response:
-    found = delete_recording(session, learner=learner, recording_id=recording_id)
-    return RedirectResponse(f"/interview/mock/{found.mock_id}/summary", status_code=303)

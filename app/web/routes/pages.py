@@ -11,12 +11,12 @@ from app import catalog
 from app.cardview import card_view
 from app.errors import NotFound
 from app.interview.today import ahead
-from app.search import deck_choices
+from app.search import BadQuery, deck_choices, printable
 from app.search import search as run_search
 from app.study import card_state, counts
 from app.study.marks import get_mark
 from app.web.deps import FiltersDep, LearnerDep, NowDep, SessionDep
-from app.web.i18n import COOKIE, LANGUAGES
+from app.web.i18n import COOKIE, LANGUAGES, language, say
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
@@ -95,7 +95,12 @@ def search(
     kind: Annotated[Literal["", "card", "topic"], Query()] = "",
     deck: Annotated[str, Query(max_length=200)] = "",
 ) -> Response:
-    result = run_search(session, q, kind=kind or None, deck=deck or None)
+    try:
+        result = run_search(session, q, kind=kind or None, deck=deck or None)
+    except BadQuery as exc:
+        context = {"q": printable(q), "kind": kind, "deck": printable(deck)}
+        context |= {"error": say(exc, language(request)), "decks": deck_choices(session)}
+        return render(request, "search.html", context, status_code=exc.status)
     context = {"q": q, "kind": kind, "deck": deck, "result": result, "hits": result.hits}
     return render(request, "search.html", {**context, "decks": deck_choices(session)})
 
