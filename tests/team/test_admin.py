@@ -205,13 +205,14 @@ def test_a_running_import_refreshes_its_page_and_is_not_started_twice(app, brows
     assert admin.get(f"/api/jobs/{held.id}").json()["finished"]
 
 
-def test_a_broken_import_changes_nothing(browser, write_content):
+def test_a_broken_note_is_reported_and_the_rest_imports(browser, write_content):
     admin, member = browser("admin"), browser("member")
-    write_content({"decks/c-broken.md": "---\ntitle: [unclosed\n---\n\n## 1. Q {#q}\n"})
+    write_content({"decks/c-broken.md": "---\ntitle: [unclosed\n---\n\n## Q: 没有答案 {#q}\n"})
     page = _imported(admin)
     assert page.status_code == 200
-    assert 'id="import-failed"' in page.text
-    assert "c-broken.md" in page.text
+    assert 'id="import-report"' in page.text
+    assert "decks/c-broken.md:2: invalid YAML in front matter" in page.text
+    assert "decks/c-broken.md:5: card" in page.text  # a question with no answer is no card
     assert member.get("/api/cards/q").status_code == 404
     assert member.get("/api/cards/kernel").status_code == 200
     assert member.get("/admin/import?job=1").status_code == 403
