@@ -294,7 +294,8 @@ class Renderer:
     def _image(self, token: Token, path: str, line: int, errors: list[ContentError]) -> None:
         src = str(token.attrGet("src") or "")
         name = unquote(src.rsplit("/", 1)[-1].split("?", 1)[0]) or src
-        if not "".join(child.content for child in token.children or []).strip():
+        web = src.startswith(("http://", "https://"))
+        if not web and not "".join(child.content for child in token.children or []).strip():
             errors.append(
                 ContentWarning(path, line, f"image '{src}' has no alt text; shown as '{name}'")
             )
