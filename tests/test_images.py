@@ -97,7 +97,7 @@ def test_the_size_an_image_file_states(
         ("![图](../assets/missing.png)", "image 'assets/missing.png' not found"),
         ("![图](../../etc/passwd.png)", "image '../../etc/passwd.png' is outside the content"),
         ("![图](/etc/x.png)", "image '/etc/x.png' must be a file in the content directory"),
-        ("![图](https://example.com/x.png)", "must be a file in the content directory"),
+        ("![图](https://example.com/x.png)", "is on the web; it is never fetched"),
         ("![图](data:image/png;base64,AAAA)", "must be a file in the content directory"),
         ("![图](../assets/roofline.bmp)", "image 'assets/roofline.bmp' is not a supported type"),
         ("![图](../.git/x.png)", "image '../.git/x.png' is in a hidden folder or file"),
