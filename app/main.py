@@ -207,17 +207,24 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             response.headers[name.decode()] = value.decode()
         return response
 
-    _build_routes(app)
     return app
 
 
-def _build_routes(app: FastAPI) -> None:
+def serving_app(settings: Settings | None = None) -> FastAPI:
+    """The web app as `qbank serve` runs it: every route built before the first request."""
+    app = create_app(settings)
+    build_routes(app)
+    return app
+
+
+def build_routes(app: FastAPI) -> None:
     """Build every route's request and response models now, in this one thread.
 
     FastAPI builds them on the first request that matches a route, and each build sets and then
     restores the warnings filters of the whole process. Builds running at once in several
     threads (an app served from more than one event loop, as the tests' clients do) restored
     each other's filters midway: a warning FastAPI meant to silence was raised, and the first
-    requests of a burst answered 500.
+    requests of a burst answered 500. An app that only ever answers from one thread (a test's
+    single client) can leave the builds to the first requests.
     """
     deque(iter_route_contexts(app.router.routes), maxlen=0)

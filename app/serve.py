@@ -24,7 +24,7 @@ from app.content.errors import ContentError, ContentErrors
 from app.content.sync import import_content
 from app.learners import get_learner
 from app.logs import log_config
-from app.main import create_app
+from app.main import serving_app
 from app.models import Learner
 
 log = logging.getLogger("qbank")
@@ -206,8 +206,8 @@ def serve(
     try:
         with metrics_dir(settings, workers):
             if workers > 1:
-                uvicorn.run("app.main:create_app", factory=True, workers=workers, **common)
+                uvicorn.run("app.main:serving_app", factory=True, workers=workers, **common)
             else:
-                uvicorn.run(create_app(settings), **common)
+                uvicorn.run(serving_app(settings), **common)
     finally:
         stop.set()

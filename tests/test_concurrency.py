@@ -23,7 +23,7 @@ from sqlmodel import Session, col, select
 from app.config import Settings
 from app.content.sync import import_content
 from app.db import make_engine
-from app.main import create_app
+from app.main import build_routes, create_app
 from app.models import CardState, Learner, ReviewLog
 from app.study import (
     Conflict,
@@ -53,6 +53,8 @@ def app(database_url: str, drill_dir: Path) -> FastAPI:
         content_dir=drill_dir,
     )
     app = create_app(settings)
+    # Requests race here from several clients, each an event loop of its own, as in a server.
+    build_routes(app)
     import_content(drill_dir, app.state.engine)
     return app
 
@@ -108,6 +110,7 @@ def test_double_submit_from_two_tabs(app: FastAPI) -> None:
 def test_double_submit_to_two_apps(app: FastAPI, database_url: str) -> None:
     """Two app instances, each with its own connection pool, as two processes would have."""
     other = create_app(app.state.settings)
+    build_routes(other)
     # create_app shares one engine per URL within a process; give this one its own pool.
     other.state.engine = make_engine(database_url)
     try:

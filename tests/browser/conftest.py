@@ -34,7 +34,7 @@ from playwright.sync_api import (
 from app.bank import close_engine, open_engine
 from app.config import Settings
 from app.content.sync import import_content
-from app.main import create_app
+from app.main import serving_app
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -66,7 +66,7 @@ def serve(settings: Settings) -> Iterator[str]:
     engine = open_engine(settings)
     try:
         server = uvicorn.Server(
-            uvicorn.Config(create_app(settings), log_level="warning", lifespan="off")
+            uvicorn.Config(serving_app(settings), log_level="warning", lifespan="off")
         )
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
             sock.bind(("127.0.0.1", 0))
