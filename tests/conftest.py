@@ -60,9 +60,27 @@ def postgres_problem() -> str | None:
     return None
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+BOTH_BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Run tests marked `storage` on SQLite and PostgreSQL, other database tests on SQLite.
+
+    A test that parametrizes `backend` itself (one backend only) is left as it is.
+    """
+    if "backend" not in metafunc.fixturenames:
+        return
+    for marker in metafunc.definition.iter_markers("parametrize"):
+        names = marker.args[0]
+        if "backend" in (names.replace(" ", "").split(",") if isinstance(names, str) else names):
+            return
+    storage = metafunc.definition.get_closest_marker("storage") is not None
+    metafunc.parametrize("backend", BOTH_BACKENDS if storage else ["sqlite"], indirect=True)
+
+
+@pytest.fixture
 def backend(request: pytest.FixtureRequest) -> str:
-    """Every database test runs twice: on SQLite and on PostgreSQL."""
+    """The test's database: SQLite, and PostgreSQL as well for tests marked `storage`."""
     if request.param == "postgresql" and (problem := postgres_problem()):
         pytest.skip(problem)
     return request.param

@@ -32,6 +32,8 @@ from app.models import Card, CardState, Deck, Learner, PracticeSession, ReviewLo
 from app.practice import rate_practice, start_practice
 from app.study import Filters, counts, get_learner, next_card, record_review, undo_last
 
+pytestmark = pytest.mark.storage
+
 WriteContent = Callable[[Mapping[str, str | None]], Path]
 
 DECK = r"""

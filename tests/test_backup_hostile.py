@@ -25,6 +25,8 @@ from test_backup import (
 from app.backup import BackupError
 from app.content.sync import import_content
 
+pytestmark = pytest.mark.storage
+
 
 @pytest.fixture(scope="module")
 def document(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:

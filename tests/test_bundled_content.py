@@ -13,6 +13,8 @@ from app.content.parse import Link, ParsedDeck, ParsedTopic, parse_deck, parse_t
 from app.content.sync import check_content, import_content
 from app.models import Card, CardState, Followup, Learner, ReviewLog
 
+pytestmark = pytest.mark.storage
+
 ROOT = Path(__file__).resolve().parent.parent
 CONTENT = ROOT / "content"
 FIXTURES = Path(__file__).parent / "fixtures" / "bundled"

@@ -33,6 +33,8 @@ from app.study import (
     undo_last,
 )
 
+pytestmark = pytest.mark.storage
+
 CARD_IDS = [f"q{n:02d}" for n in range(1, 21)]  # 20 races of each kind, one card each
 STALE = "this card was rated or changed meanwhile; reload to see its current state"
 T = TypeVar("T")
@@ -173,8 +175,6 @@ def writes_held_until_both_have_read(engine: Engine) -> Iterator[None]:
     racers run as two processes would: without the in-process SQLite writer lock, which would
     otherwise queue the second behind the first.
     """
-    if engine.dialect.name == "sqlite":
-        pytest.skip("SQLite: a rating's transaction begins IMMEDIATE, so two never interleave")
     barrier = threading.Barrier(2, timeout=10)
 
     def hold(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
@@ -190,6 +190,10 @@ def writes_held_until_both_have_read(engine: Engine) -> Iterator[None]:
         event.remove(engine, "before_cursor_execute", hold)
 
 
+# SQLite begins a rating's transaction IMMEDIATE, so two never interleave there.
+@pytest.mark.parametrize(
+    "backend", [pytest.param("postgresql", marks=pytest.mark.postgres)], indirect=True
+)
 @pytest.mark.parametrize("send_version", [True, False], ids=["with-version", "no-version"])
 @pytest.mark.parametrize("reviewed_before", [False, True], ids=["first-review", "later-review"])
 def test_interleaved_submissions_are_refused_by_the_database(
@@ -239,6 +243,9 @@ def live_history(
         return [log.state_after or {} for log in logs], _state_json(row)
 
 
+@pytest.mark.parametrize(
+    "backend", [pytest.param("postgresql", marks=pytest.mark.postgres)], indirect=True
+)
 @pytest.mark.parametrize("ratings_before", [1, 2])
 @pytest.mark.parametrize(
     "first", ["review", "undo"], ids=["review-writes-first", "undo-writes-first"]
@@ -414,8 +421,6 @@ def write_lock_held_elsewhere(database_url: str) -> Iterator[Callable[[], None]]
 
     Yields a function that releases it early; it is released on leaving in any case.
     """
-    if not database_url.startswith("sqlite"):
-        pytest.skip("SQLite only: PostgreSQL writes take row locks, and ratings run in threads")
     import sqlite3
 
     from sqlalchemy.engine import make_url
@@ -434,6 +439,8 @@ def write_lock_held_elsewhere(database_url: str) -> Iterator[Callable[[], None]]
         holder.close()
 
 
+# PostgreSQL writes take row locks: only SQLite has a database-wide write lock.
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
 def test_a_rating_that_must_wait_for_the_write_lock_waits_in_a_thread(
     app: FastAPI, database_url: str
 ) -> None:

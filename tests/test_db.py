@@ -14,17 +14,21 @@ from sqlmodel import Session
 
 from app import db
 
+pytestmark = pytest.mark.storage
+
 
 def backend_pid(engine: Engine) -> int:
     with engine.connect() as connection:
         return connection.execute(text("SELECT pg_backend_pid()")).scalar_one()
 
 
+# SQLite connections are files, never dropped by a server.
+@pytest.mark.parametrize(
+    "backend", [pytest.param("postgresql", marks=pytest.mark.postgres)], indirect=True
+)
 def test_a_dropped_idle_connection_is_replaced(
-    backend: str, engine: Engine, monkeypatch: pytest.MonkeyPatch
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    if backend != "postgresql":
-        pytest.skip("SQLite connections are files, never dropped by a server")
     first = backend_pid(engine)  # now idle in the pool
     admin = create_engine(engine.url, poolclass=NullPool)  # not through the pool under test
     with admin.begin() as other:

@@ -19,6 +19,8 @@ from sqlmodel import Session, col, select
 from app.db import make_engine
 from app.models import CardState, ReviewLog
 
+pytestmark = pytest.mark.storage
+
 STATE_NAMES = {1: "learning", 2: "review", 3: "relearning"}
 
 

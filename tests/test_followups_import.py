@@ -12,6 +12,8 @@ from app.models import Card, Followup
 from tests.test_anki_export import export
 from tests.test_import import MakeLearner, WriteContent, add_history, counts, history
 
+pytestmark = pytest.mark.storage
+
 # A card as the seed had it: the follow-ups block is prose only.
 PROSE = """\
 ---

@@ -18,6 +18,8 @@ from app.content.source import MAX_FILE_BYTES
 from app.content.sync import import_content
 from app.models import Card
 
+pytestmark = pytest.mark.storage
+
 WriteContent = Callable[[Mapping[str, str | None]], Path]
 SECRET_DECK = "---\ntitle: Private\n---\n\n### Q: secret? {#secret}\n\n**Answer.** private.\n"
 

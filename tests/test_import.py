@@ -15,6 +15,8 @@ from app.content.parse import derived_card_id
 from app.content.sync import ImportReport, import_content
 from app.models import Card, CardLink, CardState, Deck, Learner, ReviewLog
 
+pytestmark = pytest.mark.storage
+
 WriteContent = Callable[[Mapping[str, str | None]], Path]
 MakeLearner = Callable[..., Learner]
 

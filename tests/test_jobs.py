@@ -23,6 +23,8 @@ from app.main import create_app
 from app.models import Job, Learner
 from app.study import StudyError, get_learner
 
+pytestmark = pytest.mark.storage
+
 # Generous: a job here finishes in milliseconds; the limit only keeps a broken test from hanging.
 LIMIT = 60
 

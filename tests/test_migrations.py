@@ -22,6 +22,8 @@ from app.models import Learner, ReviewLog, as_utc
 from app.searchdb import include_name
 from app.study import record_review, undo_last
 
+pytestmark = pytest.mark.storage
+
 HEAD = ScriptDirectory(str(MIGRATIONS)).get_current_head()
 T0 = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)
 

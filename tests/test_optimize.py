@@ -30,6 +30,8 @@ from app.study import (
 from app.study.spread import spread_for
 from tests import cards
 
+pytestmark = pytest.mark.storage
+
 START = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)  # a Monday morning, clear of the 04:00 rollover
 
 

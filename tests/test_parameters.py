@@ -19,6 +19,8 @@ from app.main import create_app
 from app.parameters import DEFAULT_PARAMETERS, BadParameters, check_parameters
 from app.study import get_learner
 
+pytestmark = pytest.mark.storage
+
 GOOD = list(DEFAULT_PARAMETERS)
 
 

@@ -17,6 +17,8 @@ from app.content.sync import import_content
 from app.models import Card, Followup, SearchEntry, Topic
 from app.search import MAX_TERMS, search, terms_of
 
+pytestmark = pytest.mark.storage
+
 CONTENT = Path(__file__).resolve().parent.parent / "content"
 QUERIES = ("融合", "显存", "roofline", "ＧＥＭＭ", "kv cache", "flashattention 显存")
 # What a snippet must never show: TeX commands, math delimiters, Markdown markers (`__` is

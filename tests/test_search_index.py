@@ -7,6 +7,7 @@ the database really answers from them and that they hold every entry.
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, func, select
 
@@ -15,6 +16,8 @@ from app.migrate import downgrade, upgrade
 from app.models import SearchEntry
 from app.search import search, search_statement, terms_of
 from app.searchdb import FTS_TABLE
+
+pytestmark = pytest.mark.storage
 
 DECK = """
 ---

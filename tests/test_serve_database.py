@@ -5,12 +5,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from app.content.sync import import_content
 from app.learners import get_learner
 from tests.conftest import WriteContent, _free_port
+
+pytestmark = pytest.mark.storage
 
 DECK = """---
 title: Drill

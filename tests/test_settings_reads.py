@@ -20,6 +20,8 @@ from app.practice import rate_practice, start_practice
 from app.study import Filters, get_learner, record_review, undo_last
 from tests import cards
 
+pytestmark = pytest.mark.storage
+
 AGGREGATES = ("count(", "min(", "max(", "sum(", "coalesce(")
 
 

@@ -26,6 +26,8 @@ from app.web.deps import get_now
 from app.web.i18n import translator
 from app.web.routes.stats import format_duration
 
+pytestmark = pytest.mark.storage
+
 SVG = "{http://www.w3.org/2000/svg}"
 ZONE = "Asia/Shanghai"  # UTC+8, no daylight saving time
 NOW = datetime(2025, 3, 12, 10, 0, tzinfo=ZoneInfo(ZONE)).astimezone(UTC)

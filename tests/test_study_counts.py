@@ -12,6 +12,8 @@ from app.study import Filters, counts, get_learner, record_review, study_next
 from app.study import queue as study
 from tests.conftest import DRILL_CARDS
 
+pytestmark = pytest.mark.storage
+
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 EARLIER = ["q01", "q02", "q03", "q10", "q20"]  # the cursor moves past q03; q10 and q20 beyond it
 

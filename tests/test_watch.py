@@ -5,12 +5,15 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+import pytest
 from sqlmodel import Session, select
 
 from app.bank import open_engine
 from app.config import Settings
 from app.models import Card
 from app.serve import ensure_imported, watch_content
+
+pytestmark = pytest.mark.storage
 
 DECK = """
 ---

@@ -4,6 +4,7 @@ import re
 import threading
 from html.parser import HTMLParser
 
+import pytest
 from sqlmodel import Session, select
 from team_support import NOTES_DECK
 
@@ -12,6 +13,8 @@ from app.imports import KIND
 from app.jobs import start_job, wait_for_all
 from app.models import Card, CardState, Deck
 from tests import cards
+
+pytestmark = pytest.mark.storage
 
 CARD = """
 ## 3. What is continuous batching? {#batching}

@@ -2,10 +2,13 @@
 
 from urllib.parse import urlparse
 
+import pytest
 from team_support import NEW_PASSWORD, csrf_token, text_of
 
 from app.content.sync import import_content
 from app.models import Invite, Learner
+
+pytestmark = pytest.mark.storage
 
 
 def create_invite(admin, **form):

@@ -2,7 +2,11 @@
 
 import json
 
+import pytest
+
 from app.models import Card, CardState
+
+pytestmark = pytest.mark.storage
 
 
 def _upload(data: dict) -> dict:

@@ -11,6 +11,8 @@ from team_support import NEW_PASSWORD, PASSWORDS, PRODUCTION_HASHER, SECRET, csr
 from app.models import AuthSession, Learner
 from app.web.auth import SESSION_COOKIE
 
+pytestmark = pytest.mark.storage
+
 
 def session_cookie(response):
     """The Set-Cookie attributes of the session cookie in `response`."""

@@ -15,6 +15,8 @@ from app.db import create_schema, make_engine
 from app.main import build_routes
 from app.models import AuthSession
 
+pytestmark = pytest.mark.storage
+
 WRONG = "not-the-password"
 
 

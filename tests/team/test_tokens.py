@@ -2,10 +2,13 @@
 
 import re
 
+import pytest
 from sqlmodel import Session, select
 from team_support import NEW_PASSWORD, PASSWORDS, text_of
 
 from app.models import ApiToken
+
+pytestmark = pytest.mark.storage
 
 
 def create_token(member, name="script"):

@@ -4,6 +4,8 @@ from datetime import datetime, timedelta
 
 import pytest
 
+pytestmark = pytest.mark.storage
+
 
 def test_healthz(client):
     response = client.get("/healthz")

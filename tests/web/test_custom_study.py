@@ -2,10 +2,13 @@
 
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import Session
 
 from app.models import PracticeSession
+
+pytestmark = pytest.mark.storage
 
 
 def next_card(client: TestClient, **params: Any) -> dict[str, Any] | None:

@@ -8,6 +8,8 @@ import pytest
 
 from tests.test_followups_import import QUESTIONS
 
+pytestmark = pytest.mark.storage
+
 TOPIC = """
 ---
 title: FlashAttention 与长上下文

@@ -18,6 +18,8 @@ from sqlalchemy.exc import InternalError, OperationalError
 from app.web.overload import FULL, READ_ONLY, database_problem
 from app.web.strings_errors import ERROR_STRINGS
 
+pytestmark = pytest.mark.storage
+
 ZH, EN = ERROR_STRINGS[FULL]
 
 
@@ -37,11 +39,11 @@ def _free_space(app: FastAPI) -> None:
     app.state.engine.dispose()
 
 
+# A full disk is simulated with SQLite's max_page_count.
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
 def test_a_rating_the_full_disk_cannot_hold_is_a_503_and_is_stored_once_space_is_freed(
-    app: FastAPI, backend: str, bank
+    app: FastAPI, bank
 ) -> None:
-    if backend != "sqlite":
-        pytest.skip("a full disk is simulated with SQLite's max_page_count")
     # Without `with`: no lifespan, so no checkpoint thread writing outside the limit.
     client = TestClient(app, headers={"Accept-Language": "en"})
     card = client.get("/api/study/next").json()

@@ -2,6 +2,10 @@
 
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+
+pytestmark = pytest.mark.storage
+
 
 def rate(client, key, card_id="gemm-core", version=0):
     return client.post(

@@ -15,6 +15,8 @@ from app.interview.keypoints import key_points, points_key
 from app.models import CardState, MockAnswer, Recording, ReviewLog, StudyPin
 from tests.web.conftest import KERNELS_DECK, NOTES_DECK, START, TOPICS
 
+pytestmark = pytest.mark.storage
+
 MOCK_DECK = """
 ---
 title: Mock

@@ -15,6 +15,8 @@ from app.web.deps import get_now
 from tests.web.conftest import START, Clock
 from tests.web.test_interview import bank_dir, days, set_state
 
+pytestmark = pytest.mark.storage
+
 __all__ = ["bank_dir"]  # the bank of test_interview, three decks with follow-ups
 
 ALL_CARDS = ("gemm-core", "roofline", "kv-cache", "fusion", "paged", "line", "tlb")

@@ -5,10 +5,13 @@ import json
 import re
 from datetime import UTC, datetime
 
+import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import Session
 
 from app.models import Learner
+
+pytestmark = pytest.mark.storage
 
 
 def rate(client: TestClient, card_id: str, rating: int) -> dict:

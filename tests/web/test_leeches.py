@@ -2,8 +2,12 @@
 
 from datetime import datetime, timedelta
 
+import pytest
+
 from app.study.marks import leech_hit
 from tests import cards
+
+pytestmark = pytest.mark.storage
 
 
 def test_leech_warnings_fall_at_the_threshold_then_every_half_threshold():

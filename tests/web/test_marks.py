@@ -10,6 +10,8 @@ from sqlmodel import Session
 
 from app.models import CardState, PracticeSession
 
+pytestmark = pytest.mark.storage
+
 
 def next_id(client: TestClient, **params: Any) -> str | None:
     response = client.get("/api/study/next", params=params)

@@ -3,11 +3,14 @@
 import re
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
 from sqlmodel import Session, col, select
 
 from app.interview.keypoints import points_key
 from app.models import MockAnswer, MockSession, ReviewLog
 from tests.web.test_interview import bank_dir, start_mock
+
+pytestmark = pytest.mark.storage
 
 __all__ = ["bank_dir"]  # the bank of test_interview: a deck of two questions with key points
 

@@ -18,6 +18,8 @@ from app.models import ReviewLog
 from app.web.overload import BUSY, READ_ONLY
 from app.web.strings_errors import ERROR_STRINGS
 
+pytestmark = pytest.mark.storage
+
 
 def _app(url: str, bank_dir: Path) -> FastAPI:
     settings = Settings(_env_file=None, database_url=url, content_dir=bank_dir)  # type: ignore[call-arg]

@@ -19,6 +19,8 @@ from sqlalchemy.engine import Engine
 from app.content.sync import import_content
 from tests.conftest import LiveServer
 
+pytestmark = pytest.mark.storage
+
 REPO = Path(__file__).resolve().parents[2]
 CLIENTS = 200
 BURST_SECONDS = 5.0

@@ -2,7 +2,10 @@
 
 import re
 
+import pytest
 from fastapi.testclient import TestClient
+
+pytestmark = pytest.mark.storage
 
 ALL_CARDS = {"gemm-core", "roofline", "kv-cache", "fusion", "paged"}
 

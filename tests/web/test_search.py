@@ -5,6 +5,8 @@ import re
 import pytest
 from fastapi.testclient import TestClient
 
+pytestmark = pytest.mark.storage
+
 
 def api_search(client: TestClient, q: str) -> list[dict]:
     response = client.get("/api/search", params={"q": q})

@@ -19,6 +19,8 @@ from app.main import create_app
 from app.models import SearchEntry
 from app.search import search
 
+pytestmark = pytest.mark.storage
+
 DECK = r"""
 ---
 title: 算子与性能

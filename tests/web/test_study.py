@@ -8,6 +8,8 @@ from zoneinfo import ZoneInfo
 import pytest
 from fastapi.testclient import TestClient
 
+pytestmark = pytest.mark.storage
+
 
 def next_card(client: TestClient, **filters: str) -> dict[str, Any] | None:
     response = client.get("/api/study/next", params=filters)
