@@ -32,6 +32,9 @@ WriteContent = Callable[[Mapping[str, str | None]], Path]
 os.environ["QBANK_ALLOWED_HOSTS"] = "127.0.0.1,localhost,[::1],testserver"
 
 
+# The pytest-xdist worker running this process (gw0, gw1, …), or main without -n.
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
+
 POSTGRES_URL = os.environ.get(
     "QBANK_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 )
@@ -98,7 +101,7 @@ def make_database_url(backend: str, tmp_path: Path) -> Iterator[Callable[[str], 
             url = f"sqlite:///{tmp_path / f'{name}.db'}"
             made.append((url, None))
             return url
-        schema = f"t_{uuid.uuid4().hex[:16]}"
+        schema = f"t_{WORKER}_{uuid.uuid4().hex[:16]}"
         postgres_execute(f"CREATE SCHEMA {schema}")
         made.append((url := f"{POSTGRES_URL}?options=-csearch_path%3D{schema}", schema))
         return url

@@ -78,3 +78,13 @@ def test_the_lock_holds_every_package_the_app_needs_here() -> None:
     names = {key.split("[")[0] for key in needed}
     assert len(names) > 30, names
     assert sorted(names - set(locked)) == [], "not in requirements.lock: run the command at its top"
+
+
+def test_ci_runs_the_readme_test_command_in_parallel() -> None:
+    command = re.compile(r"^python3 -m venv \.venv && .*pytest.*$", re.M)
+    readme = command.findall((ROOT / "README.md").read_text(encoding="utf-8"))
+    ci = command.findall((ROOT / ".ci" / "run").read_text(encoding="utf-8"))
+    assert len(readme) == 1, readme
+    assert ci == readme
+    assert "-n auto" in readme[0]
+    assert "pytest-xdist" in " ".join(PYPROJECT["project"]["optional-dependencies"]["dev"])
