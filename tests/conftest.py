@@ -24,6 +24,7 @@ from sqlmodel import Session
 from app.config import Settings, get_settings
 from app.db import create_schema, make_engine
 from app.models import Learner
+from templates import Templates
 
 WriteContent = Callable[[Mapping[str, str | None]], Path]
 
@@ -118,11 +119,18 @@ def database_url(make_database_url: Callable[[str], str]) -> str:
     return make_database_url("test")
 
 
+@pytest.fixture(scope="session")
+def templates(tmp_path_factory: pytest.TempPathFactory) -> Templates:
+    """Databases built once in this process, copied into tests' SQLite files."""
+    return Templates(tmp_path_factory.mktemp("templates"))
+
+
 @pytest.fixture
-def engine(database_url: str) -> Iterator[Engine]:
+def engine(database_url: str, templates: Templates) -> Iterator[Engine]:
     """A fresh database (SQLite file or PostgreSQL schema) with every table created."""
+    templates.schema(database_url)
     engine = make_engine(database_url)
-    create_schema(engine)
+    create_schema(engine)  # creates the tables on PostgreSQL; finds them current in a copy
     yield engine
     engine.dispose()
 

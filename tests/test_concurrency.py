@@ -32,6 +32,7 @@ from app.study import (
     record_review,
     undo_last,
 )
+from templates import Templates
 
 pytestmark = pytest.mark.storage
 
@@ -48,7 +49,8 @@ def _state_json(row):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def app(database_url: str, drill_dir: Path) -> FastAPI:
+def app(database_url: str, drill_dir: Path, templates: Templates) -> FastAPI:
+    copied = templates.bank(database_url, drill_dir)
     settings = Settings(
         _env_file=None,  # type: ignore[call-arg]
         database_url=database_url,
@@ -57,7 +59,8 @@ def app(database_url: str, drill_dir: Path) -> FastAPI:
     app = create_app(settings)
     # Requests race here from several clients, each an event loop of its own, as in a server.
     build_routes(app)
-    import_content(drill_dir, app.state.engine)
+    if not copied:
+        import_content(drill_dir, app.state.engine)
     return app
 
 

@@ -18,6 +18,7 @@ from app.content.sync import import_content
 from app.main import create_app
 from app.models import Learner
 from app.web.deps import get_now
+from templates import Templates
 
 
 @pytest.fixture(autouse=True)
@@ -63,10 +64,14 @@ def make_app(database_url: str, bank_dir: Path, clock: Clock) -> Iterator[Callab
 
 
 @pytest.fixture
-def app(make_app: Callable[..., FastAPI], bank_dir: Path) -> FastAPI:
+def app(
+    make_app: Callable[..., FastAPI], database_url: str, bank_dir: Path, templates: Templates
+) -> FastAPI:
     """The team app over a fresh database holding the imported bank."""
+    copied = templates.bank(database_url, bank_dir)
     app = make_app()
-    import_content(bank_dir, app.state.engine)
+    if not copied:
+        import_content(bank_dir, app.state.engine)
     return app
 
 

@@ -21,6 +21,7 @@ from app.main import create_app
 from app.models import CardState, Learner, PracticeSession, ReviewLog
 from app.study import get_learner
 from app.web.deps import get_now
+from templates import Templates
 
 KERNELS_DECK = """
 ---
@@ -133,8 +134,9 @@ def bank_dir(write_content: Callable[[dict[str, str]], Path]) -> Path:
 
 
 @pytest.fixture
-def app(database_url: str, bank_dir: Path) -> Iterator[FastAPI]:
+def app(database_url: str, bank_dir: Path, templates: Templates) -> Iterator[FastAPI]:
     """The app over a fresh database (SQLite or PostgreSQL) holding the imported bank."""
+    copied = templates.bank(database_url, bank_dir)
     settings = Settings(
         _env_file=None,  # type: ignore[call-arg]
         database_url=database_url,
@@ -143,7 +145,8 @@ def app(database_url: str, bank_dir: Path) -> Iterator[FastAPI]:
         timezone="UTC",
     )
     app = create_app(settings)
-    import_content(bank_dir, app.state.engine)
+    if not copied:
+        import_content(bank_dir, app.state.engine)
     yield app
     app.dependency_overrides.clear()
 
