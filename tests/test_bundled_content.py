@@ -160,7 +160,9 @@ def test_llm_systems_deck_is_single_fact_cards() -> None:
 
 @pytest.mark.parametrize("name", ["interview-notes", "llm-systems-interview"])
 def test_every_card_has_followup_questions_with_short_answers(name: str) -> None:
-    for card in bundled_deck(name).cards:
+    cards = bundled_deck(name).cards
+    assert cards
+    for card in cards:
         assert 1 <= len(card.questions) <= 3, card.id
         for question in card.questions:
             assert question.question.endswith(("？", "?")), question.id

@@ -65,7 +65,9 @@ def test_every_card_has_followup_questions_with_short_answers(name: str) -> None
 
 @pytest.mark.parametrize("name", DECKS)
 def test_followup_questions_are_not_repeated_in_the_prose(name: str) -> None:
-    for card in bundled_deck(name).cards:
+    cards = bundled_deck(name).cards
+    assert cards
+    for card in cards:
         # A `追问：` item left in the prose would be one that failed to parse as a question.
         assert not LEFT_IN_PROSE.search(card.followups.text), card.id
 

@@ -78,7 +78,10 @@ def test_code_highlighting_cases(line: int, title: str, text: str, expected: str
 def test_every_highlighting_class_has_a_light_and_dark_colour() -> None:
     css = (Path(__file__).parents[1] / "static" / "app.css").read_text()
     emitted = {f"hl-{STANDARD_TYPES[kind]}" for _, kind in highlight._PALETTE}
+    assert emitted
     for name in emitted:
         assert re.search(rf"\.{name}\b[^{{]*\{{[^}}]*color: var\(--", css), name
-    for variable in set(re.findall(r"var\((--hl-\w+)\)", css)):
+    variables = set(re.findall(r"var\((--hl-\w+)\)", css))
+    assert variables
+    for variable in variables:
         assert css.count(f"{variable}:") == 2, f"{variable} needs a light and a dark value"

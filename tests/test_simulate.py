@@ -95,6 +95,7 @@ def test_a_bank_already_learned_well_needs_fewer_reviews_than_a_new_one() -> Non
         max_reviews_per_day=9999,
         retentions=COARSE,
     )
+    assert fresh
     for new, old in zip(fresh, learned, strict=True):
         assert old.reviews_per_day < new.reviews_per_day / 2, new.retention
         assert old.minutes_per_day < new.minutes_per_day / 2, new.retention
@@ -109,6 +110,7 @@ def test_the_studied_cards_curve_rises_with_retention_even_every_001() -> None:
     # Each card meets the same luck at every retention, so the curve moves with retention,
     # hardly with chance: reviews rise at every step; minutes (fewer lapses to relearn) and
     # cards remembered may dip a little between neighbours, never across 0.03.
+    assert len(points) > 3
     for low, high in pairwise(points):
         assert low.reviews_per_day < high.reviews_per_day, (low.retention, high.retention)
         assert high.minutes_per_day > 0.97 * low.minutes_per_day, (low.retention, high.retention)
@@ -140,9 +142,11 @@ def test_a_sample_of_studied_cards_stands_for_all_of_them() -> None:
 
 def test_the_daily_limit_holds_for_new_and_studied_cards_together() -> None:
     bank = Bank(new=400, seen=settled(400, 3.0), seen_total=400)
-    for point in workload(
+    points = workload(
         DEFAULT_PARAMETERS, bank, new_per_day=20, max_reviews_per_day=40, retentions=(0.8, 0.95)
-    ):
+    )
+    assert len(points) == 2
+    for point in points:
         assert point.reviews_per_day <= 40
 
 

@@ -473,7 +473,9 @@ def test_svg_text_is_escaped(session: Session, learner: Learner, decks: dict[str
     def hostile(key: str) -> str:
         return "<b>&\"'</b> " + en(key)
 
-    for chart in charts(result, hostile):
+    drawn = charts(result, hostile)
+    assert drawn
+    for chart in drawn:
         root = parse(chart)
         assert root.get("aria-label", "").startswith("<b>&\"'</b> ")
         assert any((t.text or "").startswith("<b>&") for t in root.iter(f"{SVG}title"))

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,7 @@ from app.bank import close_engine, open_engine
 from app.config import Settings
 from app.content.sync import import_content
 from app.main import serving_app
+from app.web.deps import get_now
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -60,14 +62,28 @@ DESKTOP = {"width": 1280, "height": 900}
 expect.set_options(timeout=10_000)
 
 
+class ServerClock:
+    """The time a test server's requests see: the real time, or a set time running on from there."""
+
+    def __init__(self) -> None:
+        self.offset = timedelta(0)
+
+    def now(self) -> datetime:
+        return datetime.now(UTC) + self.offset
+
+    def set(self, moment: datetime) -> None:
+        self.offset = moment - datetime.now(UTC)
+
+
 @contextmanager
-def serve(settings: Settings) -> Iterator[str]:
+def serve(settings: Settings, clock: ServerClock | None = None) -> Iterator[str]:
     """Run qbank with `settings` in a background thread; yield its origin."""
     engine = open_engine(settings)
     try:
-        server = uvicorn.Server(
-            uvicorn.Config(serving_app(settings), log_level="warning", lifespan="off")
-        )
+        app = serving_app(settings)
+        if clock is not None:
+            app.dependency_overrides[get_now] = clock.now
+        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
             sock.bind(("127.0.0.1", 0))
             thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
@@ -121,12 +137,31 @@ def bundled_bank(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def live_server(tmp_path_factory: pytest.TempPathFactory, bundled_bank: Path) -> Iterator[str]:
+def server_clock() -> ServerClock:
+    """The clock of the test servers (`live_server`, `own_server`) in this process."""
+    return ServerClock()
+
+
+@pytest.fixture(scope="session")
+def live_server(
+    tmp_path_factory: pytest.TempPathFactory, bundled_bank: Path, server_clock: ServerClock
+) -> Iterator[str]:
     """The origin (`http://127.0.0.1:<port>`) of a local-mode qbank serving the bundled content."""
     db = tmp_path_factory.mktemp("browser") / "qbank.db"
     copy_bank(bundled_bank, db)
-    with serve(bundled_settings(db)) as origin:
+    with serve(bundled_settings(db), server_clock) as origin:
         yield origin
+
+
+@pytest.fixture
+def travel(server_clock: ServerClock) -> Iterator[Callable[[datetime], None]]:
+    """`travel(moment)`: the test servers and the pages opened from then on live at `moment`.
+
+    Time runs on from there, in the server and in the pages' scripts (Playwright's clock).
+    The real time comes back at the end of the test.
+    """
+    yield server_clock.set
+    server_clock.offset = timedelta(0)
 
 
 @pytest.fixture
@@ -138,9 +173,9 @@ def bank(tmp_path: Path, bundled_bank: Path) -> Path:
 
 
 @pytest.fixture
-def own_server(bank: Path) -> Iterator[str]:
+def own_server(bank: Path, server_clock: ServerClock) -> Iterator[str]:
     """A server of one test's own over `bank`: a module that writes uses it as `live_server`."""
-    with serve(bundled_settings(bank)) as origin:
+    with serve(bundled_settings(bank), server_clock) as origin:
         yield origin
 
 
@@ -188,7 +223,9 @@ NewPage = Callable[..., Page]
 
 
 @pytest.fixture
-def new_page(browser: Browser, live_server: str, traffic: Traffic) -> Iterator[NewPage]:
+def new_page(
+    browser: Browser, live_server: str, traffic: Traffic, server_clock: ServerClock
+) -> Iterator[NewPage]:
     """Factory: `new_page(viewport=PHONE)` opens a page in a fresh context on the live server.
 
     Pages resolve relative URLs against the server, speak Chinese by default (like the
@@ -224,6 +261,9 @@ def new_page(browser: Browser, live_server: str, traffic: Traffic) -> Iterator[N
             base_url=live_server, viewport=viewport or DESKTOP, locale=locale, **options
         )
         context.set_default_timeout(10_000)
+        if server_clock.offset:
+            # The page's Date agrees with the server's clock, set by `travel`.
+            context.clock.install(time=server_clock.now())
         context.route(elsewhere, abort)
         context.on("request", on_request)
         context.on("response", on_response)

@@ -3,7 +3,7 @@ and by thumb (record, follow-ups, checklist), read the report and play the recor
 
 import os
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -28,12 +28,13 @@ def shot(page: Page, name: str) -> None:
         page.screenshot(path=str(Path(SHOTS) / f"{name}.png"), full_page=True)
 
 
-def set_interview(page: Page, name: str, days: int) -> str:
+def set_interview(page: Page, name: str, days: int, today: date | None = None) -> str:
+    """Add an interview `days` after the learner's study day `today` (now's by default)."""
     page.goto("/interviews")
     page.fill('input[name="name"]', name)
     # Counted from the learner's study day (it rolls over at 04:00 in their zone), not the UTC
     # calendar: between midnight and 04:00 the two differ by one day.
-    today = local_day(Learner(), datetime.now(UTC))
+    today = today or local_day(Learner(), datetime.now(UTC))
     day = (today + timedelta(days=days)).isoformat()
     page.fill('input[name="date"]', day)
     page.select_option('select[name="deck"]', DECK)

@@ -73,7 +73,9 @@ def test_statistics_page_at_phone_width(new_page: NewPage) -> None:
 
 def test_statistics_page_on_a_desktop_shows_charts_whole(page: Page) -> None:
     page.goto("/stats")
-    for box in page.locator(".chart-box").all():
+    boxes = page.locator(".chart-box").all()
+    assert boxes, "no charts"
+    for box in boxes:
         assert box.evaluate("el => el.scrollWidth <= el.clientWidth")
 
 

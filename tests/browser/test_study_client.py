@@ -228,12 +228,35 @@ def test_cards_painted_by_the_client_match_the_server_s(new_page: NewPage) -> No
     assert compared == 6
 
 
-def test_the_rating_bar_is_in_reach_on_a_phone_for_every_card(
+# What can push the rating bar off a phone's screen: a long card, and wide or tall blocks.
+LAYOUT_BLOCKS = ("<table", "<pre", "katex-display", "<img", "<details")
+
+
+def layout_sample(bank: Path) -> list[str]:
+    """Cards whose layout stands for all the bank's: the ten longest, each deck's longest and
+    shortest, and the longest holding each kind of block."""
+    rows = query(
+        bank,
+        "SELECT id, deck_id, question_html || answer_html || followups_html || pitfalls_html"
+        " FROM card WHERE NOT retired ORDER BY id",
+    )
+    assert len(rows) >= 50
+    longest = sorted(rows, key=lambda row: -len(row[2]))
+    sample = {card for card, _, _ in longest[:10]}
+    for deck in {deck for _, deck, _ in rows}:
+        cards = [card for card, of, _ in longest if of == deck]
+        sample |= {cards[0], cards[-1]}
+    for block in LAYOUT_BLOCKS:
+        sample.update([card for card, _, html in longest if block in html][:1])
+    return sorted(sample)
+
+
+def test_the_rating_bar_is_in_reach_on_a_phone_for_every_kind_of_card(
     new_page: NewPage, bank: Path
 ) -> None:
     page = new_page(viewport=PHONE, is_mobile=True, has_touch=True)
-    cards = [card for (card,) in query(bank, "SELECT id FROM card WHERE NOT retired ORDER BY id")]
-    assert len(cards) >= 50
+    cards = layout_sample(bank)
+    assert len(cards) >= 15
     for card in cards:
         page.goto(f"/study?card={card}&reveal=1")
         expect(page.locator("#card")).to_have_attribute("data-card-id", card)
@@ -255,7 +278,9 @@ def assert_bar_in_reach(page: Page, card: str) -> None:
     bar = page.locator("#rate-form").bounding_box()
     assert bar is not None, card
     assert bar["y"] >= 0 and bar["y"] + bar["height"] <= PHONE["height"], (card, bar)
-    for button in page.locator("#rate-form button.rate").all():
+    buttons = page.locator("#rate-form button.rate").all()
+    assert len(buttons) == 4, card
+    for button in buttons:
         box = button.bounding_box()
         assert box is not None and box["height"] >= 44 and box["width"] >= 44, (card, box)
 

@@ -136,7 +136,9 @@ def test_no_template_has_inline_script(client):
     A <script type="application/json"> data block is not run, and the CSP allows it.
     """
     templates = Path(__file__).resolve().parents[2] / "templates"
-    for template in templates.rglob("*.html"):
+    pages = list(templates.rglob("*.html"))
+    assert pages
+    for template in pages:
         text = template.read_text(encoding="utf-8")
         for attributes, body in re.findall(r"<script([^>]*)>(.*?)</script>", text, flags=re.S):
             assert 'src="' in attributes or 'type="application/json"' in attributes, template

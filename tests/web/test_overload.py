@@ -108,6 +108,7 @@ def test_the_api_declares_its_503s_and_422s(client: TestClient) -> None:
     api = {path: ops for path, ops in spec["paths"].items() if path.startswith("/api/")}
     assert {"/api/study/next", "/api/reviews", "/api/search"} <= set(api)
     for path, operations in api.items():
+        assert operations, path
         for method, operation in operations.items():
             assert "503" in operation["responses"], (method, path)
             if operation.get("parameters") or "requestBody" in operation:
