@@ -229,6 +229,9 @@ class LiveServer:
         return self.log.read_text(encoding="utf-8", errors="replace")
 
 
+SERVER_START_SECONDS = 120
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -274,7 +277,9 @@ def live_server(
             )
         server = LiveServer(process, f"http://127.0.0.1:{port}", log)
         started.append(server)
-        deadline = time.monotonic() + 30
+        # A bound for a server that never comes up, not a speed to meet: on a loaded machine,
+        # with other tests running beside it, each worker process takes many seconds to start.
+        deadline = time.monotonic() + SERVER_START_SECONDS
         with httpx.Client(base_url=server.url, timeout=2) as client:
             while True:
                 if process.poll() is not None:
@@ -286,7 +291,10 @@ def live_server(
                     pass
                 if time.monotonic() > deadline:
                     server.kill()
-                    pytest.fail(f"qbank serve did not answer /healthz in 30 s:\n{server.output()}")
+                    pytest.fail(
+                        f"qbank serve did not answer /healthz in {SERVER_START_SECONDS} s:\n"
+                        f"{server.output()}"
+                    )
                 time.sleep(0.1)
 
     yield start

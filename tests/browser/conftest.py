@@ -89,7 +89,7 @@ def serve(settings: Settings, clock: ServerClock | None = None) -> Iterator[str]
             thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
             thread.start()
             try:
-                deadline = time.monotonic() + 15
+                deadline = time.monotonic() + 60  # a bound for a server that never starts
                 while not server.started:
                     if not thread.is_alive() or time.monotonic() > deadline:
                         pytest.fail("the test server did not start")
