@@ -15,6 +15,8 @@ from app.models import Card, Deck, Learner, ReviewLog, Topic
 from tests.conftest import WriteContent
 from tests.test_import import add_history
 
+pytestmark = pytest.mark.storage
+
 NOTES = Path(__file__).parent / "fixtures" / "notes"
 
 TCP = """# 网络

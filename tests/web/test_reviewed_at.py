@@ -4,6 +4,8 @@ from datetime import timedelta, timezone
 
 import pytest
 
+pytestmark = pytest.mark.storage
+
 
 def rate(client, key, *, card_id="gemm-core", rating=3, version=0, at=None):
     body = {"card_id": card_id, "rating": rating, "version": version}
