@@ -16,9 +16,11 @@ from sqlmodel import Session, col, func, select
 from app.db import Database
 from app.interview.mock import MAX_UNFINISHED
 from app.interview.recordings import MB, set_team_quota
-from app.main import create_app
+from app.main import build_routes, create_app
 from app.models import MockSession, Recording
 from tests.web.test_interview import WEBM, bank_dir, restore, second, start_mock
+
+pytestmark = pytest.mark.storage
 
 __all__ = ["bank_dir", "second"]  # the bank of test_interview: seven cards, two of them "mock"
 
@@ -130,6 +132,8 @@ def test_uploads_at_once_to_two_apps_never_pass_the_quota(app, client, bank, dat
     team_quota(bank.engine, 1)
     other = create_app(app.state.settings)
     other.state.database = Database.open(database_url)
+    for each in (app, other):
+        build_routes(each)  # requests race from two clients, each an event loop of its own
     try:
         with TestClient(other, follow_redirects=False) as two:
             statuses = race_uploads([client, two], SIZE)

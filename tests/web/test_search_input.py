@@ -15,6 +15,8 @@ from sqlalchemy.exc import OperationalError
 from app.web.deps import SessionDep
 from app.web.overload import BUSY, UNAVAILABLE, database_problem
 
+pytestmark = pytest.mark.storage
+
 CONTROL = [
     "abc\x00def",
     "gpu\x00",
