@@ -44,6 +44,7 @@ PUBLIC = {
     ("GET", "/metrics"),  # no learner data; docs/deploy.md keeps it off the public proxy
     ("GET", "/static"),
     ("GET", "/favicon.ico"),  # a redirect to the icon in /static
+    ("GET", "/sw.js"),  # the service worker script: the shell of static files, no learner data
     ("GET", "/docs"),  # describes the API; every call it documents still needs an account
     ("GET", "/openapi.json"),
 }
@@ -344,7 +345,8 @@ def check(role: str, method: str, path: str, response: httpx2.Response) -> str |
         if path.startswith("/api/"):
             if status != 401 or "detail" not in response.json():
                 return f"expected 401 JSON, got {status}"
-        elif status != 303 or location != (expected := login_url(method, response.request.url)):
+        expected = login_url(method, response.request.url)
+        if not path.startswith("/api/") and (status != 303 or location != expected):
             return f"expected 303 to {expected}, got {status} {location}"
         return None
     if role == "member" and path.startswith("/admin/"):
