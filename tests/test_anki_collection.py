@@ -256,7 +256,7 @@ def test_a_hostile_deck_comes_out_in_anki_as_qbank_shows_it(
     [note_id] = collection.find_notes("")
     note = collection.get_note(note_id)
     assert note["Question"] == "&lt;script&gt;alert(2)&lt;/script&gt; &amp; &quot;q&quot;?"
-    assert note["Answer"] == "<p>&lt;b&gt;raw&lt;/b&gt; &amp;  fine.</p>\n"
+    assert note["Answer"] == "<p><b>raw</b> &amp;  fine.</p>\n"  # bare formatting kept
     assert "<script>" not in note["Source"]
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in note["Source"]
     assert note["Source"].endswith(" / Sec::tion &quot;q&quot; &lt;b&gt;x&lt;/b&gt; / hostile")

@@ -259,7 +259,7 @@ def rendered(markdown: str, *, inline: bool = False) -> str:
         ("a $x_1 < y$ b", False, "<p>a \\(x_1 &lt; y\\) b</p>\n"),
         (r"$a \& b$", True, r"\(a \&amp; b\)"),
         ("$$\nE=mc^2\n$$", False, r"\[E=mc^2\]"),
-        ("no math, just <b>text</b>", False, "<p>no math, just &lt;b&gt;text&lt;/b&gt;</p>\n"),
+        ("no math, just <b>text</b>", False, "<p>no math, just <b>text</b></p>\n"),
         ("$a$ and $$b$$", True, r"\(a\) and \[b\]"),
     ],
 )

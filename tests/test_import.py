@@ -460,7 +460,7 @@ def test_unsafe_link_fails_the_import(write_content: WriteContent, engine: Engin
     root = write_content(
         {
             "decks/a.md": (
-                "---\ntitle: A\n---\n## 1. q\n\na\n\n**继续读：** [x](javascript:alert(1))\n"
+                "---\ntitle: A\n---\n## Q: q\n\na\n\n**继续读：** [x](javascript:alert(1))\n"
             )
         }
     )
