@@ -7,6 +7,7 @@ from collections import defaultdict, deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -22,6 +23,7 @@ from app.content.parse import (
     parse_note,
 )
 from app.content.render import FormulaKey, Renderer
+from app.content.searchtext import SearchFields, card_fields
 from app.content.source import SourceText
 
 
@@ -45,6 +47,9 @@ class CompiledCard:
     search_text: str
     fingerprint: str
     followups: list[CompiledFollowup] = field(default_factory=list)
+    # Made where the card is rendered: recovering readable math from the HTML is as dear as
+    # rendering it, and the import's own process would do it for every card, one at a time.
+    search: SearchFields | None = None
 
 
 @dataclass
@@ -127,18 +132,13 @@ def worker_count(sources: list[SourceText]) -> int:
     return min(cpus, len(sources), MAX_WORKERS)
 
 
-def compile_items(
-    items: list[Parsed | None], renderer: Renderer, *, workers: int = 1
-) -> Iterator[tuple[CompiledDeck | CompiledTopic | None, list[ContentError]]]:
-    """Render `items` in order, yielding (compiled, its errors) for each as soon as it is done.
+@contextmanager
+def worker_pool(workers: int) -> Iterator[ProcessPoolExecutor | None]:
+    """Worker processes to parse and render in, or None to do both in this process.
 
-    With workers > 1, items are rendered in that many worker processes, each with its own
-    formula cache; `renderer` then only counts the distinct formulas they rendered. At most a
-    few items are in flight at once, so memory stays bounded however large the bank is.
     Workers are spawned (forking a process that may run threads, like the web server, is
     unsafe), so a script that imports content should guard its top level with
-    `if __name__ == "__main__":`, as multiprocessing requires. Whenever workers cannot be
-    started or die, the items not yet yielded are rendered here instead.
+    `if __name__ == "__main__":`, as multiprocessing requires.
     """
     pool = None
     if workers > 1:
@@ -146,12 +146,52 @@ def compile_items(
             pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
         except (OSError, NotImplementedError):  # no working semaphores here (/dev/shm)
             pool = None
+    try:
+        yield pool
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+
+
+def parse_sources(
+    sources: list[SourceText], pool: ProcessPoolExecutor | None = None
+) -> list[tuple[Parsed | None, list[ContentError]]]:
+    """Parse every source, in `pool`'s workers when there is one; in order."""
+    if pool is not None:
+        try:
+            # Small chunks: a deck of 500 cards and a note of five take turns evenly.
+            chunk = max(1, len(sources) // 64)
+            remote = list(pool.map(_parse_remote, sources, chunksize=chunk))
+            return [(item, _problems(problems)) for item, problems in remote]
+        except BrokenProcessPool:
+            _log.warning("parse workers failed; parsing the content in this process")
+    return [parse_source(source) for source in sources]
+
+
+def compile_items(
+    items: list[Parsed | None],
+    renderer: Renderer,
+    *,
+    workers: int = 1,
+    pool: ProcessPoolExecutor | None = None,
+) -> Iterator[tuple[CompiledDeck | CompiledTopic | None, list[ContentError]]]:
+    """Render `items` in order, yielding (compiled, its errors) for each as soon as it is done.
+
+    In `pool` (or, with workers > 1 and no pool, in that many processes started here) items
+    are rendered by the workers, each with its own formula cache; `renderer` then only counts
+    the distinct formulas they rendered. At most a few items are in flight at once, so memory
+    stays bounded however large the bank is. Whenever workers cannot be started or die, the
+    items not yet yielded are rendered here instead.
+    """
+    if pool is None and workers > 1:
+        with worker_pool(workers) as own:
+            yield from compile_items(items, renderer, workers=workers, pool=own)
+        return
     if pool is None:
         yield from _compile_here(items, renderer)
         return
 
     done = 0
-    broken = False
     in_flight: deque[Future[_RemoteResult] | None] = deque()
     try:
         for item in items:
@@ -165,11 +205,10 @@ def compile_items(
             done += 1
     except BrokenProcessPool:
         # E.g. the main script cannot be imported again in a worker (stdin, no __main__ guard).
-        broken = True
-    finally:
-        pool.shutdown(cancel_futures=True)
-    if broken:
         _log.warning("render workers failed; rendering the remaining content in this process")
+        for job in in_flight:
+            if job is not None:
+                job.cancel()
         yield from _compile_here(items[done:], renderer)
 
 
@@ -193,16 +232,31 @@ def _worker_renderer(root: Path | None) -> Renderer:
     return Renderer(root)
 
 
+def _parse_remote(source: SourceText) -> tuple[Parsed | None, list[_RemoteProblem]]:
+    item, errors = parse_source(source)
+    return item, _remote_problems(errors)
+
+
+def _remote_problems(errors: list[ContentError]) -> list[_RemoteProblem]:
+    return [
+        (error.path, error.line, error.message, isinstance(error, ContentWarning))
+        for error in errors
+    ]
+
+
+def _problems(remote: list[_RemoteProblem]) -> list[ContentError]:
+    return [
+        (ContentWarning if warning else ContentError)(path, line, message)
+        for path, line, message, warning in remote
+    ]
+
+
 def _compile_remote(item: Parsed, root: Path | None) -> _RemoteResult:
     renderer = _worker_renderer(root)
     seen = renderer.formulas_rendered
     errors: list[ContentError] = []
     compiled = compile_item(item, renderer, errors)
-    problems = [
-        (error.path, error.line, error.message, isinstance(error, ContentWarning))
-        for error in errors
-    ]
-    return compiled, problems, renderer.formula_keys(seen)
+    return compiled, _remote_problems(errors), renderer.formula_keys(seen)
 
 
 def _collect(
@@ -212,10 +266,7 @@ def _collect(
         return None, []
     compiled, problems, formulas = future.result()
     renderer.count_rendered(formulas)
-    return compiled, [
-        (ContentWarning if warning else ContentError)(path, line, message)
-        for path, line, message, warning in problems
-    ]
+    return compiled, _problems(problems)
 
 
 def _compile_deck(deck: ParsedDeck, renderer: Renderer, errors: list[ContentError]) -> CompiledDeck:
@@ -249,6 +300,16 @@ def _compile_deck(deck: ParsedDeck, renderer: Renderer, errors: list[ContentErro
                 ),
                 fingerprint=card.fingerprint(),
                 followups=questions,
+                search=card_fields(
+                    question=question.html,
+                    answer_html=answer_html,
+                    followups_html="".join(
+                        f"<p>{f.question_html}</p>{f.answer_html}" for f in questions
+                    )
+                    + followups_html,
+                    pitfalls_html=pitfalls_html,
+                    reading=" · ".join(link.title for link in card.links),
+                ),
             )
         )
     intro_html, _ = render(deck.intro)

@@ -6,18 +6,19 @@ from typing import Any
 from sqlalchemy import delete, insert, update
 from sqlmodel import Session, col, select
 
-from app.content.searchtext import FIELDS, SearchFields, card_fields, plain_text, topic_fields
+from app.content.searchtext import FIELDS, SearchFields, card_fields, topic_fields
 from app.models import Card, CardLink, Followup, SearchEntry, Topic
 
 # Part of every entry's source hash: changing how search text is made remakes every entry.
 SEARCH_TEXT_VERSION = "2"
 
 
-def refresh_search_index(session: Session) -> int:
+def refresh_search_index(session: Session, made: dict[str, SearchFields] | None = None) -> int:
     """Remake the entries of new or changed cards and topics, drop those gone; return the count.
 
     Cheap when nothing changed (one read of ids and hashes), so every import calls it, which
-    also fills the entries of a bank imported before search entries existed.
+    also fills the entries of a bank imported before search entries existed. `made` holds
+    the fields of cards the import has just compiled, by id; other cards' are read back.
     """
     entries = {
         (kind, key): (entry_id, source_hash, deck_id, ordinal)
@@ -47,9 +48,10 @@ def refresh_search_index(session: Session) -> int:
             stale += [known[0]] if known else []
         elif (known[2], known[3]) != (deck_id, ordinal):
             moved.append({"id": known[0], "deck_id": deck_id, "ordinal": ordinal})
+    made = made or {}
     rows = [
-        _card_row(card, reading, followups)
-        for card, reading, followups in _cards_with_reading(session, remake)
+        _card_row(card, made.get(card.id) or _fields(card, reading, followups))
+        for card, reading, followups in _cards_with_reading(session, remake, made)
     ]
 
     topics = sorted(session.exec(select(Topic)).all(), key=lambda t: t.title)
@@ -73,11 +75,21 @@ def refresh_search_index(session: Session) -> int:
     return len(rows)
 
 
-def _cards_with_reading(session: Session, ids: list[str]) -> list[tuple[Card, str, str]]:
-    """Each card with its continue-reading titles and its follow-up questions' HTML."""
+def _cards_with_reading(
+    session: Session, ids: list[str], made: dict[str, SearchFields]
+) -> list[tuple[Card, str, str]]:
+    """Each card with its continue-reading titles and its follow-up questions' HTML.
+
+    Cards in `made` come without them: their fields are known already.
+    """
     out: list[tuple[Card, str, str]] = []
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
+        if all(card_id in made for card_id in chunk):
+            out += [
+                (card, "", "") for card in session.exec(select(Card).where(col(Card.id).in_(chunk)))
+            ]
+            continue
         reading: dict[str, list[str]] = {}
         for card_id, title in session.exec(
             select(CardLink.card_id, CardLink.title)
@@ -107,8 +119,8 @@ def _row(fields: SearchFields, **values: Any) -> dict[str, Any]:
     }
 
 
-def _card_row(card: Card, reading: str, followups_html: str) -> dict[str, Any]:
-    fields = card_fields(
+def _fields(card: Card, reading: str, followups_html: str) -> SearchFields:
+    return card_fields(
         question=card.question_html,
         answer_html=card.answer_html,
         # The follow-up questions rank with the follow-ups' prose.
@@ -116,6 +128,9 @@ def _card_row(card: Card, reading: str, followups_html: str) -> dict[str, Any]:
         pitfalls_html=card.pitfalls_html,
         reading=reading,
     )
+
+
+def _card_row(card: Card, fields: SearchFields) -> dict[str, Any]:
     return _row(
         fields,
         kind="card",
@@ -123,7 +138,7 @@ def _card_row(card: Card, reading: str, followups_html: str) -> dict[str, Any]:
         deck_id=card.deck_id,
         ordinal=card.ordinal,
         source_hash=f"{SEARCH_TEXT_VERSION}:{card.content_hash}",
-        label=plain_text(card.question_html),
+        label=fields.title,
     )
 
 

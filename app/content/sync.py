@@ -17,11 +17,12 @@ from app.content.compile import (
     CompiledTopic,
     TopicRef,
     compile_items,
-    parse_source,
+    parse_sources,
     resolve,
     split_warnings,
     topic_index,
     worker_count,
+    worker_pool,
 )
 from app.content.errors import ContentError, ContentErrors, ContentWarning
 from app.content.parse import ParsedCard, ParsedDeck, ParsedTopic
@@ -29,6 +30,7 @@ from app.content.render import Renderer
 from app.content.repair import repair_card_ids, repair_deck_slugs, repair_topic_slugs
 from app.content.report import FileReport, file_reports
 from app.content.searchindex import refresh_search_index
+from app.content.searchtext import SearchFields
 from app.content.source import SourceText, scan
 from app.models import Card, CardLink, Deck, Followup, Learner, SourceFile, Topic, utcnow
 
@@ -99,22 +101,24 @@ def check_content(root: Path, *, strict: bool = False) -> CheckReport:
     parse, a missing image, the same question twice) are reported as warnings.
     """
     sources, errors = scan(root)
-    parsed = [parse_source(source) for source in sources]
-    decks = [item for item, _ in parsed if isinstance(item, ParsedDeck)]
-    topics = [item for item, _ in parsed if isinstance(item, ParsedTopic)]
-    repairs = repair_deck_slugs(decks, {}) + repair_topic_slugs(topics, {})
-    repairs += repair_card_ids(decks, {}, {})
+    workers = worker_count(sources)
     renderer = Renderer(root)
-    items = compile_items([item for item, _ in parsed], renderer, workers=worker_count(sources))
     compiled = Compiled()
-    for (_, parse_errors), (item, problems) in zip(parsed, items, strict=True):
-        render_errors, warnings = split_warnings(problems)
-        compiled.errors += parse_errors + render_errors
-        compiled.warnings += warnings
-        if isinstance(item, CompiledDeck):
-            compiled.decks.append(item)
-        elif item is not None:
-            compiled.topics.append(item)
+    with worker_pool(workers) as pool:
+        parsed = parse_sources(sources, pool)
+        decks = [item for item, _ in parsed if isinstance(item, ParsedDeck)]
+        topics = [item for item, _ in parsed if isinstance(item, ParsedTopic)]
+        repairs = repair_deck_slugs(decks, {}) + repair_topic_slugs(topics, {})
+        repairs += repair_card_ids(decks, {}, {})
+        items = compile_items([i for i, _ in parsed], renderer, workers=workers, pool=pool)
+        for (_, parse_errors), (item, problems) in zip(parsed, items, strict=True):
+            render_errors, warnings = split_warnings(problems)
+            compiled.errors += parse_errors + render_errors
+            compiled.warnings += warnings
+            if isinstance(item, CompiledDeck):
+                compiled.decks.append(item)
+            elif item is not None:
+                compiled.topics.append(item)
     report = CheckReport(formulas=renderer.formulas_rendered)
     problems = errors + compiled.errors + repairs
     report.warnings += compiled.warnings
@@ -172,34 +176,36 @@ def import_content(
             report.warnings = lenient(scan_errors) + unresolved_links(session)
             return report
 
-        parsed = [parse_source(source) for source in changed]
-        decks = [item for item, _ in parsed if isinstance(item, ParsedDeck)]
-        topics = [item for item, _ in parsed if isinstance(item, ParsedTopic)]
-        stale_paths = {s.path for s in changed} | set(removed)
-        # Checked against the bank as it was, before any of this import is written.
-        bank_errors = _bank_errors(session, decks, topics, stale_paths)
+        workers = worker_count(changed)
+        with worker_pool(workers) as pool:
+            parsed = parse_sources(changed, pool)
+            decks = [item for item, _ in parsed if isinstance(item, ParsedDeck)]
+            topics = [item for item, _ in parsed if isinstance(item, ParsedTopic)]
+            stale_paths = {s.path for s in changed} | set(removed)
+            # Checked against the bank as it was, before any of this import is written.
+            bank_errors = _bank_errors(session, decks, topics, stale_paths)
 
-        renderer = Renderer(root)
-        items = compile_items([item for item, _ in parsed], renderer, workers=worker_count(changed))
-        errors: list[ContentError] = []
-        pending: list[CompiledDeck] = []
-        done = Compiled()
-        present: set[str] = set()
-        for (_, parse_errors), (compiled, problems) in zip(parsed, items, strict=True):
-            render_errors, warnings = split_warnings(problems)
-            errors += parse_errors + render_errors
-            done.warnings += warnings
-            if strict and (errors or bank_errors):
-                continue  # render the rest only to report every error
-            if isinstance(compiled, CompiledDeck):
-                pending.append(compiled)
-                done.decks.append(compiled)
-            elif compiled is not None:
-                done.topics.append(compiled)
-            # Small imports write at the end, keeping the write transaction short.
-            if sum(len(deck.cards) for deck in pending) >= _WRITE_BATCH_CARDS:
-                present |= _write_decks(session, pending, report)
-                pending = []
+            renderer = Renderer(root)
+            items = compile_items([i for i, _ in parsed], renderer, workers=workers, pool=pool)
+            errors: list[ContentError] = []
+            pending: list[CompiledDeck] = []
+            done = Compiled()
+            present: set[str] = set()
+            for (_, parse_errors), (compiled, problems) in zip(parsed, items, strict=True):
+                render_errors, warnings = split_warnings(problems)
+                errors += parse_errors + render_errors
+                done.warnings += warnings
+                if strict and (errors or bank_errors):
+                    continue  # render the rest only to report every error
+                if isinstance(compiled, CompiledDeck):
+                    pending.append(compiled)
+                    done.decks.append(compiled)
+                elif compiled is not None:
+                    done.topics.append(compiled)
+                # Small imports write at the end, keeping the write transaction short.
+                if sum(len(deck.cards) for deck in pending) >= _WRITE_BATCH_CARDS:
+                    present |= _write_decks(session, pending, report)
+                    pending = []
         report.formulas_rendered = renderer.formulas_rendered
         errors += bank_errors
         if strict and errors:
@@ -207,7 +213,8 @@ def import_content(
             raise ContentErrors(sorted(errors, key=lambda e: (e.path, e.line)))
 
         present |= _write_decks(session, pending, report)
-        _write(session, decks, done.topics, present, changed, removed, report)
+        made = {c.card.id: c.search for d in done.decks for c in d.cards if c.search is not None}
+        _write(session, decks, done.topics, present, changed, removed, report, made)
         if dry_run:
             session.flush()
             _count_bank(session, report)
@@ -283,6 +290,7 @@ def _write(
     changed: list[SourceText],
     removed: list[str],
     report: ImportReport,
+    made: dict[str, SearchFields],
 ) -> None:
     """Everything after the cards: retire what vanished, topics, links and source files."""
     stale_paths = {s.path for s in changed} | set(removed)
@@ -329,7 +337,7 @@ def _write(
         session.add(row)
     session.flush()
     number_cards(session)
-    refresh_search_index(session)
+    refresh_search_index(session, made)
     bump_generation(session)
     # Cards may have moved or come back in content order: every learner's search for new
     # cards starts from the beginning again (app.study keeps the cursor from there).
