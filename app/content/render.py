@@ -2,9 +2,10 @@
 
 import html
 import re
-from functools import partial
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,25 @@ _INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]")
 # KaTeX limits: the longest formula in the bundled decks has ~260 characters.
 MAX_FORMULA_CHARS = 4000
 MAX_SIZE_EM = 50
+
+# PyKaTeX's engine (QuickJS) belongs to the thread that first uses it: called from another
+# thread it fails ("size exceeded") or corrupts memory. `serve --watch` re-imports in a thread
+# of its own after the start-up import, so every formula of a process is rendered in this one.
+_KATEX_THREAD = ThreadPoolExecutor(1, thread_name_prefix="katex")
+
+
+def _katex(tex: str, display: bool) -> str:
+    return pykatex.renderToString(
+        tex,
+        displayMode=display,
+        output=pykatex.OUTPUT_HTML_AND_MATHML,
+        throwOnError=True,
+        trust=False,
+        strict=pykatex.STRICT_IGNORE,
+        # No \rule or \kern larger than a page. Macro expansion keeps KaTeX's
+        # own limit (1000): pykatex, given maxExpand too, applies it as maxSize.
+        maxSize=MAX_SIZE_EM,
+    )
 
 
 def _wikilink_rule(state: StateInline, silent: bool) -> bool:
@@ -183,17 +203,7 @@ class Renderer:
             cached = pykatex.ParseError(f"formula longer than {MAX_FORMULA_CHARS} characters")
         if cached is None:
             try:
-                cached = pykatex.renderToString(
-                    tex,
-                    displayMode=display,
-                    output=pykatex.OUTPUT_HTML_AND_MATHML,
-                    throwOnError=True,
-                    trust=False,
-                    strict=pykatex.STRICT_IGNORE,
-                    # No \rule or \kern larger than a page. Macro expansion keeps KaTeX's
-                    # own limit (1000): pykatex, given maxExpand too, applies it as maxSize.
-                    maxSize=MAX_SIZE_EM,
-                )
+                cached = _KATEX_THREAD.submit(_katex, tex, display).result()
             except pykatex.ParseError as exc:
                 cached = exc
             except UnicodeDecodeError:
