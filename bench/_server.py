@@ -30,7 +30,7 @@ def free_port() -> int:
 
 
 def start_server(
-    url: str, content: Path, workers: int, tmp: Path, *, team: bool = True
+    url: str, content: Path, workers: int, tmp: Path, *, team: bool = True, watch: bool = False
 ) -> tuple["subprocess.Popen[bytes]", int, Path]:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("QBANK_")}
@@ -49,14 +49,15 @@ def start_server(
     log = tmp / "server.log"
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [*command, "serve", "--port", str(port), "--workers", str(workers)],
+            [*command, "serve", "--port", str(port), "--workers", str(workers)]
+            + (["--watch"] if watch else []),
             cwd=tmp,  # away from any .env in the project
             env=env,
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group: the workers are stopped with it
         )
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 600  # a first import of a large folder on a busy machine
     while True:
         if process.poll() is not None:
             raise SystemExit(f"qbank serve exited with {process.returncode}:\n{tail(log)}")
@@ -66,7 +67,7 @@ def start_server(
                 return process, port, log
         if time.monotonic() > deadline:
             stop_server(process)
-            raise SystemExit(f"qbank serve did not answer /healthz in 60 s:\n{tail(log)}")
+            raise SystemExit(f"qbank serve did not answer /healthz in 600 s:\n{tail(log)}")
         time.sleep(0.1)
 
 
