@@ -11,7 +11,7 @@ from sqlmodel import Session, col, select
 from app.cardstate import State
 from app.learners import new_limit, study_day
 from app.models import Card, CardMark, CardState, Deck, Learner
-from app.study.filters import Filters
+from app.study.filters import Filters, in_folder
 from app.study.marks import held_cards
 from app.study.today import done_today
 
@@ -139,6 +139,8 @@ def count_columns(filters: Filters, *, walk: bool, prefix: str = "") -> list[Any
             )
             if filters.deck:
                 decks = decks.where(Deck.slug == filters.deck)
+            if filters.folder:
+                decks = decks.where(in_folder(filters.folder))
             in_scope = decks.scalar_subquery()
         new = in_scope - seen - _aside_unseen(filters, learner_id)
     return [

@@ -1,13 +1,26 @@
-"""The scope of a study or practice session: a deck, a section, a tag."""
+"""The scope of a study or practice session: a folder of notes, a deck, a section, a tag."""
 
 import json
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import String, cast
+from sqlalchemy import String, cast, func, or_
 from sqlmodel import col
 
 from app.models import Card, Deck
+
+
+def in_folder(folder: str) -> Any:
+    """Decks whose note sits in `folder` or below it (as app.content.parse.note_folder reads it).
+
+    The house layout's `decks/` is no folder of its own, so `decks/a/x.md` is in folder `a`.
+    A prefix compared as text, not LIKE: folder names may hold `%` and `_`, and SQLite's LIKE
+    ignores case.
+    """
+    conditions = []
+    for prefix in (folder.strip("/") + "/", "decks/" + folder.strip("/") + "/"):
+        conditions.append(func.substr(col(Deck.path), 1, len(prefix)) == prefix)
+    return or_(*conditions)
 
 
 @dataclass(frozen=True)
@@ -15,12 +28,15 @@ class Filters:
     deck: str | None = None
     section: str | None = None
     tag: str | None = None
+    folder: str | None = None
     # Custom study: reviews due within this many days after today count as due today.
     ahead: int = 0
 
     def apply(self, query: Any) -> Any:
         """`query` (which joins Card and Deck) limited to the active cards in scope."""
         query = query.where(col(Card.retired).is_(False), col(Deck.retired).is_(False))
+        if self.folder:
+            query = query.where(in_folder(self.folder))
         if self.deck:
             query = query.where(Deck.slug == self.deck)
         if self.section:
@@ -35,18 +51,24 @@ class Filters:
 
     @property
     def scoped(self) -> bool:
-        return bool(self.deck or self.section or self.tag)
+        return bool(self.folder or self.deck or self.section or self.tag)
 
     @property
     def label(self) -> str:
-        """The scope as people read it: deck · section · #tag."""
+        """The scope as people read it: folder/ · deck · section · #tag."""
         tag = f"#{self.tag}" if self.tag else None
-        return " · ".join(v for v in (self.deck, self.section, tag) if v)
+        folder = f"{self.folder}/" if self.folder else None
+        return " · ".join(v for v in (folder, self.deck, self.section, tag) if v)
 
     def as_params(self) -> dict[str, str]:
         params = {
             k: v
-            for k, v in (("deck", self.deck), ("section", self.section), ("tag", self.tag))
+            for k, v in (
+                ("folder", self.folder),
+                ("deck", self.deck),
+                ("section", self.section),
+                ("tag", self.tag),
+            )
             if v
         }
         return params | ({"ahead": str(self.ahead)} if self.ahead else {})

@@ -179,25 +179,38 @@ def check_csrf(request: Request, identity: Identity, sent: object) -> None:
 
 
 async def get_filters(
+    folder: Annotated[str | None, Query(max_length=500)] = None,
     deck: Annotated[str | None, Query(max_length=200)] = None,
     section: Annotated[str | None, Query(max_length=500)] = None,
     tag: Annotated[str | None, Query(max_length=200)] = None,
     ahead: Annotated[int, Query(ge=0, le=365)] = 0,
 ) -> Filters:
-    """The study or practice scope: `?deck=&section=&tag=`, and `ahead=` days to review ahead."""
-    return Filters(deck=deck or None, section=section or None, tag=tag or None, ahead=ahead)
+    """The study or practice scope: `?folder=&deck=&section=&tag=`, and `ahead=` days ahead."""
+    return Filters(
+        deck=deck or None,
+        section=section or None,
+        tag=tag or None,
+        folder=(folder or "").strip("/") or None,
+        ahead=ahead,
+    )
 
 
 FiltersDep = Annotated[Filters, Depends(get_filters)]
 
 
 async def get_scope_form(
+    folder: Annotated[str, Form(max_length=500)] = "",
     deck: Annotated[str, Form(max_length=200)] = "",
     section: Annotated[str, Form(max_length=500)] = "",
     tag: Annotated[str, Form(max_length=200)] = "",
 ) -> Filters:
-    """The scope a practice or mock interview form posts: a deck, a section, a tag, or none."""
-    return Filters(deck=deck or None, section=section or None, tag=tag or None)
+    """The scope a practice or mock interview form posts: a folder, deck, section, tag, or none."""
+    return Filters(
+        deck=deck or None,
+        section=section or None,
+        tag=tag or None,
+        folder=folder.strip("/") or None,
+    )
 
 
 ScopeFormDep = Annotated[Filters, Depends(get_scope_form)]

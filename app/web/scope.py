@@ -12,12 +12,22 @@ from app.study import Filters
 def scope_choices(
     session: Session, *, learner: Learner, now: datetime, filters: Filters
 ) -> dict[str, object]:
-    """The context of templates/_scope_fields.html: the decks and tags, the scope asked for."""
+    """The context of templates/_scope_fields.html: folders, decks, tags, the scope asked for."""
     decks = catalog.deck_summaries(session, learner=learner, now=now)
     return {
         "decks": decks,
+        "folders": _folders(catalog.folder_tree(decks)),
+        "folder": filters.folder or "",
         "tags": catalog.tag_summaries(decks),
         "deck": filters.deck or "",
         "section": filters.section or "",
         "tag": filters.tag or "",
     }
+
+
+def _folders(folder: catalog.Folder) -> list[catalog.Folder]:
+    """Every folder below `folder`, each before its own sub-folders."""
+    out = []
+    for child in folder.folders:
+        out += [child, *_folders(child)]
+    return out
