@@ -1,14 +1,17 @@
-"""Read-only views of the bank: decks with progress, cards, topics and their back-links."""
+"""Read-only views of the bank: decks with progress, folders, cards, topics and their links."""
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
+from urllib.parse import quote
 
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from app.cardview import link_url as link_url
 from app.content.compile import TopicRef, resolve, topic_index
+from app.content.parse import normalise_title, note_folder, note_stem
 from app.learners import study_day
 from app.models import Card, CardLink, CardState, Deck, Learner, Topic
 from app.study.marks import held_cards
@@ -99,6 +102,47 @@ def deck_summaries(session: Session, *, learner: Learner, now: datetime) -> list
         sections = {section: p for (deck_id, section), p in rows.items() if deck_id == deck.id}
         summaries.append(DeckSummary(deck, _sum(list(sections.values())), sections))
     return summaries
+
+
+@dataclass
+class Folder:
+    """A folder of notes as the home page shows it: its decks, its sub-folders, their totals."""
+
+    name: str  # its own name; '' for the content folder itself
+    path: str  # from the content folder, as `?folder=` takes it
+    decks: list[DeckSummary] = field(default_factory=list)
+    folders: list["Folder"] = field(default_factory=list)
+    progress: Progress = field(default_factory=Progress)
+
+    @property
+    def deck_count(self) -> int:
+        return len(self.decks) + sum(f.deck_count for f in self.folders)
+
+
+def folder_tree(decks: list[DeckSummary]) -> Folder:
+    """The decks grouped by the folder their note sits in, nested, with progress per folder."""
+    root = Folder("", "")
+    index = {"": root}
+
+    def node(path: str) -> Folder:
+        found = index.get(path)
+        if found is None:
+            parent, _, name = path.rpartition("/")
+            found = index[path] = Folder(name, path)
+            node(parent).folders.append(found)
+        return found
+
+    for summary in decks:
+        node(note_folder(summary.deck.path)).decks.append(summary)
+
+    def total(folder: Folder) -> Progress:
+        folder.folders.sort(key=lambda f: f.name.casefold())
+        parts = [s.progress for s in folder.decks] + [total(f) for f in folder.folders]
+        folder.progress = _sum(parts)
+        return folder.progress
+
+    total(root)
+    return root
 
 
 @dataclass
@@ -200,6 +244,53 @@ def topics(session: Session) -> list[tuple[Topic, int]]:
     return [
         (t, counts.get(t.slug, 0)) for t in session.exec(select(Topic).order_by(col(Topic.title)))
     ]
+
+
+# A heading's numbering and question label, which a card's question may be written without.
+_HEADING_LEAD = re.compile(
+    r"^\s*(?:(?:\d+[.)、]?)+\s*|[一二三四五六七八九十]+、\s*)?(?:(?:Q|问)\s*[:：]\s*)?"
+)
+
+
+def _heading_key(text: str) -> str:
+    return normalise_title(_HEADING_LEAD.sub("", text)).rstrip("?？ ")
+
+
+def note_url(session: Session, name: str, heading: str = "") -> str | None:
+    """Where a link to the note `name` (at `heading`) leads, or None for no such note.
+
+    A note is named as its author links it: a reading page by its title, an alias, its slug
+    or its file name; else a deck by its title or file name. At a heading, a card of that
+    note asking it, else the page scrolled to the heading's text.
+    """
+    slug = find_topic(session, name)
+    if slug is not None:
+        return f"/topics/{quote(slug, safe='')}" + _text_fragment(heading)
+    key = normalise_title(name)
+    decks = session.exec(
+        select(Deck).where(col(Deck.retired).is_(False)).order_by(col(Deck.path))
+    ).all()
+    deck = next((d for d in decks if normalise_title(d.title) == key), None) or next(
+        (d for d in decks if normalise_title(note_stem(d.path)) == key), None
+    )
+    if deck is None:
+        return None
+    if heading.strip():
+        wanted = _heading_key(heading)
+        for card_id, question in session.exec(
+            select(Card.id, Card.question)
+            .where(Card.deck_id == deck.id, col(Card.retired).is_(False))
+            .order_by(col(Card.position))
+        ):
+            if wanted and _heading_key(question) == wanted:
+                return f"/cards/{quote(card_id, safe='')}"
+    return f"/decks/{quote(deck.slug, safe='')}" + _text_fragment(heading)
+
+
+def _text_fragment(heading: str) -> str:
+    """A URL fragment that scrolls a browser to the heading's text (headings carry no ids)."""
+    heading = heading.strip()
+    return "#:~:text=" + quote(heading, safe="") if heading else ""
 
 
 def find_topic(session: Session, title: str) -> str | None:

@@ -7,6 +7,7 @@ from app.web.strings_errors import ERROR_STRINGS
 from app.web.strings_fsrs import FSRS_STRINGS
 from app.web.strings_interview import INTERVIEW_STRINGS
 from app.web.strings_limits import LIMIT_STRINGS
+from app.web.strings_notes import NOTES_STRINGS
 
 LANGUAGES = ("zh", "en")
 COOKIE = "qbank_lang"
@@ -470,6 +471,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     **INTERVIEW_STRINGS,
     **ERROR_STRINGS,
     **LIMIT_STRINGS,
+    **NOTES_STRINGS,
 }
 
 

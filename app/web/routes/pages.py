@@ -33,6 +33,7 @@ def home(
     tags = catalog.tag_summaries(decks)
     interviews = ahead(session, learner=learner, now=now)
     context = {"decks": decks, "today": today, "tags": tags, "ahead": interviews}
+    context["tree"] = catalog.folder_tree(decks)
     return render(request, "home.html", context | {"zone_offer": not learner.timezone_chosen})
 
 
@@ -71,11 +72,12 @@ def topic_index(request: Request, session: SessionDep) -> Response:
 
 
 @router.get("/topics/go/{title:path}")
-def topic_by_title(title: str, session: SessionDep) -> Response:
-    slug = catalog.find_topic(session, title)
-    if slug is None:
-        return RedirectResponse(f"/search?{_q(title)}", status_code=303)
-    return RedirectResponse(f"/topics/{slug}", status_code=303)
+def topic_by_title(
+    title: str, session: SessionDep, h: Annotated[str, Query(max_length=500)] = ""
+) -> Response:
+    """A link to a note by name (`[[note#heading]]`): its page or card, else a search."""
+    url = catalog.note_url(session, title, h)
+    return RedirectResponse(url or f"/search?{_q(title)}", status_code=303)
 
 
 @router.get("/topics/{slug}")

@@ -1,0 +1,46 @@
+"""Interface strings (zh, en) of folders of notes on the home page and of the import report."""
+
+NOTES_STRINGS: dict[str, tuple[str, str]] = {
+    "folder.decks": ("个题库", "decks"),
+    "folder.study": ("学习此文件夹", "Study this folder"),
+    "folder.practice": ("练习此文件夹", "Practise this folder"),
+    "folder.interview": ("模拟面试此文件夹", "Mock interview on this folder"),
+    "scope.folder": ("文件夹", "Folder"),
+    "scope.any_folder": ("全部文件夹", "Every folder"),
+    "import.title": ("导入报告", "Import report"),
+    "import.link": ("最近一次导入的报告", "Report of the last import"),
+    "import.none": (
+        "还没有导入记录：运行 qbank import 或启动 qbank serve 后再来看。",
+        "No import recorded yet: run qbank import or start qbank serve, then look again.",
+    ),
+    "import.when": ("导入时间", "Imported at"),
+    "import.source": ("来源", "Started by"),
+    "import.source_cli": ("命令行 qbank import", "the command qbank import"),
+    "import.source_serve": ("qbank serve 启动时", "qbank serve at start-up"),
+    "import.source_watch": ("--watch 发现文件改动", "--watch, after a file changed"),
+    "import.source_admin": ("管理页的“重新导入”", "Re-import on the admin page"),
+    "import.figures": ("数字", "Figures"),
+    "import.decks": ("题库", "Decks"),
+    "import.topics": ("阅读页", "Reading pages"),
+    "import.added": ("新增卡片", "Cards added"),
+    "import.updated": ("更新卡片", "Cards updated"),
+    "import.unchanged": ("未变卡片", "Cards unchanged"),
+    "import.retired": ("下线卡片", "Cards retired"),
+    "import.files_read": ("读取的文件", "Files read"),
+    "import.formulas": ("渲染的公式", "Formulas rendered"),
+    "import.warnings": ("警告", "Warnings"),
+    "import.no_warnings": ("没有警告。", "No warnings."),
+    "import.warnings_note": (
+        "每条警告都没有阻止导入：卡片以能做到的最好形式导入。按文件分组，行号指向笔记里的位置。",
+        "No warning stopped the import: each card came in as well as it could. Grouped by "
+        "file; each line number points into the note.",
+    ),
+    "import.line": ("行", "Line"),
+    "import.message": ("说明", "What"),
+    "import.failed": (
+        "最近一次导入失败，题库未改变。问题如下：",
+        "The last import failed and the bank is unchanged. The problems:",
+    ),
+    "import.running": ("正在导入……", "Importing…"),
+    "import.reimport": ("重新导入内容", "Re-import content"),
+}
