@@ -93,11 +93,16 @@ def import_command(directory: Path | None, strict: bool, dry_run: bool) -> None:
     """Import a folder of notes into the question bank (incremental; history kept)."""
     from app.bank import open_engine
     from app.content.sync import import_content
+    from app.imports import recorded_import
 
     settings = _settings()
+    root, engine = directory or settings.content_dir, open_engine(settings)
     try:
-        report = import_content(
-            directory or settings.content_dir, open_engine(settings), strict=strict, dry_run=dry_run
+        # A dry run keeps nothing, so it is no import to report.
+        report = (
+            import_content(root, engine, strict=strict, dry_run=True)
+            if dry_run
+            else recorded_import(engine, root, source="cli", strict=strict)
         )
     except ContentErrors as exc:
         _print_problems(exc.errors, "error")

@@ -37,6 +37,7 @@ from app.web.routes import (
     api,
     custom,
     data,
+    imports,
     interview,
     interview_api,
     jobs,
@@ -124,7 +125,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(interview_api.router, dependencies=members, responses=overload.RESPONSES)
     app.include_router(marks.api, dependencies=members, responses=overload.RESPONSES)
     app.include_router(custom.api, dependencies=members, responses=overload.RESPONSES)
-    pages_modules = (pages, settings_routes, study, practice, interview, mock, admin, media)
+    pages_modules = (
+        pages,
+        settings_routes,
+        study,
+        practice,
+        interview,
+        mock,
+        admin,
+        imports,
+        media,
+    )
     for module in (*pages_modules, recordings, marks, custom):
         app.include_router(module.router, dependencies=members)
     app.include_router(data.router, dependencies=members)

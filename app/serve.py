@@ -21,7 +21,7 @@ from sqlmodel import Session
 from app.bank import open_database, open_engine
 from app.config import LOOPBACK, Settings
 from app.content.errors import ContentError, ContentErrors
-from app.content.sync import import_content
+from app.imports import recorded_import
 from app.learners import get_learner
 from app.logs import log_config
 from app.main import serving_app
@@ -41,7 +41,7 @@ def ensure_imported(settings: Settings) -> bool:
     the last run; an unchanged folder costs a scan and a hash per file.
     """
     engine = open_engine(settings)
-    report = import_content(settings.content_dir, engine)
+    report = recorded_import(engine, settings.content_dir, source="serve")
     _log_warnings(report.warnings)
     changed = report.files_read > 0 or report.retired > 0
     if changed:
@@ -64,7 +64,7 @@ def watch_content(settings: Settings, stop: threading.Event) -> None:
     engine = open_engine(settings)
     for _changes in watch(settings.content_dir, stop_event=stop, debounce=300):
         try:
-            report = import_content(Path(settings.content_dir), engine)
+            report = recorded_import(engine, Path(settings.content_dir), source="watch")
         except ContentErrors as exc:
             for error in exc.errors:
                 log.error("%s", error)
