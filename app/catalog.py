@@ -290,7 +290,8 @@ def note_url(session: Session, name: str, heading: str = "") -> str | None:
 def _text_fragment(heading: str) -> str:
     """A URL fragment that scrolls a browser to the heading's text (headings carry no ids)."""
     heading = heading.strip()
-    return "#:~:text=" + quote(heading, safe="") if heading else ""
+    # `-`, `&` and `,` are the directive's own syntax, so they are escaped with the rest.
+    return "#:~:text=" + quote(heading, safe="").replace("-", "%2D") if heading else ""
 
 
 def find_topic(session: Session, title: str) -> str | None:
