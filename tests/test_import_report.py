@@ -1,0 +1,127 @@
+"""Every import keeps its report; the import report page shows the latest, file by file."""
+
+import shutil
+import threading
+import time
+from pathlib import Path
+
+import httpx2 as httpx
+import pytest
+from click.testing import CliRunner
+from sqlmodel import Session, col, select
+
+from app.bank import open_engine
+from app.cli import main
+from app.imports import KIND, by_file, latest_report
+from app.jobs import DONE, FAILED
+from app.models import Card, Job
+from app.serve import ensure_imported, watch_content
+
+PROBLEMS = Path(__file__).parent / "fixtures" / "notes" / "problems"
+
+
+@pytest.fixture
+def problems_dir(settings) -> Path:
+    shutil.copytree(PROBLEMS, settings.content_dir)
+    return settings.content_dir
+
+
+def _imports(settings) -> list[Job]:
+    with Session(open_engine(settings)) as session:
+        return list(session.exec(select(Job).where(Job.kind == KIND).order_by(col(Job.id))))
+
+
+def test_the_cli_and_serve_record_their_imports_with_each_warning(settings, problems_dir):
+    assert ensure_imported(settings)
+    result = CliRunner().invoke(main, ["import"])
+    assert result.exit_code == 0, result.output
+    # A dry run keeps nothing and is no import.
+    assert CliRunner().invoke(main, ["import", "--dry-run"]).exit_code == 0
+    jobs = _imports(settings)
+    assert [(j.status, j.result["source"]) for j in jobs] == [(DONE, "serve"), (DONE, "cli")]
+    with Session(open_engine(settings)) as session:
+        cards = len(session.exec(select(Card.id)).all())
+    first = jobs[0].result
+    assert cards > 0 and first["added"] == cards and first["decks"] >= 5
+    assert jobs[1].result["unchanged"] == cards and jobs[1].active_key is None
+    warnings = first["warnings"]
+    assert warnings, "the problems folder gives warnings"
+    for warning in warnings:
+        assert set(warning) == {"path", "line", "message"}
+        assert (problems_dir / warning["path"]).is_file()
+        assert warning["line"] >= 1
+    with Session(open_engine(settings)) as session:
+        view = latest_report(session)
+    assert view.job is not None and view.job.id == jobs[1].id
+
+
+def test_a_strict_import_that_fails_is_recorded_with_its_errors(settings, problems_dir):
+    result = CliRunner().invoke(main, ["import", "--strict"])
+    assert result.exit_code != 0
+    (job,) = _imports(settings)
+    assert job.status == FAILED and job.result["source"] == "cli"
+    errors = job.result["errors"]
+    assert errors and all(set(e) == {"path", "line", "message"} for e in errors)
+    assert {e["path"] for e in errors} <= {p.name for p in problems_dir.iterdir()}
+
+
+def test_problems_group_by_file_in_line_order_as_fields_or_as_older_text():
+    grouped = by_file(
+        [
+            {"path": "b.md", "line": 9, "message": "late"},
+            "a.md:3: kept as text",
+            {"path": "b.md", "line": 2, "message": "early"},
+            "no place at all",
+        ]
+    )
+    assert [(f.path, [p["line"] for p in f.problems]) for f in grouped] == [
+        ("", [0]),
+        ("a.md", [3]),
+        ("b.md", [2, 9]),
+    ]
+    assert grouped[1].problems[0]["message"] == "kept as text"
+
+
+def test_the_report_page_over_real_http_in_both_languages(
+    settings, problems_dir, live_server, database_url
+):
+    server = live_server(settings.database_url, problems_dir)
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        english = client.get("/import", headers={"Accept-Language": "en"})
+        assert english.status_code == 200
+        page = english.text
+        assert "Import report" in page and "qbank serve at start-up" in page
+        with Session(open_engine(settings)) as session:
+            cards = len(session.exec(select(Card.id)).all())
+        assert f'data-figure="added">{cards}<' in page
+        # Each file with warnings once, its lines in a table.
+        assert page.count("<code>bad-formula.md</code>") == 1
+        assert page.count("<code>images.md</code>") == 1
+        assert '<td class="line">' in page
+        chinese = client.get("/import", headers={"Accept-Language": "zh"}).text
+        assert "导入报告" in chinese and "qbank serve 启动时" in chinese
+        settings_page = client.get("/settings", headers={"Accept-Language": "en"}).text
+        assert 'href="/import"' in settings_page
+
+
+def test_a_watched_edit_records_its_import_with_the_warning_it_gave(settings, write_content):
+    deck = "# Watched\n\n## What is watched?\n\nThis.\n"
+    root = write_content({"watched.md": deck})
+    settings = settings.model_copy(update={"content_dir": root})
+    assert ensure_imported(settings)
+    stop = threading.Event()
+    watcher = threading.Thread(target=watch_content, args=(settings, stop), daemon=True)
+    watcher.start()
+    try:
+        time.sleep(0.5)  # let the watcher start before the edit it must see
+        write_content({"watched.md": deck + "\n## Is this broken?\n\n$\\frac{$\n"})
+        deadline = time.monotonic() + 15
+        while len(_imports(settings)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+    finally:
+        stop.set()
+        watcher.join(timeout=10)
+    jobs = _imports(settings)
+    assert [j.result["source"] for j in jobs][:2] == ["serve", "watch"]
+    assert jobs[1].result["added"] == 1
+    assert [(w["path"], w["line"]) for w in jobs[1].result["warnings"]] == [("watched.md", 9)]
