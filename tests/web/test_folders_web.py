@@ -1,0 +1,79 @@
+"""Folders of notes on the home page, as study, practice and mock interview scopes, and links."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+DECKS = {
+    "后端/网络/tcp.md": "# TCP\n\n## What is a TCP handshake?\n\nSYN, SYN-ACK, ACK.\n",
+    "后端/网络/深入/quic.md": "# QUIC\n\n## Why QUIC over UDP?\n\nNo head-of-line blocking.\n",
+    "后端/db.md": "# 数据库\n\n## 什么是索引？\n\n一种查找结构。\n\n## 1. 为什么 B+ 树适合磁盘？\n\n扇出大。\n",
+    "a_b/x.md": "# Underscore\n\n## Underscore folder?\n\nYes.\n",
+    "axb/y.md": "# Lookalike\n\n## Looks like a_b?\n\nNo.\n",
+    "index.md": "# Index\n\nSee [[tcp]] and [[db#为什么 B+ 树适合磁盘？]].\n",
+}
+
+
+@pytest.fixture
+def bank_dir(write_content) -> Path:
+    return write_content(DECKS)
+
+
+def get(client, url: str) -> str:
+    response = client.get(url)
+    assert response.status_code == 200, response.text
+    return response.text
+
+
+def test_home_groups_decks_by_folder_nested_with_counts_and_scope_links(client):
+    page = get(client, "/")
+    folders = re.findall(r'<details class="folder" data-folder="([^"]+)"( open)?>', page)
+    assert folders == [("a_b", " open"), ("axb", " open"), ("后端", " open")] + [
+        ("后端/网络", ""),
+        ("后端/网络/深入", ""),
+    ]
+    backend = page[page.index('data-folder="后端"') :]
+    assert "3 decks · 4 cards" in backend
+    assert 'href="/study?folder=%E5%90%8E%E7%AB%AF"' in backend
+    assert 'href="/practice?folder=%E5%90%8E%E7%AB%AF"' in backend
+    assert 'href="/interview/mock?folder=%E5%90%8E%E7%AB%AF"' in backend
+    chinese = get(client.__class__(client.app, headers={"Accept-Language": "zh"}), "/")
+    assert "学习此文件夹" in chinese and "3 个题库" in chinese
+
+
+def test_study_a_folder_shows_only_its_cards(client, find):
+    page = get(client, "/study?folder=后端/网络")
+    assert '<p class="muted scope">Scope: 后端/网络/ ·' in page
+    assert "TCP handshake" in find(page, "card").text
+    underscore = get(client, "/study?folder=a_b")
+    assert "Underscore folder?" in find(underscore, "card").text
+    # The scope carries on to the next card and the API the page's script calls.
+    assert "folder=a_b" in underscore
+
+
+def test_practice_and_mock_interview_take_a_folder(client):
+    form = get(client, "/practice?folder=后端/网络")
+    assert '<option value="后端/网络" selected>后端/网络/ (2)</option>' in form
+    response = client.post("/practice", data={"folder": "后端/网络", "order": "content"})
+    assert response.status_code == 303
+    run = get(client, response.headers["location"])
+    assert "1</b> / 2 · 后端/网络/" in run
+    mock = get(client, "/interview/mock?folder=a_b")
+    assert '<option value="a_b" selected>a_b/ (1)</option>' in mock
+    started = client.post("/interview/mock", data={"folder": "a_b", "count": "5"})
+    assert started.status_code == 303
+    assert "Underscore folder?" in get(client, started.headers["location"])
+    # A folder with no cards starts nothing, as an empty deck or tag does.
+    assert client.post("/practice", data={"folder": "nowhere"}).status_code == 404
+
+
+def test_links_by_note_name_lead_to_pages_decks_and_cards(client, bank):
+    assert client.get("/topics/go/index").headers["location"].startswith("/topics/")
+    deck = client.get("/topics/go/tcp").headers["location"]
+    assert deck.startswith("/decks/")
+    card = client.get("/topics/go/db", params={"h": "为什么 B+ 树适合磁盘？"})
+    assert card.headers["location"].startswith("/cards/")
+    assert "扇出大" in get(client, card.headers["location"])
+    unknown = client.get("/topics/go/nothing-here")
+    assert unknown.headers["location"] == "/search?q=nothing-here"
