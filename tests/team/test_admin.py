@@ -286,3 +286,14 @@ def test_the_team_page_lists_the_cards_most_members_keep_failing(browser, clock,
 def line_of(db, card_id: str) -> int:
     with Session(db.engine) as session:
         return session.exec(select(Card.source_line).where(Card.id == card_id)).one()
+
+
+def test_the_import_report_page_is_for_administrators(browser, write_content, db):
+    admin, member = browser("admin"), browser("member")
+    write_content({"decks/b-notes.md": NOTES_DECK + CARD})
+    assert member.get("/import").status_code == 403
+    _imported(admin)
+    page = admin.get("/import")
+    assert page.status_code == 200
+    assert 'id="import-figures"' in page.text and 'data-figure="added">1<' in page.text
+    assert 'href="/import"' in admin.get("/admin/import").text
