@@ -9,7 +9,8 @@ DECKS = {
     "后端/网络/tcp.md": "# TCP\n\n## What is a TCP handshake?\n\nSYN, SYN-ACK, ACK.\n",
     "后端/网络/深入/quic.md": "# QUIC\n\n## Why QUIC over UDP?\n\nNo head-of-line blocking.\n",
     "后端/db.md": (
-        "# 数据库\n\n## 什么是索引？\n\n一种查找结构。\n\n## 1. 为什么 B+ 树适合磁盘？\n\n扇出大。\n"
+        "# 数据库\n\n## 什么是索引？\n\n一种查找结构。\n\n"
+        "## 1. 为什么 B+ 树适合磁盘？\n\n扇出大。\n"
     ),
     "a_b/x.md": "# Underscore\n\n## Underscore folder?\n\nYes.\n",
     "axb/y.md": "# Lookalike\n\n## Looks like a_b?\n\nNo.\n",
