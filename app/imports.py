@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy.engine import Engine
-from sqlmodel import Session
+from sqlmodel import Session, col, select
 
 from app.content.errors import ContentError, ContentErrors
 from app.content.sync import ImportReport, import_content
@@ -66,10 +66,7 @@ def recorded_import(
 ) -> ImportReport:
     """Import `content_dir` here and now, keeping its report (or its errors) as an import job.
 
-    An import that finds nothing changed is kept only when none is on record: it reads no
-    note, so its report would hide the warnings of the import that last read them (and
-    `qbank serve` imports at every start). Raises ContentErrors, as import_content does,
-    once the failure is recorded.
+    Raises ContentErrors, as import_content does, once the failure is recorded.
     """
     started = datetime.now(UTC)
     try:
@@ -78,14 +75,8 @@ def recorded_import(
         failed = _failure(exc.errors, source)
         _record(engine, started, FAILED, str(failed), failed.result)
         raise
-    if report.files_read or report.retired or not _on_record(engine):
-        _record(engine, started, DONE, *_outcome(report, source))
+    _record(engine, started, DONE, *_outcome(report, source))
     return report
-
-
-def _on_record(engine: Engine) -> bool:
-    with Session(engine) as session:
-        return import_job(session, job_id=None) is not None
 
 
 def _record(
@@ -149,8 +140,27 @@ class ImportView:
         return sum(len(f.problems) for f in self.files)
 
 
+# How many recent imports the report page looks through for one that read notes.
+RECENT = 50
+
+
+def _read_notes(job: Job) -> bool:
+    result = job.result or {}
+    return job.status != DONE or bool(result.get("files_read") or result.get("retired"))
+
+
 def latest_report(session: Session) -> ImportView:
-    """The latest import, whoever started it, with its warnings (or errors) grouped by file."""
-    job = import_job(session, job_id=None)
+    """The latest import that read notes (or failed, or runs), its problems grouped by file.
+
+    An import that found every note unchanged reads none, so it has not their warnings;
+    `qbank serve` runs one at every start. It is shown only when no other import is recent.
+    """
+    recent = session.exec(
+        select(Job)
+        .where(Job.kind == KIND, col(Job.learner_id).is_(None))
+        .order_by(col(Job.id).desc())
+        .limit(RECENT)
+    ).all()
+    job = next((j for j in recent if _read_notes(j)), recent[0] if recent else None)
     result = (job.result if job else None) or {}
     return ImportView(job, result, by_file(result.get("warnings") or result.get("errors") or []))

@@ -50,9 +50,17 @@ def test_the_cli_and_serve_record_their_imports_with_each_warning(settings, prob
         assert set(warning) == {"path", "line", "message"}
         assert (problems_dir / warning["path"]).is_file()
         assert warning["line"] >= 1
+    # The page shows the import that read the notes, not the later one that found them unchanged.
     with Session(open_engine(settings)) as session:
         view = latest_report(session)
-    assert view.job is not None and view.job.id == jobs[1].id
+    assert view.job is not None and view.job.id == jobs[0].id
+    assert view.problem_count == len(warnings)
+    (problems_dir / "dup-b.md").unlink()
+    assert CliRunner().invoke(main, ["import"]).exit_code == 0
+    with Session(open_engine(settings)) as session:
+        view = latest_report(session)
+    assert view.job is not None and view.result["retired"] == 1
+    assert "dup-b.md" not in {f.path for f in view.files}
 
 
 def test_a_strict_import_that_fails_is_recorded_with_its_errors(settings, problems_dir):
