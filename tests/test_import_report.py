@@ -1,8 +1,6 @@
 """Every import keeps its report; the import report page shows the latest, file by file."""
 
 import shutil
-import threading
-import time
 from pathlib import Path
 
 import httpx2 as httpx
@@ -15,7 +13,7 @@ from app.cli import main
 from app.imports import KIND, by_file, latest_report
 from app.jobs import DONE, FAILED
 from app.models import Card, Job
-from app.serve import ensure_imported, watch_content
+from app.serve import ensure_imported
 
 PROBLEMS = Path(__file__).parent / "fixtures" / "notes" / "problems"
 
@@ -110,26 +108,3 @@ def test_the_report_page_over_real_http_in_both_languages(
         assert "导入报告" in chinese and "qbank serve 启动时" in chinese
         settings_page = client.get("/settings", headers={"Accept-Language": "en"}).text
         assert 'href="/import"' in settings_page
-
-
-def test_a_watched_edit_records_its_import_with_the_warning_it_gave(settings, write_content):
-    deck = "# Watched\n\n## What is watched?\n\nThis.\n"
-    root = write_content({"watched.md": deck})
-    settings = settings.model_copy(update={"content_dir": root})
-    assert ensure_imported(settings)
-    stop = threading.Event()
-    watcher = threading.Thread(target=watch_content, args=(settings, stop), daemon=True)
-    watcher.start()
-    try:
-        time.sleep(0.5)  # let the watcher start before the edit it must see
-        write_content({"watched.md": deck + "\n## Is this broken?\n\n$\\frac{$\n"})
-        deadline = time.monotonic() + 15
-        while len(_imports(settings)) < 2 and time.monotonic() < deadline:
-            time.sleep(0.1)
-    finally:
-        stop.set()
-        watcher.join(timeout=10)
-    jobs = _imports(settings)
-    assert [j.result["source"] for j in jobs][:2] == ["serve", "watch"]
-    assert jobs[1].result["added"] == 1
-    assert [(w["path"], w["line"]) for w in jobs[1].result["warnings"]] == [("watched.md", 9)]
