@@ -2,6 +2,7 @@
 
 from datetime import UTC, datetime
 
+import pytest
 from sqlmodel import Session, col, select
 
 from app.catalog import DeckSummary, Progress, deck_summaries, folder_tree
@@ -9,6 +10,9 @@ from app.content.sync import import_content
 from app.models import Card, Deck
 from app.study import Filters, counts, get_learner
 from app.study.selection import scope_card_ids
+
+# Folder prefixes, names and the job rows are compared in SQL: both databases.
+pytestmark = pytest.mark.storage
 
 NOW = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)
 

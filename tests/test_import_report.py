@@ -15,6 +15,9 @@ from app.jobs import DONE, FAILED
 from app.models import Card, Job
 from app.serve import ensure_imported
 
+# Folder prefixes, names and the job rows are compared in SQL: both databases.
+pytestmark = pytest.mark.storage
+
 PROBLEMS = Path(__file__).parent / "fixtures" / "notes" / "problems"
 
 

@@ -11,6 +11,9 @@ from app.catalog import note_url
 from app.content.sync import import_content
 from app.models import Card, Deck
 
+# Folder prefixes, names and the job rows are compared in SQL: both databases.
+pytestmark = pytest.mark.storage
+
 NESTED = Path(__file__).parent / "fixtures" / "notes" / "nested"
 
 

@@ -5,6 +5,9 @@ from pathlib import Path
 
 import pytest
 
+# The folder scope is a prefix compared in SQL: both databases.
+pytestmark = pytest.mark.storage
+
 DECKS = {
     "后端/网络/tcp.md": "# TCP\n\n## What is a TCP handshake?\n\nSYN, SYN-ACK, ACK.\n",
     "后端/网络/深入/quic.md": "# QUIC\n\n## Why QUIC over UDP?\n\nNo head-of-line blocking.\n",
