@@ -343,10 +343,10 @@ def check(role: str, method: str, path: str, response: httpx2.Response) -> str |
     public = (method, path) in PUBLIC
     if role == "anonymous" and not public:
         if path.startswith("/api/"):
-            if status != 401 or "detail" not in response.json():
-                return f"expected 401 JSON, got {status}"
+            ok = status == 401 and "detail" in response.json()
+            return None if ok else f"expected 401 JSON, got {status}"
         expected = login_url(method, response.request.url)
-        if not path.startswith("/api/") and (status != 303 or location != expected):
+        if status != 303 or location != expected:
             return f"expected 303 to {expected}, got {status} {location}"
         return None
     if role == "member" and path.startswith("/admin/"):
