@@ -159,61 +159,61 @@ def restore_interviews(
             )
         ).all()
     )
-    for item in mocks:
-        key = (utc(item.started_at), tuple(item.card_ids))
+    for mock_in in mocks:
+        key = (utc(mock_in.started_at), tuple(mock_in.card_ids))
         if key in existing:
-            mapping[item.id] = existing[key]  # type: ignore[index]
+            mapping[mock_in.id] = existing[key]  # type: ignore[index]
             continue
-        finished_at = utc(item.finished_at)
+        finished_at = utc(mock_in.finished_at)
         if finished_at is None:
             if open_runs >= MAX_UNFINISHED:
                 finished_at = max(
-                    [utc(a.answered_at) for a in item.answers] or [utc(item.started_at)]
+                    [utc(a.answered_at) for a in mock_in.answers] or [utc(mock_in.started_at)]
                 )  # type: ignore[type-var]
             else:
                 open_runs += 1
         run = MockSession(
             learner_id=learner.id,  # type: ignore[arg-type]
-            card_ids=item.card_ids,
-            position=item.position,
-            seconds_per_question=item.seconds_per_question,
-            followup_seconds=item.followup_seconds,
-            order=item.order,
-            label=item.label,
-            started_at=utc(item.started_at),  # type: ignore[arg-type]
+            card_ids=mock_in.card_ids,
+            position=mock_in.position,
+            seconds_per_question=mock_in.seconds_per_question,
+            followup_seconds=mock_in.followup_seconds,
+            order=mock_in.order,
+            label=mock_in.label,
+            started_at=utc(mock_in.started_at),  # type: ignore[arg-type]
             finished_at=finished_at,
         )
         session.add(run)
         session.flush()
-        existing[key] = mapping[item.id] = run.id  # type: ignore[index,assignment]
+        existing[key] = mapping[mock_in.id] = run.id  # type: ignore[index,assignment]
         added += 1
-        for answer in item.answers:
+        for answer in mock_in.answers:
             values = answer.model_dump()
             values["answered_at"] = utc(answer.answered_at)
             session.add(MockAnswer(mock_id=run.id, **values))  # type: ignore[arg-type]
             added += 1
     kept = {
-        (r.mock_id, r.card_id)
+        (r[0], r[1])
         for r in session.exec(
             select(Recording.mock_id, Recording.card_id).where(Recording.learner_id == learner.id)
         )
     }
     new: list[Recording] = []
-    for item in recordings:
-        mock_id = mapping[item.mock_id]
-        if (mock_id, item.card_id) in kept:
+    for recording_in in recordings:
+        mock_id = mapping[recording_in.mock_id]
+        if (mock_id, recording_in.card_id) in kept:
             continue
-        kept.add((mock_id, item.card_id))
-        data = base64.b64decode(item.data)
+        kept.add((mock_id, recording_in.card_id))
+        data = base64.b64decode(recording_in.data)
         new.append(
             Recording(
                 learner_id=learner.id,  # type: ignore[arg-type]
                 mock_id=mock_id,
-                card_id=item.card_id,
-                mime=check_audio(item.type, data),
+                card_id=recording_in.card_id,
+                mime=check_audio(recording_in.type, data),
                 size=len(data),
                 data=data,
-                created_at=utc(item.created_at),  # type: ignore[arg-type]
+                created_at=utc(recording_in.created_at),  # type: ignore[arg-type]
             )
         )
     if quota is not None and new:

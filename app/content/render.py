@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import quote, unquote
 
 import pykatex
@@ -16,7 +16,7 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_inline import StateInline
 from markdown_it.rules_inline.backticks import backtick
 from markdown_it.token import Token
-from markdown_it.utils import OptionsDict
+from markdown_it.utils import OptionsDict, OptionsType
 from mdit_py_plugins.amsmath import amsmath_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.texmath import texmath_plugin
@@ -235,7 +235,9 @@ class Renderer:
         tokens = self.md.parseInline(text, env) if inline else self.md.parse(text, env)
         plain: list[str] = []
         self._walk(tokens, line, path, errors, plain)
-        options = OptionsDict({**self.md.options, "breaks": True}) if breaks else self.md.options
+        options = self.md.options
+        if breaks:
+            options = OptionsDict(cast("OptionsType", {**options, "breaks": True}))
         body = self.md.renderer.render(tokens, options, env)
         return Rendered(body, " ".join(plain), env.get("wikilinks", []))
 

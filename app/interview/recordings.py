@@ -182,10 +182,14 @@ def delete_recording(session: Session, *, learner: Learner, recording_id: int) -
 def recordings(session: Session, *, learner: Learner) -> list[tuple[int, int, str, str, int]]:
     """(id, mock id, card id, type, size) of the learner's recordings, the latest first."""
     return [
-        tuple(row)  # type: ignore[misc]
+        (row[0], row[1], row[2], row[3], row[4])
         for row in session.exec(
             select(
-                Recording.id, Recording.mock_id, Recording.card_id, Recording.mime, Recording.size
+                col(Recording.id),
+                col(Recording.mock_id),
+                col(Recording.card_id),
+                col(Recording.mime),
+                col(Recording.size),
             )
             .where(Recording.learner_id == learner.id)
             .order_by(col(Recording.id).desc())
@@ -208,7 +212,11 @@ def oldest_first(session: Session, *, learner: Learner) -> list[Kept]:
     """The learner's recordings, the oldest first: the ones to delete to make room."""
     rows = session.exec(
         select(
-            Recording.id, Recording.mock_id, Recording.card_id, Recording.size, Recording.created_at
+            col(Recording.id),
+            col(Recording.mock_id),
+            col(Recording.card_id),
+            col(Recording.size),
+            col(Recording.created_at),
         )
         .where(Recording.learner_id == learner.id)
         .order_by(col(Recording.created_at), col(Recording.id))

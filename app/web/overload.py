@@ -8,6 +8,7 @@ the database refused) is a fault of the request or of the app, answered as any o
 so that it never looks like an outage to a client that retries or to whoever is paged.
 """
 
+import inspect
 import logging
 
 from fastapi import FastAPI, Request
@@ -93,7 +94,7 @@ def database_problem(exc: OperationalError | InternalError) -> str | None:
 
 def reason(request: Request, key: str) -> str:
     """The reason `key` in the language of the request."""
-    return translator(language(request))(key)
+    return str(translator(language(request))(key))
 
 
 def unavailable(request: Request, key: str, retry_after: int) -> Response:
@@ -126,8 +127,8 @@ def add_handlers(app: FastAPI) -> None:
             otherwise = app.exception_handlers.get(Exception)
             if otherwise is None:
                 raise exc
-            answer: Response = await otherwise(request, exc)
-            return answer
+            answer = otherwise(request, exc)
+            return await answer if inspect.isawaitable(answer) else answer
         said = translator("en")(key)
         log.error("%s %s: %s (%s)", request.method, request.url.path, said, exc.orig)
         retry = RETRY_BUSY_SECONDS if key == BUSY else RETRY_DATABASE_SECONDS

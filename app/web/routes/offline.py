@@ -12,8 +12,10 @@ router = APIRouter(include_in_schema=False)
 
 # What every page needs, under today's versioned URLs: styles, scripts, KaTeX's fonts (the
 # woff2 that every current browser takes), the icons and the manifest.
-SHELL_PATTERNS = ("*.css", "*.js", "*.svg", "manifest.json", "icons/*.png", "katex/*.css")
-SHELL_PATTERNS += ("katex/fonts/*.woff2",)
+SHELL_PATTERNS: tuple[str, ...] = (
+    *("*.css", "*.js", "*.svg", "manifest.json", "icons/*.png", "katex/*.css"),
+    "katex/fonts/*.woff2",
+)
 
 
 @cache

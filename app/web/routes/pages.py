@@ -100,11 +100,12 @@ def search(
     try:
         result = run_search(session, q, kind=kind or None, deck=deck or None)
     except BadQuery as exc:
-        context = {"q": printable(q), "kind": kind, "deck": printable(deck)}
+        context: dict[str, object] = {"q": printable(q), "kind": kind, "deck": printable(deck)}
         context |= {"error": say(exc, language(request)), "decks": deck_choices(session)}
         return render(request, "search.html", context, status_code=exc.status)
-    context = {"q": q, "kind": kind, "deck": deck, "result": result, "hits": result.hits}
-    return render(request, "search.html", {**context, "decks": deck_choices(session)})
+    found: dict[str, object] = {"q": q, "kind": kind, "deck": deck, "result": result}
+    context = {**found, "hits": result.hits, "decks": deck_choices(session)}
+    return render(request, "search.html", context)
 
 
 @public.get("/lang/{code}")
