@@ -31,6 +31,9 @@ from app.practice import start_practice
 from app.study import Filters, record_review
 
 # Reachable without an account. Everything else needs one; /admin/* needs an administrator.
+# Outside /admin/, pages only an administrator may open in team mode.
+ADMINS_ONLY = {("GET", "/import")}  # the import report names files of the whole bank
+
 PUBLIC = {
     ("GET", "/login"),
     ("POST", "/login"),
@@ -349,7 +352,7 @@ def check(role: str, method: str, path: str, response: httpx2.Response) -> str |
         if status != 303 or location != expected:
             return f"expected 303 to {expected}, got {status} {location}"
         return None
-    if role == "member" and path.startswith("/admin/"):
+    if role == "member" and (path.startswith("/admin/") or (method, path) in ADMINS_ONLY):
         return None if status == 403 else f"expected 403, got {status}"
     if status in CONTENT_REFUSALS.get((method, path), ()):
         return None
