@@ -50,6 +50,7 @@ export const outbox = new Queue({
   store: localStore(localStorage, "qbank.outbox." + learner + ".", window),
   prepare: (entry) => sync.prepare(entry),
   send: (request) => deliver(request),
+  online: () => navigator.onLine,
 });
 
 // Keep `data` ({type, …}, see static/study-sync.js) with a fresh key; its entry id.

@@ -33,8 +33,11 @@ export class Queue {
   // "done" (answered), "rejected" (refused for good) or one of WAITING (try again later).
   // `prepare(entry)` turns a stored entry into the request to send, or null when there is
   // nothing left to send for it; it never changes the entry.
-  constructor({ store, send, prepare = (entry) => entry.data, retentionMs = 7 * DAY_MS, clock = () => Date.now(), random = Math.random, timers = globalThis }) {
+  constructor({ store, send, prepare = (entry) => entry.data, retentionMs = 7 * DAY_MS, clock = () => Date.now(), random = Math.random, timers = globalThis, online = () => true }) {
     this.store = store;
+    // While the device says it is offline nothing is attempted: an entry stays takeable, and
+    // the page replays when the `online` event comes.
+    this.online = online;
     this.sendRequest = send;
     this.prepare = prepare;
     this.retentionMs = retentionMs;
@@ -145,6 +148,10 @@ export class Queue {
           this.drop(entry.id);
           this.emit({ type: "expired", entry });
           continue;
+        }
+        if (!this.online()) {
+          this.setState({ status: "offline" });
+          return;
         }
         const request = this.prepare(entry);
         if (request === null) {

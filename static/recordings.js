@@ -18,6 +18,7 @@ function emit(kind, record, detail) {
 }
 
 const uploads = new Queue({
+  online: () => navigator.onLine,
   store: idbStore(indexedDB, { name: "qbank", store: "recordings", mine: (entry) => entry.data.learner === learner }),
   prepare: (entry) => ({
     url: "/api/mocks/" + encodeURIComponent(entry.data.mock) + "/recordings?card_id=" + encodeURIComponent(entry.data.card),
