@@ -265,7 +265,7 @@ def test_openapi_documents_the_study_filters_and_the_review_body(client):
     spec = client.get("/openapi.json").json()
     paths = spec["paths"]
     parameters = {p["name"]: p for p in paths["/api/study/next"]["get"]["parameters"]}
-    assert set(parameters) == {"deck", "section", "tag", "ahead", "exclude"}
+    assert set(parameters) == {"deck", "folder", "section", "tag", "ahead", "exclude"}
     section = parameters["section"]["schema"]
     assert 500 in [option.get("maxLength") for option in section.get("anyOf", [section])]
     body = paths["/api/reviews"]["post"]["requestBody"]
