@@ -83,7 +83,7 @@ def test_the_first_visit_offers_the_browsers_zone_until_one_is_chosen(client, ba
     home = client.get("/").text
     offer = find(home, "zone-offer")
     assert offer is not None and offer.attrs["data-current"] == "UTC"
-    assert re.search(r'<script src="/static/v/\w+/zone\.js" defer></script>', home)
+    assert re.search(r'<script type="module" src="/static/v/\w+/zone\.js"></script>', home)
     chosen = client.post(
         "/settings/timezone", data={"timezone": "Asia/Shanghai"}, headers={"Referer": "/"}
     )
