@@ -64,23 +64,22 @@ def _rename(card: ParsedCard, path: str) -> None:
 
 def repair_deck_slugs(decks: list[ParsedDeck], taken: dict[str, str]) -> list[ContentError]:
     """Give every deck a slug no other deck holds (`taken`: slug -> path)."""
-    problems: list[ContentError] = []
-    for deck in decks:
-        if deck.slug in taken and taken[deck.slug] != deck.path:
-            message = f"deck slug '{deck.slug}' is also used by {taken[deck.slug]}"
-            problems.append(ContentError(deck.path, 1, message))
-            deck.slug = _by_file(deck.slug, deck.path)
-        taken[deck.slug] = deck.path
-    return problems
+    return _repair_slugs(decks, taken, "deck")
 
 
 def repair_topic_slugs(topics: list[ParsedTopic], taken: dict[str, str]) -> list[ContentError]:
     """Give every reading page a slug no other holds (`taken`: slug -> path)."""
+    return _repair_slugs(topics, taken, "topic")
+
+
+def _repair_slugs(
+    notes: list[ParsedDeck] | list[ParsedTopic], taken: dict[str, str], kind: str
+) -> list[ContentError]:
     problems: list[ContentError] = []
-    for topic in topics:
-        if topic.slug in taken and taken[topic.slug] != topic.path:
-            message = f"topic slug '{topic.slug}' is also used by {taken[topic.slug]}"
-            problems.append(ContentError(topic.path, 1, message))
-            topic.slug = _by_file(topic.slug, topic.path)
-        taken[topic.slug] = topic.path
+    for note in notes:
+        if note.slug in taken and taken[note.slug] != note.path:
+            message = f"{kind} slug '{note.slug}' is also used by {taken[note.slug]}"
+            problems.append(ContentError(note.path, 1, message))
+            note.slug = _by_file(note.slug, note.path)
+        taken[note.slug] = note.path
     return problems
