@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from app.config import Settings
     from app.content.report import FileReport
-    from app.models import Learner
+    from app.infra.models import Learner
 
 
 def _fail(message: str) -> None:
@@ -91,9 +91,9 @@ def _print_files(files: "list[FileReport]") -> None:
 @click.option("--dry-run", is_flag=True, help="Show what would change; keep nothing.")
 def import_command(directory: Path | None, strict: bool, dry_run: bool) -> None:
     """Import a folder of notes into the question bank (incremental; history kept)."""
-    from app.bank import open_engine
+    from app.content.imports import recorded_import
     from app.content.sync import import_content
-    from app.imports import recorded_import
+    from app.infra.bank import open_engine
 
     settings = _settings()
     root, engine = directory or settings.content_dir, open_engine(settings)
@@ -185,7 +185,7 @@ def _bank() -> "Iterator[Session]":
     """A session on the configured bank; refusals and file errors end the command in one line."""
     from sqlmodel import Session
 
-    from app.bank import open_engine
+    from app.infra.bank import open_engine
     from app.study import StudyError
 
     try:
@@ -316,8 +316,8 @@ def optimize_command(learner_name: str | None, reset: bool) -> None:
     """Fit personal FSRS parameters to a learner's review log; keep them if they predict better."""
     from datetime import UTC, datetime
 
-    from app.jobs import FAILED
-    from app.optimize import reset_parameters, run_optimize
+    from app.infra.jobs import FAILED
+    from app.scheduling.optimize import reset_parameters, run_optimize
 
     with _bank() as session:
         learner = _open_learner(session, learner_name, create=False)
@@ -362,8 +362,8 @@ def db_group() -> None:
 @db_group.command("upgrade")
 def db_upgrade_command() -> None:
     """Apply every pending migration (qbank serve also does this at start)."""
-    from app.bank import open_engine
-    from app.migrate import current_revision
+    from app.infra.bank import open_engine
+    from app.infra.migrate import current_revision
 
     engine = open_engine(_settings())
     click.echo(f"database schema at revision {current_revision(engine)}")
@@ -391,13 +391,13 @@ def _user_call(action: "Callable[[Session], str]") -> None:
 @click.option("--password-stdin", is_flag=True, help="Read the password from standard input.")
 def user_add_command(name: str, admin: bool, password_stdin: bool) -> None:
     """Create an account."""
-    from app import accounts
+    from app.accounts import members
 
     password = _password(password_stdin)
     _user_call(
         lambda s: (
             f"created {'administrator' if admin else 'user'} "
-            f"{accounts.create_user(s, name=name, password=password, is_admin=admin).name}"
+            f"{members.create_user(s, name=name, password=password, is_admin=admin).name}"
         )
     )
 
@@ -405,14 +405,14 @@ def user_add_command(name: str, admin: bool, password_stdin: bool) -> None:
 @user_group.command("list")
 def user_list_command() -> None:
     """List accounts."""
-    from app import accounts
+    from app.accounts import members
 
     def listing(session: "Session") -> str:
         rows = [
             "\t".join(
                 (u.name, "admin" if u.is_admin else "member", "disabled" if u.disabled else "")
             )
-            for u in accounts.list_users(session)
+            for u in members.list_users(session)
         ]
         return "\n".join(rows) or "no users"
 
@@ -423,18 +423,18 @@ def user_list_command() -> None:
 @click.argument("name")
 def user_disable_command(name: str) -> None:
     """Disable an account and end its sessions."""
-    from app import accounts
+    from app.accounts import members
 
-    _user_call(lambda s: f"disabled {accounts.set_disabled(s, name=name, disabled=True).name}")
+    _user_call(lambda s: f"disabled {members.set_disabled(s, name=name, disabled=True).name}")
 
 
 @user_group.command("enable")
 @click.argument("name")
 def user_enable_command(name: str) -> None:
     """Re-enable a disabled account."""
-    from app import accounts
+    from app.accounts import members
 
-    _user_call(lambda s: f"enabled {accounts.set_disabled(s, name=name, disabled=False).name}")
+    _user_call(lambda s: f"enabled {members.set_disabled(s, name=name, disabled=False).name}")
 
 
 @user_group.command("reset-password")
@@ -442,11 +442,11 @@ def user_enable_command(name: str) -> None:
 @click.option("--password-stdin", is_flag=True, help="Read the password from standard input.")
 def user_reset_password_command(name: str, password_stdin: bool) -> None:
     """Set a new password and end all of the user's sessions."""
-    from app import accounts
+    from app.accounts import members
 
     def reset(session: "Session") -> str:
-        learner = accounts.get_user(session, name)
-        accounts.set_password(session, learner=learner, password=_password(password_stdin))
+        learner = members.get_user(session, name)
+        members.set_password(session, learner=learner, password=_password(password_stdin))
         return f"password of {name} reset; their sessions have ended"
 
     _user_call(reset)

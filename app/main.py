@@ -16,12 +16,12 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.responses import Response
 
-from app.bank import open_database
 from app.config import Settings, get_settings
 from app.errors import StudyError
+from app.infra.bank import open_database
+from app.infra.jobs import wait_for_all
+from app.infra.logs import REQUEST_ID
 from app.interview.pins import InterviewPins
-from app.jobs import wait_for_all
-from app.logs import REQUEST_ID
 from app.web import overload
 from app.web.admission import Admission
 from app.web.assets import IMMUTABLE, VersionedStaticFiles

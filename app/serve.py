@@ -18,14 +18,14 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import InternalError, OperationalError
 from sqlmodel import Session
 
-from app.bank import open_database, open_engine
+from app.accounts.learners import get_learner
 from app.config import LOOPBACK, Settings
 from app.content.errors import ContentError, ContentErrors
-from app.imports import recorded_import
-from app.learners import get_learner
-from app.logs import log_config
+from app.content.imports import recorded_import
+from app.infra.bank import open_database, open_engine
+from app.infra.logs import log_config
+from app.infra.models import Learner
 from app.main import serving_app
-from app.models import Learner
 
 log = logging.getLogger("qbank")
 

@@ -50,7 +50,7 @@ def drop_schema(url: str, schema: str) -> None:
 def _content_order(session: Any) -> list[str]:
     from sqlmodel import col, select
 
-    from app.models import Card, Deck
+    from app.infra.models import Card, Deck
 
     query = (
         select(Card.id)
@@ -116,10 +116,10 @@ def prepare(
     """Import the bank, create the accounts with their histories; return timings and tokens."""
     from sqlmodel import Session
 
-    from app import accounts
+    from app.accounts import members
+    from app.accounts.learners import update_settings
     from app.content.sync import import_content
-    from app.db import create_schema, make_engine
-    from app.learners import update_settings
+    from app.infra.db import create_schema, make_engine
     from app.study import Filters, counts
 
     engine = make_engine(url)
@@ -148,7 +148,7 @@ def prepare(
     with Session(engine) as session:
         order = _content_order(session)
         for i in range(learners):
-            learner = accounts.create_user(session, name=f"bench-{i:03d}", password=PASSWORD)
+            learner = members.create_user(session, name=f"bench-{i:03d}", password=PASSWORD)
             # Unlimited for the run: a learner whose queue ran dry would time 204s, not cycles.
             update_settings(
                 session,
@@ -160,9 +160,7 @@ def prepare(
                 timezone="UTC",
             )
             reviews += _simulate_history(session, learner, order, now, days, seed * 1000 + i)
-            tokens.append(
-                accounts.create_api_token(session, learner=learner, name="bench", now=now)
-            )
+            tokens.append(members.create_api_token(session, learner=learner, name="bench", now=now))
             left = counts(session, learner=learner, now=datetime.now(UTC), filters=Filters())
             queues.append({"learning": left.learning, "review": left.review, "new": left.new})
     timings["history"] = time.perf_counter() - start

@@ -6,7 +6,7 @@
 The log is simulated from known FSRS-6 parameters (tests/simulated_log.py: a learner who
 remembers better than the defaults assume, new cards every day and every due card studied),
 cut at its first `--ratings` ratings. Three things are timed, as medians of `--rounds` runs:
-what "fit my parameters" does (app.fitting.fit: five time-series folds fitted and tested,
+what "fit my parameters" does (app.scheduling.fitting.fit: five time-series folds fitted and tested,
 then a fit on every item, with fsrs-rs-python), one fit on every item alone, and evaluating
 the default parameters on every item (log loss and RMSE(bins)). Simulating the log is not
 timed.
@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from app import fitting  # noqa: E402
-from app.parameters import DEFAULT_PARAMETERS  # noqa: E402
+from app.scheduling.parameters import DEFAULT_PARAMETERS  # noqa: E402
+from app.scheduling.schedule import fitting  # noqa: E402
 from tests.simulated_log import simulated_log  # noqa: E402
 
 T = TypeVar("T")

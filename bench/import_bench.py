@@ -91,7 +91,7 @@ def _phase(root: Path, url: str, profile: str | None) -> dict[str, float | int]:
     import resource
 
     from app.content.sync import import_content
-    from app.db import make_engine
+    from app.infra.db import make_engine
 
     engine = make_engine(url)
     profiler = None
@@ -142,8 +142,8 @@ def _run_phase(root: Path, url: str, profile: str | None = None) -> dict[str, fl
 def _reset_database(url: str) -> None:
     from sqlmodel import SQLModel
 
-    from app import models  # noqa: F401  (registers the tables)
-    from app.db import make_engine
+    from app.infra import models  # noqa: F401  (registers the tables)
+    from app.infra.db import make_engine
 
     engine = make_engine(url)
     SQLModel.metadata.drop_all(engine)

@@ -115,11 +115,11 @@ def main(argv: list[str] | None = None) -> int:
 
     from sqlmodel import SQLModel
 
-    from app import models  # noqa: F401  (registers the tables)
     from app.content.compile import worker_count
     from app.content.source import scan
     from app.content.sync import import_content
-    from app.db import make_engine
+    from app.infra import models  # noqa: F401  (registers the tables)
+    from app.infra.db import make_engine
 
     with tempfile.TemporaryDirectory(prefix="qbank-notes-bench-") as tmp:
         root = Path(tmp) / "notes"

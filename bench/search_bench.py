@@ -5,9 +5,10 @@
     python bench/search_bench.py --cards 2000 --repeat 5
 
 The bank comes from bench/_synthetic.py and is imported once (not timed); then each query runs
-`app.search.search` --repeat times in one session, after one untimed warm-up run, and the median
+`app.search.query.search` --repeat times in one session, after one untimed warm-up run, and the
+median
 and worst are printed with the number of hits and of all matches. Each query is timed twice in
-turn: answered from the trigram indexes (app/searchdb.py), and with them bypassed (SQLite: no
+turn: answered from the trigram indexes (app/search/searchdb.py), and with them bypassed (SQLite: no
 FTS5 filter; PostgreSQL: bitmap scans off), which is how search ran before them; both must find
 the same hits. The qbank tables of --database-url are dropped and recreated first: never point
 it at data you want to keep.
@@ -49,14 +50,14 @@ def _indexes(session: Any, *, on: bool) -> Iterator[None]:
     if on or session.get_bind().dialect.name != "sqlite":
         yield
         return
-    import app.search
+    import app.search.query
 
-    answered_by_index = app.search._fts_rows
-    app.search._fts_rows = lambda terms: None
+    answered_by_index = app.search.query._fts_rows
+    app.search.query._fts_rows = lambda terms: None
     try:
         yield
     finally:
-        app.search._fts_rows = answered_by_index
+        app.search.query._fts_rows = answered_by_index
 
 
 def _without_bitmaps(url: str) -> Any:
@@ -67,7 +68,7 @@ def _without_bitmaps(url: str) -> Any:
     """
     from sqlalchemy import event
 
-    from app.db import make_engine
+    from app.infra.db import make_engine
 
     engine = make_engine(url)
 
@@ -92,8 +93,8 @@ def main() -> None:
     from sqlmodel import Session, SQLModel
 
     from app.content.sync import import_content
-    from app.db import create_schema, make_engine
-    from app.search import search
+    from app.infra.db import create_schema, make_engine
+    from app.search.query import search
     from bench._synthetic import write_bank
 
     with tempfile.TemporaryDirectory(prefix="qbank-search-bench-") as tmp:

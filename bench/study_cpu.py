@@ -139,8 +139,8 @@ class _Learners:
 def _export(url: str, path: Path) -> None:
     from sqlmodel import Session
 
-    from app.db import make_engine
     from app.export.anki import export_apkg
+    from app.infra.db import make_engine
 
     engine = make_engine(url)
     with Session(engine) as session:

@@ -36,8 +36,8 @@ def _answer(port: int, card_id: str) -> str:
 def _card_id(url: str, path: str) -> str:
     from sqlmodel import Session, col, select
 
-    from app.db import make_engine
-    from app.models import Card
+    from app.infra.db import make_engine
+    from app.infra.models import Card
 
     engine = make_engine(url)
     with Session(engine) as session:

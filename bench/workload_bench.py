@@ -6,7 +6,7 @@
 Builds a learner's bank in memory: `--seen` studied cards with stabilities spread as in a
 year-old collection (log-normal around 20 days), each last reviewed within its interval and
 due at the end of it, and the rest of `--cards` new, 20 new cards and 200 reviews a day. It
-times app.simulate.workload, the whole chart (every 0.03 from 0.70 to 0.97 and every 0.01
+times app.scheduling.simulate.workload, the whole chart (every 0.03 from 0.70 to 0.97 and every 0.01
 around the cheapest; a small bank's new cards over several seeds), next to what the chart
 computed before studied cards started from their own state: one fsrs-rs simulation of the
 whole bank as new for each of the ten coarse points. Each is the median wall-clock and CPU
@@ -22,10 +22,10 @@ import time
 from fsrs_rs_python import FSRS, default_simulator_config
 from fsrs_rs_python import simulate as fsrs_simulate
 
-from app import simulate
-from app.parameters import DEFAULT_PARAMETERS
-from app.simulate import COARSE, DAYS, NO_LIMIT, SAMPLE, SEED, Bank, workload
-from app.simulate_reviews import Seen
+from app.scheduling import simulate
+from app.scheduling.parameters import DEFAULT_PARAMETERS
+from app.scheduling.simulate import COARSE, DAYS, NO_LIMIT, SAMPLE, SEED, Bank, workload
+from app.scheduling.simulate_reviews import Seen
 
 
 def studied(count: int, seed: int = 7) -> tuple[Seen, ...]:

@@ -5,8 +5,8 @@ from datetime import datetime, timedelta
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from app.cardstate import State
-from app.models import Card, CardState, Deck
+from app.infra.models import Card, CardState, Deck
+from app.scheduling.cardstate import State
 
 
 def make_cards(session: Session, count: int, *, slug: str, prefix: str) -> list[str]:

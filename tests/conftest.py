@@ -22,8 +22,8 @@ from sqlalchemy.pool import NullPool
 from sqlmodel import Session
 
 from app.config import Settings, get_settings
-from app.db import create_schema, make_engine
-from app.models import Learner
+from app.infra.db import create_schema, make_engine
+from app.infra.models import Learner
 from templates import Templates
 
 WriteContent = Callable[[Mapping[str, str | None]], Path]
@@ -93,7 +93,7 @@ def backend(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def make_database_url(backend: str, tmp_path: Path) -> Iterator[Callable[[str], str]]:
     """Factory for empty databases of the test's backend: a file, or a PostgreSQL schema."""
-    from app.bank import close_engine
+    from app.infra.bank import close_engine
 
     made: list[tuple[str, str | None]] = []
 

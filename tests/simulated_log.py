@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 
 from fsrs import Card, Rating, Scheduler
 
-from app.fitting import Review
+from app.scheduling.fitting import Review
 
 START = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)
 

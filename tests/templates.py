@@ -9,7 +9,7 @@ from pathlib import Path
 from sqlalchemy.engine import Engine, make_url
 
 from app.content.sync import import_content
-from app.db import create_schema, make_engine
+from app.infra.db import create_schema, make_engine
 
 
 def copy_sqlite(source: Path, target: Path) -> None:

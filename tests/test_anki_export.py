@@ -19,14 +19,14 @@ from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from app.bank import open_engine
+from app.accounts.learners import get_learner
 from app.cli import main
 from app.config import Settings, get_settings
 from app.content.render import Renderer
 from app.content.sync import import_content
 from app.export.anki import FIELDS, MODEL, export_apkg, stable_id
 from app.export.tex import katex_to_tex
-from app.learners import get_learner
+from app.infra.bank import open_engine
 from app.main import create_app
 from app.study import NotFound, marks
 

@@ -22,14 +22,14 @@ from app.backup import (
     log_csv,
     restore_learner,
 )
-from app.bank import open_engine
 from app.cli import main
 from app.config import Settings
 from app.content.sync import import_content
-from app.db import create_schema, make_engine
+from app.infra.bank import open_engine
+from app.infra.db import create_schema, make_engine
+from app.infra.models import Card, CardState, Deck, Learner, PracticeSession, ReviewLog
 from app.main import create_app
-from app.models import Card, CardState, Deck, Learner, PracticeSession, ReviewLog
-from app.practice import rate_practice, start_practice
+from app.practice.quiz import rate_practice, start_practice
 from app.study import Filters, counts, get_learner, next_card, record_review, undo_last
 
 pytestmark = pytest.mark.storage

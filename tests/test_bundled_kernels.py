@@ -10,7 +10,7 @@ from sqlmodel import Session, col, select
 
 from app.content.parse import ParsedDeck
 from app.content.sync import import_content
-from app.models import Card, CardState, Followup, Learner, ReviewLog
+from app.infra.models import Card, CardState, Followup, Learner, ReviewLog
 from tests.test_bundled_content import CONTENT, MAX_FOLLOWUP_ANSWER_CHARS, NOW, bundled_deck
 
 DECKS = ("kernels-performance", "gpu-kernels-interview")

@@ -1,7 +1,7 @@
 """Deck and tag summaries built from per-section progress."""
 
-from app.catalog import DeckSummary, Progress, tag_summaries
-from app.models import Deck
+from app.infra.models import Deck
+from app.study.catalog import DeckSummary, Progress, tag_summaries
 
 
 def test_a_tag_counts_the_cards_of_its_decks_and_of_sections_named_like_it():

@@ -22,9 +22,9 @@ from sqlmodel import Session, col, select
 
 from app.config import Settings
 from app.content.sync import import_content
-from app.db import make_engine
+from app.infra.db import make_engine
+from app.infra.models import CardState, Learner, ReviewLog
 from app.main import build_routes, create_app
-from app.models import CardState, Learner, ReviewLog
 from app.study import (
     Conflict,
     ReviewResult,
@@ -43,7 +43,7 @@ T = TypeVar("T")
 
 def _state_json(row):  # type: ignore[no-untyped-def]
     """A card state row in the review log's JSON form (None for no row)."""
-    from app.cardstate import CardStateValue
+    from app.scheduling.cardstate import CardStateValue
 
     return CardStateValue.from_row(row).to_json() if row is not None else None
 
@@ -377,7 +377,7 @@ def test_concurrent_first_ratings_and_an_undo_keep_every_card_before_the_cursor_
     app: FastAPI,
 ) -> None:
     """The new-card cursor only ever passes cards the learner has a state for."""
-    from app.models import Card
+    from app.infra.models import Card
     from app.study import Filters, next_card
 
     engine = app.state.engine

@@ -12,7 +12,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.pool import NullPool
 from sqlmodel import Session
 
-from app import db
+from app.infra import db
 
 pytestmark = pytest.mark.storage
 
@@ -81,8 +81,8 @@ def test_the_wal_is_checkpointed_in_the_background_not_by_commits(tmp_path, monk
 def test_the_server_checkpoints_in_the_background_while_it_runs(tmp_path):
     from fastapi.testclient import TestClient
 
-    from app.bank import close_engine
     from app.config import Settings
+    from app.infra.bank import close_engine
     from app.main import create_app
 
     url = f"sqlite:///{tmp_path / 'served.db'}"
@@ -100,8 +100,8 @@ def test_the_server_checkpoints_in_the_background_while_it_runs(tmp_path):
 def test_a_running_server_leaves_its_start_up_objects_out_of_garbage_collections(tmp_path):
     from fastapi.testclient import TestClient
 
-    from app.bank import close_engine
     from app.config import Settings
+    from app.infra.bank import close_engine
     from app.main import create_app
 
     url = f"sqlite:///{tmp_path / 'served.db'}"

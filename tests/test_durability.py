@@ -16,8 +16,8 @@ import httpx2 as httpx
 import pytest
 from sqlmodel import Session, col, select
 
-from app.db import make_engine
-from app.models import CardState, ReviewLog
+from app.infra.db import make_engine
+from app.infra.models import CardState, ReviewLog
 
 pytestmark = pytest.mark.storage
 
@@ -26,7 +26,7 @@ STATE_NAMES = {1: "learning", 2: "review", 3: "relearning"}
 
 def _state_json(row):  # type: ignore[no-untyped-def]
     """A card state row in the review log's JSON form (None for no row)."""
-    from app.cardstate import CardStateValue
+    from app.scheduling.cardstate import CardStateValue
 
     return CardStateValue.from_row(row).to_json() if row is not None else None
 

@@ -6,9 +6,9 @@ from datetime import timedelta
 import fsrs_rs_python
 import pytest
 
-from app import fitting
-from app.fitting import MIN_REVIEWS, FitRefused, Review
-from app.parameters import DEFAULT_PARAMETERS
+from app.scheduling import fitting
+from app.scheduling.fitting import MIN_REVIEWS, FitRefused, Review
+from app.scheduling.parameters import DEFAULT_PARAMETERS
 from tests.simulated_log import START, TRUE_PARAMETERS, simulated_log
 
 

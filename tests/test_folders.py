@@ -5,10 +5,10 @@ from datetime import UTC, datetime
 import pytest
 from sqlmodel import Session, col, select
 
-from app.catalog import DeckSummary, Progress, deck_summaries, folder_tree
 from app.content.sync import import_content
-from app.models import Card, Deck
+from app.infra.models import Card, Deck
 from app.study import Filters, counts, get_learner
+from app.study.catalog import DeckSummary, Progress, deck_summaries, folder_tree
 from app.study.selection import scope_card_ids
 
 # Folder prefixes, names and the job rows are compared in SQL: both databases.

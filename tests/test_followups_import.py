@@ -8,7 +8,7 @@ from sqlmodel import Session, col, select
 
 from app.content.errors import ContentErrors
 from app.content.sync import import_content
-from app.models import Card, Followup
+from app.infra.models import Card, Followup
 from tests.test_anki_export import export
 from tests.test_import import MakeLearner, WriteContent, add_history, counts, history
 

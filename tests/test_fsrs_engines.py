@@ -6,9 +6,9 @@ import fsrs_rs_python
 import pytest
 from fsrs.scheduler import DEFAULT_PARAMETERS as SCHEDULER_DEFAULTS
 
-from app import fitting, scheduling
-from app.cardstate import CardStateValue, State
-from app.parameters import COUNT, DEFAULT_PARAMETERS, check_parameters
+from app.scheduling import fitting, schedule
+from app.scheduling.cardstate import CardStateValue, State
+from app.scheduling.parameters import COUNT, DEFAULT_PARAMETERS, check_parameters
 from tests.simulated_log import simulated_log
 
 NOW = datetime(2025, 3, 3, 9, 0, tzinfo=UTC)
@@ -27,7 +27,7 @@ def fitted() -> tuple[float, ...]:
 
 def test_fitted_parameters_are_ones_the_scheduler_accepts(fitted: tuple[float, ...]) -> None:
     assert check_parameters(fitted) == fitted
-    assert scheduling.scheduler(0.9, fitted).parameters == fitted
+    assert schedule.scheduler(0.9, fitted).parameters == fitted
 
 
 @pytest.mark.parametrize("which", ["defaults", "fitted"])
@@ -52,7 +52,7 @@ def test_a_review_cards_next_states_agree_between_the_engines(
     for rating, rust in zip(
         (1, 2, 3, 4), (expected.again, expected.hard, expected.good, expected.easy), strict=True
     ):
-        after = scheduling.review(
+        after = schedule.review(
             state, rating, NOW, desired_retention=retention, parameters=parameters
         )
         assert after.stability == pytest.approx(rust.memory.stability, rel=1e-4)
@@ -65,7 +65,7 @@ def test_a_review_cards_next_states_agree_between_the_engines(
 def test_a_new_cards_first_stability_agrees_between_the_engines(
     rating: int, fitted: tuple[float, ...]
 ) -> None:
-    after = scheduling.review(None, rating, NOW, parameters=fitted)
+    after = schedule.review(None, rating, NOW, parameters=fitted)
     rust = fsrs_rs_python.FSRS(list(fitted)).next_states(None, 0.9, 0)
     state = (rust.again, rust.hard, rust.good, rust.easy)[rating - 1]
     assert after.stability == pytest.approx(state.memory.stability, rel=1e-4)

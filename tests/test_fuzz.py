@@ -5,9 +5,8 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from app import scheduling
-from app.cardstate import CardStateValue, State
-from app.scheduling import Spread, fuzz_range, spread_interval
+from app.scheduling import Spread, fuzz_range, schedule, spread_interval
+from app.scheduling.cardstate import CardStateValue, State
 
 NOW = datetime(2025, 3, 3, 9, 0, tzinfo=UTC)  # a Monday
 TODAY = date(2025, 3, 3)
@@ -57,9 +56,9 @@ def test_the_buttons_show_the_fuzzed_interval_the_rating_gives(
 ) -> None:
     for n in range(30):
         spread = Spread(seed=f"card-{n}")
-        shown = scheduling.preview(state, NOW, spread=spread)
-        for rating in scheduling.RATINGS:
-            after = scheduling.review(state, rating, NOW, spread=spread)
+        shown = schedule.preview(state, NOW, spread=spread)
+        for rating in schedule.RATINGS:
+            after = schedule.review(state, rating, NOW, spread=spread)
             assert shown[rating] == after.due - NOW
 
 

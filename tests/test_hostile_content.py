@@ -16,7 +16,7 @@ from test_check_cli import GOOD, assert_clean_exit, problems, run
 from app.content.errors import ContentErrors
 from app.content.source import MAX_FILE_BYTES
 from app.content.sync import import_content
-from app.models import Card
+from app.infra.models import Card
 
 pytestmark = pytest.mark.storage
 

@@ -13,7 +13,7 @@ from app.content import source
 from app.content.errors import ContentErrors
 from app.content.parse import derived_card_id
 from app.content.sync import ImportReport, import_content
-from app.models import Card, CardLink, CardState, Deck, Learner, ReviewLog
+from app.infra.models import Card, CardLink, CardState, Deck, Learner, ReviewLog
 
 pytestmark = pytest.mark.storage
 

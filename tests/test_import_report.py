@@ -8,11 +8,11 @@ import pytest
 from click.testing import CliRunner
 from sqlmodel import Session, col, select
 
-from app.bank import open_engine
 from app.cli import main
-from app.imports import KIND, by_file, latest_report
-from app.jobs import DONE, FAILED
-from app.models import Card, Job
+from app.content.imports import KIND, by_file, latest_report
+from app.infra.bank import open_engine
+from app.infra.jobs import DONE, FAILED
+from app.infra.models import Card, Job
 from app.serve import ensure_imported
 
 # Folder prefixes, names and the job rows are compared in SQL: both databases.

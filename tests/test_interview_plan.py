@@ -5,9 +5,9 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 from fsrs import Scheduler
 
-from app import scheduling
-from app.cardstate import CardStateValue, State
 from app.interview.plan import Scheduling, chain, make_plan, recall
+from app.scheduling import schedule
+from app.scheduling.cardstate import CardStateValue, State
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 TODAY = date(2026, 12, 1)
@@ -66,7 +66,7 @@ def test_a_strong_card_needs_nothing_and_a_weak_one_is_brought_forward():
     state = weak
     for offset, day in enumerate(plan.days):
         for _ in range(day.card_ids.count("weak")):
-            state = scheduling.review(state, 3, NOW + timedelta(days=offset), desired_retention=0.9)
+            state = schedule.review(state, 3, NOW + timedelta(days=offset), desired_retention=0.9)
     assert recall(state, plan_for()) >= 0.9
 
 

@@ -10,7 +10,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from app.config import Settings
-from app.jobs import (
+from app.infra.jobs import (
     FAILED,
     active_job,
     get_job,
@@ -19,8 +19,8 @@ from app.jobs import (
     start_job,
     wait_for_job,
 )
+from app.infra.models import Job, Learner
 from app.main import create_app
-from app.models import Job, Learner
 from app.study import StudyError, get_learner
 
 pytestmark = pytest.mark.storage

@@ -13,13 +13,13 @@ from sqlalchemy import MetaData, inspect, select
 from sqlalchemy.engine import Connection, Engine
 from sqlmodel import Session, SQLModel
 
-from app.bank import open_engine
 from app.cli import main
 from app.config import Settings, get_settings
-from app.db import create_schema, make_engine
-from app.migrate import BASELINE, MIGRATIONS, current_revision, downgrade, prepare, upgrade
-from app.models import Learner, ReviewLog, as_utc
-from app.searchdb import include_name
+from app.infra.bank import open_engine
+from app.infra.db import create_schema, make_engine
+from app.infra.migrate import BASELINE, MIGRATIONS, current_revision, downgrade, prepare, upgrade
+from app.infra.models import Learner, ReviewLog, as_utc
+from app.search.searchdb import include_name
 from app.study import record_review, undo_last
 
 pytestmark = pytest.mark.storage

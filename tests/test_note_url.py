@@ -7,9 +7,9 @@ from urllib.parse import quote
 import pytest
 from sqlmodel import Session, select
 
-from app.catalog import note_url
 from app.content.sync import import_content
-from app.models import Card, Deck
+from app.infra.models import Card, Deck
+from app.study.catalog import note_url
 
 # Folder prefixes, names and the job rows are compared in SQL: both databases.
 pytestmark = pytest.mark.storage

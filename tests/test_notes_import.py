@@ -11,7 +11,7 @@ from sqlmodel import Session, col, select
 
 from app.content.errors import ContentErrors
 from app.content.sync import import_content
-from app.models import Card, Deck, Learner, ReviewLog, Topic
+from app.infra.models import Card, Deck, Learner, ReviewLog, Topic
 from tests.conftest import WriteContent
 from tests.test_import import add_history
 

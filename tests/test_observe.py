@@ -20,10 +20,10 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from app.config import Settings
-from app.jobs import Outcome, start_job, wait_for_job
-from app.logs import REQUEST_ID, JsonFormatter, RequestIdFilter
+from app.infra.jobs import Outcome, start_job, wait_for_job
+from app.infra.logs import REQUEST_ID, JsonFormatter, RequestIdFilter
+from app.infra.models import Job
 from app.main import create_app
-from app.models import Job
 from tests.conftest import LiveServer
 
 REQUESTS_TOTAL = re.compile(

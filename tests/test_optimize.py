@@ -11,15 +11,16 @@ from click.testing import CliRunner
 from fastapi.testclient import TestClient
 from sqlmodel import Session
 
-from app import jobs, scheduling
-from app.bank import open_engine
 from app.cli import main as cli
 from app.config import Settings
+from app.infra import jobs
+from app.infra.bank import open_engine
+from app.infra.models import CardState, Job, Learner
 from app.main import create_app
-from app.models import CardState, Job, Learner
-from app.optimize import MIN_REVIEWS, optimization_status
-from app.parameters import DEFAULT_PARAMETERS
-from app.practice import rate_practice, start_practice
+from app.practice.quiz import rate_practice, start_practice
+from app.scheduling import schedule
+from app.scheduling.optimize import MIN_REVIEWS, optimization_status
+from app.scheduling.parameters import DEFAULT_PARAMETERS
 from app.study import (
     Filters,
     get_learner,
@@ -37,7 +38,7 @@ START = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)  # a Monday morning, clear of the
 
 def _state_json(row):  # type: ignore[no-untyped-def]
     """A card state row in the review log's JSON form (None for no row)."""
-    from app.cardstate import CardStateValue
+    from app.scheduling.cardstate import CardStateValue
 
     return CardStateValue.from_row(row).to_json() if row is not None else None
 
@@ -56,7 +57,7 @@ class ForgetfulLearner:
     scheduler's estimate; a fitted model should learn that and shorten the intervals.
     """
 
-    DECAY = -scheduling.scheduler().parameters[20]
+    DECAY = -schedule.scheduler().parameters[20]
     FACTOR = 0.9 ** (1 / DECAY) - 1
 
     def __init__(self, seed: int, factor: float = 0.4) -> None:
@@ -234,7 +235,7 @@ def test_a_stored_parameter_set_the_model_cannot_use_schedules_with_the_defaults
             shown = next_card(session, learner=learner, now=START, filters=Filters())
             assert shown is not None
             spread = spread_for(session, learner=learner, card_id=shown.card.id, now=START)
-            assert shown.intervals == scheduling.preview(None, START, spread=spread)
+            assert shown.intervals == schedule.preview(None, START, spread=spread)
 
 
 def test_an_unknown_learner_is_one_line(settings: Settings) -> None:
@@ -261,18 +262,16 @@ def test_stored_parameters_schedule_until_reset(settings: Settings) -> None:
         rated = record_review(session, learner=learner, card_id=card, rating=3, now=START)
         assert rated.state.stability == pytest.approx(personal[2])
         spread = spread_for(session, learner=learner, card_id=card, now=START)
-        assert rated.state != scheduling.review(None, 3, START, spread=spread)
+        assert rated.state != schedule.review(None, 3, START, spread=spread)
 
         later = START + timedelta(minutes=10)
         shown = next_card(session, learner=learner, now=later, filters=Filters())
         assert shown is not None and shown.state == rated.state
         spread = spread_for(session, learner=learner, card_id=card, now=later)
-        expected = scheduling.preview(shown.state, later, parameters=personal, spread=spread)
+        expected = schedule.preview(shown.state, later, parameters=personal, spread=spread)
         assert shown.intervals == expected
         rated = record_review(session, learner=learner, card_id=card, rating=3, now=later)
-        expected_state = scheduling.review(
-            shown.state, 3, later, parameters=personal, spread=spread
-        )
+        expected_state = schedule.review(shown.state, 3, later, parameters=personal, spread=spread)
         assert rated.state == expected_state
 
     result = CliRunner().invoke(cli, ["optimize", "--reset"])
@@ -287,8 +286,8 @@ def test_stored_parameters_schedule_until_reset(settings: Settings) -> None:
         at = later + timedelta(days=30)
         rated = record_review(session, learner=learner, card_id=card, rating=3, now=at)
         spread = spread_for(session, learner=learner, card_id=card, now=at)
-        assert rated.state == scheduling.review(before, 3, at, spread=spread)
-        assert rated.state != scheduling.review(before, 3, at, parameters=personal, spread=spread)
+        assert rated.state == schedule.review(before, 3, at, spread=spread)
+        assert rated.state != schedule.review(before, 3, at, parameters=personal, spread=spread)
 
 
 # The full path: fitted from the page in the background, stored, scheduling from then on.
@@ -338,7 +337,7 @@ def test_fitted_parameters_are_stored_and_schedule_from_then_on(
         shown = next_card(session, learner=learner, now=now, filters=Filters())
         assert shown is not None and shown.state is not None
         spread = spread_for(session, learner=learner, card_id=shown.card.id, now=now)
-        default = scheduling.preview(
+        default = schedule.preview(
             shown.state, now, desired_retention=learner.desired_retention, spread=spread
         )
         assert shown.intervals != default
@@ -348,9 +347,9 @@ def test_fitted_parameters_are_stored_and_schedule_from_then_on(
         rated = record_review(
             session, learner=learner, card_id=shown.card.id, rating=3, now=now, duration_ms=5000
         )
-        expected = scheduling.review(before_state, 3, now, parameters=personal, spread=spread)
+        expected = schedule.review(before_state, 3, now, parameters=personal, spread=spread)
         assert rated.state == expected
-        assert rated.state != scheduling.review(before_state, 3, now, spread=spread)
+        assert rated.state != schedule.review(before_state, 3, now, spread=spread)
         undo_last(session, learner=learner, now=now)
         assert (
             _state_json(session.get(CardState, (learner.id, shown.card.id)))

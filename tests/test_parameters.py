@@ -12,11 +12,11 @@ from sqlmodel import Session
 
 from app.backup import dump_backup, export_learner, restore_learner
 from app.backup.document import BackupError
-from app.bank import open_engine
 from app.cli import main as cli
 from app.config import Settings
+from app.infra.bank import open_engine
 from app.main import create_app
-from app.parameters import DEFAULT_PARAMETERS, BadParameters, check_parameters
+from app.scheduling.parameters import DEFAULT_PARAMETERS, BadParameters, check_parameters
 from app.study import get_learner
 
 pytestmark = pytest.mark.storage

@@ -7,8 +7,8 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from app.content.sync import import_content
-from app.models import Learner, PracticeSession, ReviewLog
-from app.practice import rate_practice, start_practice
+from app.infra.models import Learner, PracticeSession, ReviewLog
+from app.practice.quiz import rate_practice, start_practice
 from app.study import Filters
 
 NOW = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)

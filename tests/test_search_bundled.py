@@ -14,8 +14,8 @@ from sqlmodel import Session, select
 
 from app.content.searchtext import FIELDS
 from app.content.sync import import_content
-from app.models import Card, Followup, SearchEntry, Topic
-from app.search import MAX_TERMS, search, terms_of
+from app.infra.models import Card, Followup, SearchEntry, Topic
+from app.search.query import MAX_TERMS, search, terms_of
 
 pytestmark = pytest.mark.storage
 

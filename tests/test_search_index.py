@@ -12,10 +12,10 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, func, select
 
 from app.content.sync import import_content
-from app.migrate import downgrade, upgrade
-from app.models import SearchEntry
-from app.search import search, search_statement, terms_of
-from app.searchdb import FTS_TABLE
+from app.infra.migrate import downgrade, upgrade
+from app.infra.models import SearchEntry
+from app.search.query import search, search_statement, terms_of
+from app.search.searchdb import FTS_TABLE
 
 pytestmark = pytest.mark.storage
 

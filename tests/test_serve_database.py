@@ -9,8 +9,8 @@ import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from app.accounts.learners import get_learner
 from app.content.sync import import_content
-from app.learners import get_learner
 from tests.conftest import WriteContent, _free_port
 
 pytestmark = pytest.mark.storage

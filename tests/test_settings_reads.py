@@ -10,13 +10,13 @@ from fastapi.testclient import TestClient
 from sqlalchemy import event
 from sqlmodel import Session
 
-from app.bank import open_engine
 from app.config import Settings
-from app.fitting import fsrs_items
+from app.infra.bank import open_engine
+from app.infra.models import Learner
 from app.main import create_app
-from app.models import Learner
-from app.optimize import counted_reviews, study_reviews
-from app.practice import rate_practice, start_practice
+from app.practice.quiz import rate_practice, start_practice
+from app.scheduling.fitting import fsrs_items
+from app.scheduling.optimize import counted_reviews, study_reviews
 from app.study import Filters, get_learner, record_review, undo_last
 from tests import cards
 

@@ -9,14 +9,14 @@ from fastapi.testclient import TestClient
 from fsrs_rs_python import Card as EngineCard
 from sqlmodel import Session
 
-from app import simulate
-from app.bank import open_engine
 from app.config import Settings
+from app.infra.bank import open_engine
+from app.infra.models import Card, Deck
 from app.main import create_app
-from app.models import Card, Deck
-from app.parameters import DEFAULT_PARAMETERS
-from app.simulate import COARSE, DAYS, Bank, Workload, workload, workload_point
-from app.simulate_reviews import Seen, simulate_seen
+from app.scheduling import simulate
+from app.scheduling.parameters import DEFAULT_PARAMETERS
+from app.scheduling.simulate import COARSE, DAYS, Bank, Workload, workload, workload_point
+from app.scheduling.simulate_reviews import Seen, simulate_seen
 from app.study import get_learner, record_review
 from app.study.marks import suspend
 

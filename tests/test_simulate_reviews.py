@@ -6,8 +6,8 @@ import statistics
 import pytest
 from fsrs_rs_python import FSRS, default_simulator_config, simulate
 
-from app.parameters import DEFAULT_PARAMETERS
-from app.simulate_reviews import Seen, simulate_seen
+from app.scheduling.parameters import DEFAULT_PARAMETERS
+from app.scheduling.simulate_reviews import Seen, simulate_seen
 
 CARDS, DAYS, RETENTION, SEEDS = 1000, 365, 0.9, range(1, 5)
 

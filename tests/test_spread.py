@@ -7,10 +7,10 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import Session
 
-from app.bank import open_engine
 from app.config import Settings
+from app.infra.bank import open_engine
+from app.infra.models import Learner
 from app.main import create_app
-from app.models import Learner
 from app.study import Filters, get_learner, next_card, record_review
 from tests import cards
 

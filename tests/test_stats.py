@@ -14,12 +14,12 @@ from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from app import stats
-from app.bank import open_engine
 from app.config import Settings
+from app.infra.bank import open_engine
+from app.infra.models import Card, CardState, Deck, Learner, ReviewLog, as_utc
 from app.main import create_app
-from app.models import Card, CardState, Deck, Learner, ReviewLog, as_utc
-from app.practice import rate_practice, start_practice
+from app.practice.quiz import rate_practice, start_practice
+from app.stats import summary
 from app.study import Filters, get_learner, next_card, record_review, study_day, undo_last
 from app.web import svg
 from app.web.deps import get_now
@@ -175,7 +175,7 @@ def decks(session: Session, learner: Learner) -> dict[str, Deck]:
     return build_bank(session, learner)
 
 
-def nonzero(days: list[stats.DayCount]) -> dict[str, int]:
+def nonzero(days: list[summary.DayCount]) -> dict[str, int]:
     return {d.day.isoformat(): d.count for d in days if d.count}
 
 
@@ -184,31 +184,31 @@ def nonzero(days: list[stats.DayCount]) -> dict[str, int]:
 
 def test_local_day_rolls_over_at_the_learners_hour() -> None:
     learner = Learner(name="x", timezone=ZONE, rollover_hour=4)
-    assert stats.local_day(learner, at("2025-03-12 03:59")) == date(2025, 3, 11)
-    assert stats.local_day(learner, at("2025-03-12 04:00")) == date(2025, 3, 12)
+    assert summary.local_day(learner, at("2025-03-12 03:59")) == date(2025, 3, 11)
+    assert summary.local_day(learner, at("2025-03-12 04:00")) == date(2025, 3, 12)
     # SQLite hands back naive UTC datetimes.
-    assert stats.local_day(learner, datetime(2025, 3, 11, 20, 0)) == date(2025, 3, 12)  # noqa: DTZ001
-    assert stats.day_start(learner, date(2025, 3, 12)) == at("2025-03-12 04:00")
+    assert summary.local_day(learner, datetime(2025, 3, 11, 20, 0)) == date(2025, 3, 12)  # noqa: DTZ001
+    assert summary.day_start(learner, date(2025, 3, 12)) == at("2025-03-12 04:00")
 
 
 def test_days_follow_daylight_saving_time_like_the_study_queue() -> None:
     learner = Learner(name="x", timezone="America/New_York", rollover_hour=4)
     # Clocks jump from 02:00 EST to 03:00 EDT on 2025-03-09, so that study day starts at 08:00 UTC.
-    assert stats.day_start(learner, date(2025, 3, 8)) == datetime(2025, 3, 8, 9, tzinfo=UTC)
-    assert stats.day_start(learner, date(2025, 3, 9)) == datetime(2025, 3, 9, 8, tzinfo=UTC)
-    assert stats.local_day(learner, datetime(2025, 3, 9, 7, 59, tzinfo=UTC)) == date(2025, 3, 8)
-    assert stats.local_day(learner, datetime(2025, 3, 9, 8, 0, tzinfo=UTC)) == date(2025, 3, 9)
+    assert summary.day_start(learner, date(2025, 3, 8)) == datetime(2025, 3, 8, 9, tzinfo=UTC)
+    assert summary.day_start(learner, date(2025, 3, 9)) == datetime(2025, 3, 9, 8, tzinfo=UTC)
+    assert summary.local_day(learner, datetime(2025, 3, 9, 7, 59, tzinfo=UTC)) == date(2025, 3, 8)
+    assert summary.local_day(learner, datetime(2025, 3, 9, 8, 0, tzinfo=UTC)) == date(2025, 3, 9)
     moments = [datetime(2025, 3, 6, tzinfo=UTC) + timedelta(minutes=20 * i) for i in range(432)]
     for moment in moments:
         start, _ = study_day(learner, moment)
-        assert stats.day_start(learner, stats.local_day(learner, moment)) == start
+        assert summary.day_start(learner, summary.local_day(learner, moment)) == start
     # The bulk version agrees, in any order, for aware and for naive (SQLite) datetimes.
     shuffled = moments[::7] + moments[::-1]
-    expected = [stats.local_day(learner, moment) for moment in shuffled]
-    assert stats.local_days(learner, shuffled) == expected
+    expected = [summary.local_day(learner, moment) for moment in shuffled]
+    assert summary.local_days(learner, shuffled) == expected
     naive = [moment.replace(tzinfo=None) for moment in shuffled]
-    assert stats.local_days(learner, naive) == expected
-    assert stats.local_days(learner, []) == []
+    assert summary.local_days(learner, naive) == expected
+    assert summary.local_days(learner, []) == []
 
 
 # --- Every statistic, over all decks ------------------------------------------------------------
@@ -217,7 +217,7 @@ def test_days_follow_daylight_saving_time_like_the_study_queue() -> None:
 def test_reviews_per_day_cover_365_local_days(
     session: Session, learner: Learner, decks: dict[str, Deck]
 ) -> None:
-    days = stats.reviews_per_day(session=session, learner=learner, now=NOW)
+    days = summary.reviews_per_day(session=session, learner=learner, now=NOW)
     assert len(days) == 365
     assert days[0].day == date(2024, 3, 13)
     assert days[-1].day == TODAY
@@ -241,7 +241,7 @@ def test_rollover_hour_and_time_zone_move_reviews_between_days(
 ) -> None:
     feb = {f"2025-02-{day:02}": 1 for day in range(9, 14)}
     learner.rollover_hour = 0  # 03:30 now belongs to 03-12
-    days = stats.reviews_per_day(session=session, learner=learner, now=NOW)
+    days = summary.reviews_per_day(session=session, learner=learner, now=NOW)
     assert nonzero(days) == {
         "2024-03-13": 1,
         **feb,
@@ -252,7 +252,7 @@ def test_rollover_hour_and_time_zone_move_reviews_between_days(
     # In UTC it is still 03-11 (02:00 < 04:00), so the year reaches back to 2024-03-12.
     learner.rollover_hour = 4
     learner.timezone = "UTC"
-    days = stats.reviews_per_day(session=session, learner=learner, now=NOW)
+    days = summary.reviews_per_day(session=session, learner=learner, now=NOW)
     assert (days[0].day, days[-1].day) == (date(2024, 3, 12), date(2025, 3, 11))
     assert nonzero(days) == {
         "2024-03-12": 2,
@@ -266,7 +266,7 @@ def test_rollover_hour_and_time_zone_move_reviews_between_days(
 def test_due_forecast_counts_overdue_cards_today(
     session: Session, learner: Learner, decks: dict[str, Deck]
 ) -> None:
-    forecast = stats.due_forecast(session=session, learner=learner, now=NOW)
+    forecast = summary.due_forecast(session=session, learner=learner, now=NOW)
     assert [d.day for d in forecast] == [TODAY + timedelta(days=i) for i in range(30)]
     assert nonzero(forecast) == {"2025-03-12": 4, "2025-03-13": 1, "2025-04-10": 1}
 
@@ -274,11 +274,11 @@ def test_due_forecast_counts_overdue_cards_today(
 def test_true_retention_over_7_30_and_365_days(
     session: Session, learner: Learner, decks: dict[str, Deck]
 ) -> None:
-    result = stats.retention(session=session, learner=learner, now=NOW)
+    result = summary.retention(session=session, learner=learner, now=NOW)
     assert result.overall == (
-        stats.Retention(7, reviews=6, passed=4),
-        stats.Retention(30, reviews=9, passed=6),
-        stats.Retention(365, reviews=12, passed=9),
+        summary.Retention(7, reviews=6, passed=4),
+        summary.Retention(30, reviews=9, passed=6),
+        summary.Retention(365, reviews=12, passed=9),
     )
     assert result.overall[0].rate == pytest.approx(4 / 6)
     by_deck = {d.slug: [(w.reviews, w.passed) for w in d.windows] for d in result.decks}
@@ -294,33 +294,33 @@ def test_true_retention_over_7_30_and_365_days(
 
 
 def test_cards_by_state(session: Session, learner: Learner, decks: dict[str, Deck]) -> None:
-    states = stats.card_states(session=session, learner=learner)
+    states = summary.card_states(session=session, learner=learner)
     # s3 was only practised, so it is still new; g4 and o1 were studied and are retired now.
-    assert states == stats.StateCounts(new=2, learning=1, review=5, relearning=1, retired=2)
+    assert states == summary.StateCounts(new=2, learning=1, review=5, relearning=1, retired=2)
     assert states.total == 11
 
 
 def test_streaks(session: Session, learner: Learner, decks: dict[str, Deck]) -> None:
-    assert stats.streaks(session=session, learner=learner, now=NOW) == stats.Streak(3, 5)
+    assert summary.streaks(session=session, learner=learner, now=NOW) == summary.Streak(3, 5)
     # Tomorrow, before studying, the streak still runs up to yesterday; a day later it is broken.
     tomorrow = NOW + timedelta(days=1)
-    assert stats.streaks(session=session, learner=learner, now=tomorrow) == stats.Streak(3, 5)
+    assert summary.streaks(session=session, learner=learner, now=tomorrow) == summary.Streak(3, 5)
     later = NOW + timedelta(days=2)
-    assert stats.streaks(session=session, learner=learner, now=later) == stats.Streak(0, 5)
+    assert summary.streaks(session=session, learner=learner, now=later) == summary.Streak(0, 5)
     # The 03:30 rating belongs to 03-11, so on the evening of 03-11 today already counts.
     evening = at("2025-03-11 23:00")
-    assert stats.streaks(session=session, learner=learner, now=evening) == stats.Streak(2, 5)
+    assert summary.streaks(session=session, learner=learner, now=evening) == summary.Streak(2, 5)
 
 
 def test_time_spent(session: Session, learner: Learner, decks: dict[str, Deck]) -> None:
-    spent = stats.time_spent(session=session, learner=learner, now=NOW)
-    assert spent == stats.TimeSpent(today_ms=28_000, week_ms=47_000, total_ms=64_000)
+    spent = summary.time_spent(session=session, learner=learner, now=NOW)
+    assert spent == summary.TimeSpent(today_ms=28_000, week_ms=47_000, total_ms=64_000)
 
 
 def test_hardest_cards_by_lapses_then_again_ratings(
     session: Session, learner: Learner, decks: dict[str, Deck]
 ) -> None:
-    hardest = stats.hardest_cards(session=session, learner=learner)
+    hardest = summary.hardest_cards(session=session, learner=learner)
     assert [(c.card_id, c.lapses, c.again) for c in hardest] == [
         ("s2", 2, 1),
         ("g3", 1, 2),
@@ -328,37 +328,37 @@ def test_hardest_cards_by_lapses_then_again_ratings(
     ]
     assert hardest[0].url == "/cards/s2"
     assert (hardest[0].deck_slug, hardest[0].question) == ("sys", "Question s2?")
-    limited = stats.hardest_cards(session=session, learner=learner, limit=2)
+    limited = summary.hardest_cards(session=session, learner=learner, limit=2)
     assert [c.card_id for c in limited] == ["s2", "g3"]
 
 
 def test_learner_stats_gathers_everything(
     session: Session, learner: Learner, decks: dict[str, Deck]
 ) -> None:
-    everything = stats.learner_stats(session=session, learner=learner, now=NOW)
+    everything = summary.learner_stats(session=session, learner=learner, now=NOW)
     assert everything.today == TODAY
-    assert everything.reviews == stats.reviews_per_day(session=session, learner=learner, now=NOW)
-    assert everything.forecast == stats.due_forecast(session=session, learner=learner, now=NOW)
-    assert everything.retention == stats.retention(session=session, learner=learner, now=NOW)
-    assert everything.states == stats.card_states(session=session, learner=learner)
-    assert everything.streak == stats.Streak(3, 5)
-    assert everything.time == stats.TimeSpent(28_000, 47_000, 64_000)
+    assert everything.reviews == summary.reviews_per_day(session=session, learner=learner, now=NOW)
+    assert everything.forecast == summary.due_forecast(session=session, learner=learner, now=NOW)
+    assert everything.retention == summary.retention(session=session, learner=learner, now=NOW)
+    assert everything.states == summary.card_states(session=session, learner=learner)
+    assert everything.streak == summary.Streak(3, 5)
+    assert everything.time == summary.TimeSpent(28_000, 47_000, 64_000)
     assert [c.card_id for c in everything.hardest] == ["s2", "g3", "g1"]
 
 
 def test_one_deck(session: Session, learner: Learner, decks: dict[str, Deck]) -> None:
-    gpu = stats.learner_stats(session=session, learner=learner, now=NOW, deck=decks["gpu"])
+    gpu = summary.learner_stats(session=session, learner=learner, now=NOW, deck=decks["gpu"])
     assert nonzero(gpu.reviews) == {"2024-03-13": 1, "2025-03-11": 2, "2025-03-12": 2}
     assert nonzero(gpu.forecast) == {"2025-03-12": 3}
     assert gpu.retention.overall == (
-        stats.Retention(7, 3, 1),
-        stats.Retention(30, 3, 1),
-        stats.Retention(365, 4, 2),
+        summary.Retention(7, 3, 1),
+        summary.Retention(30, 3, 1),
+        summary.Retention(365, 4, 2),
     )
     assert [d.slug for d in gpu.retention.decks] == ["gpu"]
-    assert gpu.states == stats.StateCounts(new=1, learning=1, review=1, relearning=1, retired=1)
-    assert gpu.streak == stats.Streak(current=2, longest=2)
-    assert gpu.time == stats.TimeSpent(today_ms=25_000, week_ms=37_000, total_ms=49_000)
+    assert gpu.states == summary.StateCounts(new=1, learning=1, review=1, relearning=1, retired=1)
+    assert gpu.streak == summary.Streak(current=2, longest=2)
+    assert gpu.time == summary.TimeSpent(today_ms=25_000, week_ms=37_000, total_ms=49_000)
     assert [c.card_id for c in gpu.hardest] == ["g3", "g1"]
 
 
@@ -366,13 +366,13 @@ def test_a_learner_without_history(session: Session, decks: dict[str, Deck]) -> 
     newcomer = Learner(name="new", timezone="Europe/Berlin")
     session.add(newcomer)
     session.commit()
-    everything = stats.learner_stats(session=session, learner=newcomer, now=NOW)
+    everything = summary.learner_stats(session=session, learner=newcomer, now=NOW)
     assert not nonzero(everything.reviews) and not nonzero(everything.forecast)
-    assert everything.states == stats.StateCounts(
+    assert everything.states == summary.StateCounts(
         new=9, learning=0, review=0, relearning=0, retired=0
     )
-    assert everything.streak == stats.Streak(0, 0)
-    assert everything.time == stats.TimeSpent(0, 0, 0)
+    assert everything.streak == summary.Streak(0, 0)
+    assert everything.time == summary.TimeSpent(0, 0, 0)
     assert everything.hardest == []
     assert all(w.rate is None for w in everything.retention.overall)
     for chart in charts(everything):
@@ -382,7 +382,7 @@ def test_a_learner_without_history(session: Session, decks: dict[str, Deck]) -> 
 # --- SVG ----------------------------------------------------------------------------------------
 
 
-def charts(result: stats.Stats, t: Any = en) -> list[str]:
+def charts(result: summary.Stats, t: Any = en) -> list[str]:
     return [
         svg.heatmap(result.reviews, t),
         svg.forecast(result.forecast, t),
@@ -408,7 +408,7 @@ def parse(chart: str) -> ET.Element:
 
 
 def test_heatmap_svg(session: Session, learner: Learner, decks: dict[str, Deck]) -> None:
-    days = stats.reviews_per_day(session=session, learner=learner, now=NOW)
+    days = summary.reviews_per_day(session=session, learner=learner, now=NOW)
     root = parse(svg.heatmap(days, en))
     cells = root.findall(f"{SVG}g[@class='cells']/{SVG}rect")
     assert len(cells) == 365
@@ -433,7 +433,7 @@ def test_heat_levels() -> None:
 
 
 def test_forecast_svg(session: Session, learner: Learner, decks: dict[str, Deck]) -> None:
-    days = stats.due_forecast(session=session, learner=learner, now=NOW)
+    days = summary.due_forecast(session=session, learner=learner, now=NOW)
     root = parse(svg.forecast(days, en))
     titles = titled(root, f"{SVG}g[@class='bar']")
     assert len(titles) == 30
@@ -450,7 +450,7 @@ def test_forecast_svg(session: Session, learner: Learner, decks: dict[str, Deck]
 def test_state_and_retention_svgs(
     session: Session, learner: Learner, decks: dict[str, Deck]
 ) -> None:
-    result = stats.learner_stats(session=session, learner=learner, now=NOW)
+    result = summary.learner_stats(session=session, learner=learner, now=NOW)
     states = parse(svg.state_bar(result.states, en))
     assert titled(states, f"{SVG}g[@class='segment']") == [
         "New: 2 (18%)",
@@ -468,7 +468,7 @@ def test_state_and_retention_svgs(
 
 
 def test_svg_text_is_escaped(session: Session, learner: Learner, decks: dict[str, Deck]) -> None:
-    result = stats.learner_stats(session=session, learner=learner, now=NOW)
+    result = summary.learner_stats(session=session, learner=learner, now=NOW)
 
     def hostile(key: str) -> str:
         return "<b>&\"'</b> " + en(key)
@@ -484,7 +484,7 @@ def test_svg_text_is_escaped(session: Session, learner: Learner, decks: dict[str
 def test_chinese_charts_are_well_formed(
     session: Session, learner: Learner, decks: dict[str, Deck]
 ) -> None:
-    result = stats.learner_stats(session=session, learner=learner, now=NOW)
+    result = summary.learner_stats(session=session, learner=learner, now=NOW)
     heatmap, *_ = [parse(chart) for chart in charts(result, translator("zh"))]
     assert heatmap.findall(f"{SVG}g[@class='cells']/{SVG}rect/{SVG}title")[-1].text == (
         "2025-03-12：复习 3 次"
@@ -713,12 +713,12 @@ def test_a_week_of_simulated_reviews_matches_the_log(session: Session) -> None:
     assert session.exec(select(ReviewLog).where(col(ReviewLog.undone_at).is_not(None))).all()
 
     def day_of(moment: datetime) -> date:
-        # The scheduler's own notion of a day, independent of app.stats.
+        # The scheduler's own notion of a day, independent of app.stats.summary.
         return study_day(learner, as_utc(moment))[0].astimezone(zone).date()
 
     today = day_of(now)
     assert today == date(2025, 3, 11)
-    result = stats.learner_stats(session=session, learner=learner, now=now)
+    result = summary.learner_stats(session=session, learner=learner, now=now)
     per_day = Counter(day_of(entry.reviewed_at) for entry in logs)
     assert nonzero(result.reviews) == {d.isoformat(): n for d, n in sorted(per_day.items())}
     assert len(per_day) == 7 and sum(per_day.values()) == len(logs)
@@ -740,7 +740,7 @@ def test_a_week_of_simulated_reviews_matches_the_log(session: Session) -> None:
         assert window.reviews == len(recent) > 0
         assert window.passed == sum(e.rating != 1 for e in recent)
 
-    assert result.streak == stats.Streak(current=7, longest=7)
+    assert result.streak == summary.Streak(current=7, longest=7)
     assert result.time.total_ms == sum(e.duration_ms or 0 for e in logs)
     assert result.time.today_ms == sum(
         e.duration_ms or 0 for e in logs if day_of(e.reviewed_at) == today
@@ -748,7 +748,7 @@ def test_a_week_of_simulated_reviews_matches_the_log(session: Session) -> None:
     states = Counter(
         s.state for s in session.exec(select(CardState).where(CardState.learner_id == learner.id))
     )
-    assert result.states == stats.StateCounts(
+    assert result.states == summary.StateCounts(
         new=12 - sum(states.values()),
         learning=states[1],
         review=states[2],

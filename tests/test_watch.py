@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session, select
 
-from app.bank import open_engine
 from app.config import Settings
-from app.models import Card
+from app.infra.bank import open_engine
+from app.infra.models import Card
 from app.serve import ensure_imported, watch_content
 
 pytestmark = pytest.mark.storage

@@ -13,7 +13,7 @@ import pytest
 from tests.conftest import LiveServer, WriteContent
 
 ROOT = Path(__file__).resolve().parent.parent
-HEAD = max(p.name.split("_")[0] for p in (ROOT / "app" / "migrations" / "versions").glob("0*.py"))
+HEAD = max(p.name.split("_")[0] for p in (ROOT / "app" / "infra" / "migrations" / "versions").glob("0*.py"))
 
 DECK = """
 ---
@@ -49,9 +49,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "app/templates/base.html",
         "app/static/app.js",
         "app/static/katex/katex.min.css",
-        "app/migrations/env.py",
-        "app/migrations/script.py.mako",
-        f"app/migrations/versions/{HEAD}_",
+        "app/infra/migrations/env.py",
+        "app/infra/migrations/script.py.mako",
+        f"app/infra/migrations/versions/{HEAD}_",
         "app/bundled/decks/",
     ):
         assert any(n.startswith(shipped) for n in names), f"{shipped} missing from {wheel.name}"
@@ -80,7 +80,7 @@ def test_installed_wheel_is_self_contained(installed: Path, tmp_path: Path) -> N
     assert "added" in out
     # Every migration the wheel carries replays on an empty database.
     replay = (
-        "import sys; from app.db import make_engine; from app.migrate import upgrade, "
+        "import sys; from app.infra.db import make_engine; from app.infra.migrate import upgrade, "
         "current_revision; e = make_engine(sys.argv[1]); upgrade(e); print(current_revision(e))"
     )
     out = _run(python, "-c", replay, f"sqlite:///{tmp_path / 'replayed.db'}", cwd=tmp_path)

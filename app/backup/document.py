@@ -93,7 +93,8 @@ class SettingsIn(_Doc):
     new_per_day: int = Field(ge=0, le=9999)
     max_reviews_per_day: int = Field(ge=0, le=99999)
     rollover_hour: int = Field(ge=0, le=23)
-    # Personal FSRS weights (app.optimize); absent in older backups, None means the defaults.
+    # Personal FSRS weights (app.scheduling.optimize); absent in older backups, None means the
+    # defaults.
     # A set the model cannot use is not refused here: the restore keeps the rest and says so.
     fsrs_parameters: list[float] | None = None
     # Absent in backups made before leeches: the defaults.

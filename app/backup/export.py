@@ -11,7 +11,7 @@ from sqlmodel import Session, col, select
 from app.backup.document import FORMAT, SETTINGS, STATE_FIELDS, VERSION, iso
 from app.backup.interviews import export_interviews
 from app.errors import NotFound
-from app.models import Card, CardMark, CardState, Deck, Learner, PracticeSession, ReviewLog
+from app.infra.models import Card, CardMark, CardState, Deck, Learner, PracticeSession, ReviewLog
 
 
 def find_learner(*, session: Session, name: str) -> Learner:

@@ -13,9 +13,9 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from app.backup.document import InterviewIn, MockIn, RecordingIn, iso, utc
+from app.infra.models import Interview, Learner, MockAnswer, MockSession, Recording
 from app.interview.mock import MAX_UNFINISHED
 from app.interview.recordings import check_audio, check_room
-from app.models import Interview, Learner, MockAnswer, MockSession, Recording
 
 RECORDINGS_BUDGET = 32 * 1024 * 1024
 

@@ -26,9 +26,9 @@ from app.backup.document import (
 )
 from app.backup.export import learner_marks, learner_states
 from app.backup.interviews import interview_card_ids, restore_interviews
-from app.db import database_of
-from app.models import Card, CardMark, CardState, Deck, Learner, PracticeSession, ReviewLog
-from app.parameters import BadParameters, check_parameters
+from app.infra.db import database_of
+from app.infra.models import Card, CardMark, CardState, Deck, Learner, PracticeSession, ReviewLog
+from app.scheduling.parameters import BadParameters, check_parameters
 
 # Cards a backup mentions that the bank no longer has are recreated, retired, in this deck.
 PLACEHOLDER_DECK = "_restored"

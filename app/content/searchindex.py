@@ -7,7 +7,7 @@ from sqlalchemy import delete, insert, update
 from sqlmodel import Session, col, select
 
 from app.content.searchtext import FIELDS, SearchFields, card_fields, topic_fields
-from app.models import Card, CardLink, Followup, SearchEntry, Topic
+from app.infra.models import Card, CardLink, Followup, SearchEntry, Topic
 
 # Part of every entry's source hash: changing how search text is made remakes every entry.
 SEARCH_TEXT_VERSION = "2"

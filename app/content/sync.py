@@ -9,7 +9,7 @@ from sqlalchemy import bindparam, func, insert, update
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, delete, select
 
-from app.cardview import bump_generation
+from app.study.cardview import bump_generation
 from app.content.compile import (
     Compiled,
     CompiledCard,
@@ -32,7 +32,7 @@ from app.content.report import FileReport, file_reports
 from app.content.searchindex import refresh_search_index
 from app.content.searchtext import SearchFields
 from app.content.source import SourceText, scan
-from app.models import Card, CardLink, Deck, Followup, Learner, SourceFile, Topic, utcnow
+from app.infra.models import Card, CardLink, Deck, Followup, Learner, SourceFile, Topic, utcnow
 
 
 @dataclass

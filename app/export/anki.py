@@ -19,11 +19,11 @@ from urllib.parse import quote, unquote
 import genanki
 from sqlmodel import Session, col, select
 
-from app import catalog
 from app.content.images import ImageError, load
 from app.errors import NotFound
 from app.export.tex import katex_to_tex
-from app.models import Card, CardLink, Deck, Followup
+from app.infra.models import Card, CardLink, Deck, Followup
+from app.study import catalog
 from app.study.marks import Mark
 
 FIELDS = ("Question", "Answer", "Followups", "Pitfalls", "Reading", "Source")

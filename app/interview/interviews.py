@@ -4,9 +4,9 @@ from datetime import date, datetime, timedelta
 
 from sqlmodel import Session, col, func, select
 
+from app.accounts.learners import local_day
 from app.errors import NotFound, StudyError
-from app.learners import local_day
-from app.models import Card, Deck, Interview, Learner
+from app.infra.models import Card, Deck, Interview, Learner
 from app.study import Filters
 
 MAX_DAYS_AHEAD = 366

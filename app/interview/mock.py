@@ -11,15 +11,15 @@ from datetime import datetime
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from app import scheduling
-from app.cardstate import CardStateValue
-from app.cardview import CardView, card_view
-from app.db import database_of
+from app.accounts.learners import personal_parameters
 from app.errors import Conflict, NotFound, Refusal, StudyError
+from app.infra.db import database_of
+from app.infra.models import CardState, Learner, MockAnswer, MockSession, ReviewLog
 from app.interview.keypoints import key_points, points_key, suggested_rating
-from app.learners import personal_parameters
-from app.models import CardState, Learner, MockAnswer, MockSession, ReviewLog
+from app.scheduling import schedule
+from app.scheduling.cardstate import CardStateValue
 from app.study import Filters, card_state, record_review
+from app.study.cardview import CardView, card_view
 from app.study.selection import scope_card_ids
 
 ORDERS = ("random", "weakest")
@@ -48,7 +48,7 @@ def _weakness(
     )
     parameters = personal_parameters(learner)
     found = {
-        row.card_id: scheduling.retrievability(
+        row.card_id: schedule.retrievability(
             CardStateValue.from_row(row), now, parameters=parameters
         )
         or 0.0
@@ -234,7 +234,7 @@ def answer(
     total = len(current.points)
     if any(not 0 <= index < total for index in said):
         raise StudyError(f"key points are numbered 0 to {total - 1}")
-    if rating is not None and rating not in scheduling.RATINGS:
+    if rating is not None and rating not in schedule.RATINGS:
         raise StudyError("rating must be 1, 2, 3 or 4")
     followups = len(current.card.followups)
     if not 0 <= followups_answered <= followups:

@@ -19,11 +19,11 @@ from typing import Any
 from sqlalchemy import bindparam, delete
 from sqlmodel import Session, col, select
 
-from app.cardstate import Mode
-from app.cardview import bank_generation
-from app.db import database_of
-from app.learners import local_day, study_day
-from app.models import Card, DayPlan, Deck, Interview, Learner, ReviewLog, StudyPin
+from app.accounts.learners import local_day, study_day
+from app.infra.db import database_of
+from app.infra.models import Card, DayPlan, Deck, Interview, Learner, ReviewLog, StudyPin
+from app.scheduling.cardstate import Mode
+from app.study.cardview import bank_generation
 from app.study.filters import Filters
 from app.study.marks import held_cards
 

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
-from app import scheduling
-from app.cardstate import CardStateValue, State
+from app.scheduling import schedule
+from app.scheduling.cardstate import CardStateValue, State
 
 # Enough for a new card to reach any target within a year; a chain that needs more is unreachable.
 MAX_CHAIN = 16
@@ -28,7 +28,7 @@ class Scheduling:
     moment: datetime  # when recall is predicted: the start of the interview's study day
     now: datetime
     target: float
-    parameters: scheduling.Parameters | None = None
+    parameters: schedule.Parameters | None = None
     new_per_day: int = 20
     max_reviews_per_day: int = 200
 
@@ -39,7 +39,7 @@ class Scheduling:
 
 def recall(state: CardStateValue | None, plan: Scheduling) -> float:
     """FSRS's predicted recall of the card at the interview (0 for a card never studied)."""
-    value = scheduling.retrievability(state, plan.moment, parameters=plan.parameters)
+    value = schedule.retrievability(state, plan.moment, parameters=plan.parameters)
     return value or 0.0
 
 
@@ -87,7 +87,7 @@ def chain(state: CardStateValue | None, start: int, plan: Scheduling) -> list[in
     moment = plan.now + timedelta(days=start)
     offsets: list[int] = []
     for _ in range(MAX_CHAIN):
-        state = scheduling.review(
+        state = schedule.review(
             state, 3, moment, desired_retention=plan.target, parameters=plan.parameters
         )
         offsets.append(_offset(moment, plan))

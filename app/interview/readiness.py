@@ -8,11 +8,11 @@ from datetime import UTC, datetime
 from sqlalchemy import and_
 from sqlmodel import Session, col, func, select
 
-from app.cardstate import CardStateValue, aware
+from app.accounts.learners import day_start, local_day, personal_parameters
+from app.infra.models import Card, CardState, Deck, Interview, Learner, ReviewLog
 from app.interview.interviews import scope
 from app.interview.plan import Plan, Scheduling, make_plan, recall
-from app.learners import day_start, local_day, personal_parameters
-from app.models import Card, CardState, Deck, Interview, Learner, ReviewLog
+from app.scheduling.cardstate import CardStateValue, aware
 
 WEAKEST = 10
 
@@ -148,7 +148,7 @@ CACHE_SIZE = 64
 
 
 def _version(session: Session, learner: Learner) -> tuple[object, ...]:
-    from app.cardview import bank_generation
+    from app.study.cardview import bank_generation
 
     last = session.exec(
         select(func.max(ReviewLog.id), func.count(col(ReviewLog.undone_at))).where(

@@ -12,9 +12,9 @@ from datetime import datetime
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from app.db import database_of
 from app.errors import NotFound, Refusal, StudyError
-from app.models import Learner, MockSession, Recording, TeamLimits
+from app.infra.db import database_of
+from app.infra.models import Learner, MockSession, Recording, TeamLimits
 
 MB = 1024 * 1024
 MAX_BYTES = 8 * MB  # about 15 minutes of Opus speech at browsers' default rate

@@ -6,10 +6,10 @@ from datetime import datetime
 
 from sqlmodel import Session, col, select
 
-from app.cardview import CardView, card_view
+from app.infra.models import CardLink, Learner, MockAnswer, MockSession, Recording, Topic
 from app.interview.keypoints import key_points
 from app.interview.mock import answers, mocks
-from app.models import CardLink, Learner, MockAnswer, MockSession, Recording, Topic
+from app.study.cardview import CardView, card_view
 
 # Under this share of key points said, a question counts as missed.
 MISSED_BELOW = 0.6

@@ -4,9 +4,9 @@ from datetime import datetime
 
 from sqlmodel import Session
 
+from app.infra.models import Learner
 from app.interview.interviews import upcoming
 from app.interview.readiness import Readiness, readiness
-from app.models import Learner
 
 
 def ahead(session: Session, *, learner: Learner, now: datetime) -> list[Readiness]:

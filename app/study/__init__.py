@@ -1,7 +1,7 @@
 """The study loop: the queue (what to show next), ratings and undo."""
 
+from app.accounts.learners import get_learner, learner_zone, personal_parameters, study_day
 from app.errors import Conflict, NotFound, StudyError
-from app.learners import get_learner, learner_zone, personal_parameters, study_day
 from app.study.filters import Filters
 from app.study.queue import (
     Counts,

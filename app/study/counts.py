@@ -8,9 +8,9 @@ from typing import Any
 from sqlalchemy import bindparam, func, literal_column
 from sqlmodel import Session, col, select
 
-from app.cardstate import State
-from app.learners import new_limit, study_day
-from app.models import Card, CardMark, CardState, Deck, Learner
+from app.accounts.learners import new_limit, study_day
+from app.infra.models import Card, CardMark, CardState, Deck, Learner
+from app.scheduling.cardstate import State
 from app.study.filters import Filters, in_folder
 from app.study.marks import held_cards
 from app.study.today import done_today

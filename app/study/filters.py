@@ -7,7 +7,7 @@ from typing import Any
 from sqlalchemy import String, cast, func, or_
 from sqlmodel import col
 
-from app.models import Card, Deck
+from app.infra.models import Card, Deck
 
 
 def in_folder(folder: str) -> Any:

@@ -9,11 +9,11 @@ from typing import Any
 from sqlalchemy import bindparam, or_, select
 from sqlmodel import Session, col
 
-from app.cardstate import aware
-from app.db import Database, database_of
+from app.accounts.learners import study_day
 from app.errors import NotFound, StudyError
-from app.learners import study_day
-from app.models import Card, CardMark, Learner
+from app.infra.db import Database, database_of
+from app.infra.models import Card, CardMark, Learner
+from app.scheduling.cardstate import aware
 
 # Anki's flag colours, in its order: flag n is FLAGS[n - 1]; 0 is no flag.
 FLAGS = ("red", "orange", "green", "blue", "pink", "turquoise", "purple")

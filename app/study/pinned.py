@@ -11,7 +11,7 @@ from typing import Protocol
 
 from sqlmodel import Session
 
-from app.models import Learner
+from app.infra.models import Learner
 from app.study.filters import Filters
 
 

@@ -10,11 +10,11 @@ from sqlalchemy import and_, bindparam, case, func, null
 from sqlalchemy.engine import Row
 from sqlmodel import Session, col, select
 
-from app import scheduling
-from app.cardstate import CardStateValue, Queue, State, aware
-from app.cardview import GENERATION, CardView, card_view
-from app.learners import personal_parameters, study_day
-from app.models import Card, CardMark, CardState, Deck, Learner
+from app.accounts.learners import personal_parameters, study_day
+from app.infra.models import Card, CardMark, CardState, Deck, Learner
+from app.scheduling import schedule
+from app.scheduling.cardstate import CardStateValue, Queue, State, aware
+from app.study.cardview import GENERATION, CardView, card_view
 from app.study.counts import (
     LEARN_AHEAD,
     WALK_NEW_CARDS,
@@ -240,10 +240,10 @@ def _next(
     current = CardStateValue.from_row(shown) if shown.version is not None else None
     return NextCard(
         card=card,
-        queue=scheduling.queue_of(current),
+        queue=schedule.queue_of(current),
         state=current,
         version=shown.version or 0,
-        intervals=scheduling.preview(
+        intervals=schedule.preview(
             current,
             now,
             desired_retention=learner.desired_retention,

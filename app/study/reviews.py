@@ -10,12 +10,12 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.sql.elements import BindParameter
 from sqlmodel import Session, col
 
-from app import scheduling
-from app.cardstate import CardStateValue, Mode
-from app.db import database_of
+from app.accounts.learners import personal_parameters
 from app.errors import Conflict, NotFound, StudyError
-from app.learners import personal_parameters
-from app.models import Card, CardState, Learner, ReviewLog
+from app.infra.db import database_of
+from app.infra.models import Card, CardState, Learner, ReviewLog
+from app.scheduling import schedule
+from app.scheduling.cardstate import CardStateValue, Mode
 from app.study.marks import leech_values, undone_leech_values, upsert_marks
 from app.study.queue import STATE_COLUMNS, state_row
 from app.study.spread import spread_for
@@ -69,7 +69,7 @@ def record_review(
     learner used before is answered from the first rating's entry and records nothing more,
     also when the two arrive at once: the loser's write meets the winner's row.
     """
-    if rating not in scheduling.RATINGS:
+    if rating not in schedule.RATINGS:
         raise StudyError("rating must be 1, 2, 3 or 4")
     if duration_ms is not None and not 0 <= duration_ms <= 24 * 3600 * 1000:
         raise StudyError("duration_ms must be between 0 and 86400000")
@@ -96,7 +96,7 @@ def record_review(
                 if before is not None and before.last_review is not None:
                     at = max(at, before.last_review)
                 at = at.astimezone(UTC)
-            after = scheduling.review(
+            after = schedule.review(
                 before,
                 rating,
                 at,
@@ -124,7 +124,7 @@ def record_review(
                 **key,
                 "rating": rating,
                 "mode": Mode.STUDY.value,
-                "queue": scheduling.queue_of(before).value,
+                "queue": schedule.queue_of(before).value,
                 "reviewed_at": at,
                 "duration_ms": duration_ms,
                 "state_before": before.to_json() if before else None,

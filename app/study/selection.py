@@ -4,7 +4,7 @@ from datetime import datetime
 
 from sqlmodel import Session, col, select
 
-from app.models import Card, Deck, Learner
+from app.infra.models import Card, Deck, Learner
 from app.study.filters import Filters
 from app.study.marks import held_cards
 

@@ -13,8 +13,8 @@ from typing import Any
 
 from sqlmodel import Session
 
-from app.db import Database
-from app.models import Learner
+from app.infra.db import Database
+from app.infra.models import Learner
 from app.study import marks
 from app.study.filters import Filters
 from app.study.marks import Mark

@@ -5,10 +5,10 @@ from datetime import date, datetime, timedelta
 
 from sqlmodel import Session, col, select
 
-from app.cardstate import aware
-from app.learners import day_start, local_day
-from app.models import CardState, Learner
-from app.scheduling import Spread
+from app.accounts.learners import day_start, local_day
+from app.infra.models import CardState, Learner
+from app.scheduling.cardstate import aware
+from app.scheduling.schedule import Spread
 
 
 def easy_weekdays(learner: Learner) -> frozenset[int]:

@@ -11,10 +11,10 @@ from itsdangerous import BadSignature
 from sqlalchemy import inspect
 from sqlmodel import Session
 
-from app import accounts
+from app.accounts import members
+from app.accounts.learners import get_learner
 from app.config import Settings
-from app.learners import get_learner
-from app.models import AuthSession, Learner
+from app.infra.models import AuthSession, Learner
 from app.study import Filters
 from app.web.auth import SESSION_COOKIE, Forbidden, NotSignedIn, signer
 from app.web.hosts import trusted_origin
@@ -103,7 +103,7 @@ def _identify(request: Request, session: Session, settings: Settings, now: datet
         return Identity(get_learner(session, settings.learner_name, settings.timezone), "local")
     header = request.headers.get("authorization", "")
     if header[:7].lower() == "bearer ":
-        learner = accounts.token_learner(session, header[7:].strip(), now)
+        learner = members.token_learner(session, header[7:].strip(), now)
         if learner is None:
             raise NotSignedIn("invalid or revoked API token")
         return Identity(learner, "token")
@@ -113,7 +113,7 @@ def _identify(request: Request, session: Session, settings: Settings, now: datet
             token = signer(settings).loads(cookie)
         except BadSignature:
             token = None
-        found = accounts.session_learner(session, token, now) if isinstance(token, str) else None
+        found = members.session_learner(session, token, now) if isinstance(token, str) else None
         if found is not None:
             return Identity(found[1], "cookie", found[0], token)
     return Identity(None, "anonymous")

@@ -18,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.logs import REQUEST_ID
+from app.infra.logs import REQUEST_ID
 
 log = logging.getLogger("qbank.access")
 

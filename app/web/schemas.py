@@ -5,8 +5,8 @@ from typing import Literal
 
 from pydantic import AwareDatetime, BaseModel, Field
 
-from app.cardstate import CardStateValue
-from app.scheduling import format_interval
+from app.scheduling.cardstate import CardStateValue
+from app.scheduling.schedule import format_interval
 from app.study import Counts, NextCard
 
 

@@ -4,9 +4,8 @@ from datetime import datetime
 
 from sqlmodel import Session
 
-from app import catalog
-from app.models import Learner
-from app.study import Filters
+from app.infra.models import Learner
+from app.study import Filters, catalog
 
 
 def scope_choices(

@@ -9,7 +9,7 @@ from fastapi import Depends, Request
 from fastapi.concurrency import run_in_threadpool
 from sqlmodel import Session
 
-from app.models import Learner
+from app.infra.models import Learner
 from app.study.service import Study
 from app.web.deps import LearnerDep, NowDep, SessionDep, check_csrf, identify, signed_in
 

@@ -11,7 +11,7 @@ from datetime import date, timedelta
 
 from markupsafe import Markup, escape
 
-from app.stats import DayCount, Retention, StateCounts
+from app.stats.summary import DayCount, Retention, StateCounts
 
 Translate = Callable[[str], str]
 

@@ -6,8 +6,8 @@ from zoneinfo import ZoneInfo
 from fastapi import Request
 from markupsafe import Markup
 
-from app.cardstate import aware
 from app.interview.report import HistoryPoint
+from app.scheduling.cardstate import aware
 from app.web.i18n import language, translator
 from app.web.svg import _n, _svg, _text, _title
 

@@ -4,7 +4,7 @@ from collections.abc import Sequence
 
 from markupsafe import Markup, escape
 
-from app.simulate import Workload, WorkloadPoint
+from app.scheduling.simulate import Workload, WorkloadPoint
 from app.web.svg import Translate, _n, _svg, _text, _title
 
 WIDTH, HEIGHT = 640, 250

@@ -10,10 +10,10 @@ from jinja2 import pass_context
 from jinja2.runtime import Context
 from starlette.responses import HTMLResponse
 
-from app.cardstate import aware
+from app.accounts.learners import learner_zone
 from app.config import resource_dir
-from app.learners import learner_zone
-from app.scheduling import format_interval
+from app.scheduling.cardstate import aware
+from app.scheduling.schedule import format_interval
 from app.web.assets import Assets
 from app.web.i18n import language, translator
 

@@ -32,9 +32,9 @@ from playwright.sync_api import (
     sync_playwright,
 )
 
-from app.bank import close_engine, open_engine
 from app.config import Settings
 from app.content.sync import import_content
+from app.infra.bank import close_engine, open_engine
 from app.main import serving_app
 from app.web.deps import get_now
 

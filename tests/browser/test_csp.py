@@ -15,8 +15,8 @@ import pytest
 from playwright.sync_api import Page, expect
 from sqlmodel import Session
 
-from app import accounts
-from app.bank import open_engine
+from app.accounts import members
+from app.infra.bank import open_engine
 from tests.browser.conftest import Traffic, copy_bank, serve, team_settings
 
 pytestmark = pytest.mark.browser
@@ -95,7 +95,7 @@ def team_origin(tmp_path_factory: pytest.TempPathFactory, bundled_bank: Path) ->
     settings = team_settings(db)
     engine = open_engine(settings)
     with Session(engine) as session:
-        accounts.create_user(session, name="admin", password=PASSWORD, is_admin=True)
+        members.create_user(session, name="admin", password=PASSWORD, is_admin=True)
     try:
         with serve(settings) as origin:
             yield origin

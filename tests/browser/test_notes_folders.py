@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from app.bank import close_engine, open_engine
 from app.config import Settings
-from app.imports import recorded_import
+from app.content.imports import recorded_import
+from app.infra.bank import close_engine, open_engine
 from tests.browser.conftest import NewPage, serve
 
 NOTES = Path(__file__).resolve().parents[1] / "fixtures" / "notes"

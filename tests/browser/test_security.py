@@ -14,11 +14,11 @@ import pytest
 from playwright.sync_api import Browser, Page, Route
 from sqlmodel import Session, func, select
 
-from app import accounts
-from app.bank import open_engine
+from app.accounts import members
 from app.config import Settings
 from app.content.sync import import_content
-from app.models import AuthSession
+from app.infra.bank import open_engine
+from app.infra.models import AuthSession
 from tests.browser.conftest import serve, team_settings
 
 REPO = Path(__file__).resolve().parents[2]
@@ -34,7 +34,7 @@ def team_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str,
     engine = open_engine(settings)
     import_content(settings.content_dir, engine)
     with Session(engine) as session:
-        accounts.create_user(session, name="member", password=PASSWORD)
+        members.create_user(session, name="member", password=PASSWORD)
     try:
         with serve(settings) as url:
             yield url, settings

@@ -12,8 +12,8 @@ import pytest
 from playwright.sync_api import Browser, expect
 from sqlmodel import Session
 
-from app import accounts
-from app.bank import open_engine
+from app.accounts import members
+from app.infra.bank import open_engine
 from tests.browser.conftest import NewPage, copy_bank, query, serve, team_settings
 
 pytestmark = pytest.mark.browser
@@ -41,10 +41,10 @@ def invited(tmp_path: Path, bundled_bank: Path) -> Iterator[tuple[str, str, Path
     engine = open_engine(settings)
     try:
         with Session(engine) as session:
-            admin = accounts.create_user(
+            admin = members.create_user(
                 session, name="admin", password="admin-password-1", is_admin=True
             )
-            token = accounts.create_invite(session, admin=admin, now=datetime.now(UTC), days=1)
+            token = members.create_invite(session, admin=admin, now=datetime.now(UTC), days=1)
         with serve(settings) as origin:
             yield origin, token, db
     finally:

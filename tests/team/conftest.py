@@ -12,11 +12,11 @@ from fastapi.testclient import TestClient
 from sqlmodel import Session
 from team_support import BANK, PASSWORDS, Browser, Clock, Db, same_database, team_settings
 
-from app import accounts
-from app.bank import close_engine
+from app.accounts import members
 from app.content.sync import import_content
+from app.infra.bank import close_engine
+from app.infra.models import Learner
 from app.main import create_app
-from app.models import Learner
 from app.web.deps import get_now
 from templates import Templates
 
@@ -25,7 +25,7 @@ from templates import Templates
 def fast_hashing(monkeypatch: pytest.MonkeyPatch) -> None:
     """Still argon2id, at the lowest cost: the real cost (~0.2 s a hash) would dominate."""
     monkeypatch.setattr(
-        accounts, "_hasher", PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
+        members, "_hasher", PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
     )
 
 
@@ -81,7 +81,7 @@ def users(app: FastAPI) -> dict[str, Learner]:
     made = {}
     for name, password in PASSWORDS.items():
         with Session(app.state.engine) as session:
-            made[name] = accounts.create_user(
+            made[name] = members.create_user(
                 session, name=name, password=password, is_admin=name == "admin"
             )
     return made
@@ -93,8 +93,8 @@ def api_token(app: FastAPI, users: dict[str, Learner], clock: Clock) -> Callable
 
     def make(name: str, label: str = "script") -> str:
         with Session(app.state.engine) as session:
-            learner = accounts.get_user(session, name)
-            return accounts.create_api_token(session, learner=learner, name=label, now=clock.now)
+            learner = members.get_user(session, name)
+            return members.create_api_token(session, learner=learner, name=label, now=clock.now)
 
     return make
 

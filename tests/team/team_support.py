@@ -12,15 +12,15 @@ from sqlalchemy import func
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, SQLModel, col, select
 
-from app import accounts
+from app.accounts import members
 from app.config import Settings
-from app.models import AuthSession, Learner, ReviewLog
+from app.infra.models import AuthSession, Learner, ReviewLog
 
 SECRET = "team-test-secret-" + "x" * 32
 START = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)  # a Monday noon, far from any day boundary
 PASSWORDS = {"admin": "admin-password-1", "member": "member-password-1", "other": "other-pass-1"}
 NEW_PASSWORD = "a-new-password-1"
-PRODUCTION_HASHER = accounts._hasher  # before conftest.fast_hashing swaps in a cheap one
+PRODUCTION_HASHER = members._hasher  # before conftest.fast_hashing swaps in a cheap one
 
 GPU_DECK = """
 ---

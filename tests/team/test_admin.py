@@ -8,10 +8,10 @@ import pytest
 from sqlmodel import Session, select
 from team_support import NOTES_DECK
 
-from app.catalog import MATURE_DAYS
-from app.imports import KIND
-from app.jobs import start_job, wait_for_all
-from app.models import Card, CardState, Deck
+from app.content.imports import KIND
+from app.infra.jobs import start_job, wait_for_all
+from app.infra.models import Card, CardState, Deck
+from app.study.catalog import MATURE_DAYS
 from tests import cards
 
 pytestmark = pytest.mark.storage

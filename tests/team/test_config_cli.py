@@ -8,7 +8,7 @@ from team_support import NEW_PASSWORD, PASSWORDS
 from app import serve
 from app.cli import main
 from app.config import Settings, get_settings
-from app.models import Learner
+from app.infra.models import Learner
 
 
 @pytest.fixture

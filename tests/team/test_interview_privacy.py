@@ -4,7 +4,7 @@ from datetime import timedelta
 
 from team_support import START
 
-from app.models import Interview, MockSession, Recording
+from app.infra.models import Interview, MockSession, Recording
 
 WEBM = b"\x1a\x45\xdf\xa3" + b"\x00" * 500
 

@@ -6,7 +6,7 @@ import pytest
 from team_support import NEW_PASSWORD, csrf_token, text_of
 
 from app.content.sync import import_content
-from app.models import Invite, Learner
+from app.infra.models import Invite, Learner
 
 pytestmark = pytest.mark.storage
 

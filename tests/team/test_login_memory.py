@@ -9,8 +9,8 @@ import pytest
 from argon2 import PasswordHasher
 from team_support import SECRET
 
-from app import accounts
-from app.db import create_schema, make_engine
+from app.accounts import members
+from app.infra.db import create_schema, make_engine
 
 MIB = 1 << 20
 SIGN_INS = 30
@@ -66,7 +66,7 @@ def test_30_sign_ins_at_once_keep_each_worker_within_4_password_checks_of_memory
     growth = {pid: _peak_resident(pid) - before[pid] for pid in workers}
     # At most 4 checks at once per worker (one was held before), plus one check's worth of room
     # for the rest of its requests; unbounded, a worker held 7 or more checks' worth at its peak.
-    allowed = (accounts.CONCURRENT_VERIFICATIONS + 1) * cost
+    allowed = (members.CONCURRENT_VERIFICATIONS + 1) * cost
     assert all(grown <= allowed for grown in growth.values()), {
         pid: f"{grown / MIB:.0f} MiB" for pid, grown in growth.items()
     }

@@ -20,15 +20,15 @@ from sqlmodel import Session
 from starlette.routing import Mount
 from team_support import NEW_PASSWORD, PASSWORDS, START
 
-from app import accounts, catalog
+from app.accounts import members
 from app.backup import dump_backup, export_learner
+from app.infra.jobs import run_job
+from app.infra.models import Learner
 from app.interview.interviews import create_interview
 from app.interview.mock import start_mock
 from app.interview.recordings import MB, save_recording
-from app.jobs import run_job
-from app.models import Learner
-from app.practice import start_practice
-from app.study import Filters, record_review
+from app.practice.quiz import start_practice
+from app.study import Filters, catalog, record_review
 
 # Reachable without an account. Everything else needs one; /admin/* needs an administrator.
 # Outside /admin/, pages only an administrator may open in team mode.
@@ -90,8 +90,8 @@ class Ids:
 
     def invite(self) -> str:
         with Session(self.app.state.engine) as session:
-            admin = accounts.get_user(session, "admin")
-            return accounts.create_invite(session, admin=admin, now=START, days=7)
+            admin = members.get_user(session, "admin")
+            return members.create_invite(session, admin=admin, now=START, days=7)
 
 
 @dataclass
@@ -247,7 +247,7 @@ def ids(matrix_app: FastAPI, users: dict[str, Learner]) -> Ids:
     with Session(matrix_app.state.engine) as session:
         topic = catalog.topics(session)[0][0]
         for name in ("member", "admin"):
-            learner = accounts.get_user(session, name)
+            learner = members.get_user(session, name)
             # Two ratings each, so both undo routes have something to undo.
             for card_id in ("paged", "kv"):
                 record_review(session, learner=learner, card_id=card_id, rating=3, now=START)
@@ -261,8 +261,8 @@ def ids(matrix_app: FastAPI, users: dict[str, Learner]) -> Ids:
                 card_ids=["kernel", "fusion"],
             )
             practice[name] = run.id
-            accounts.create_api_token(session, learner=learner, name="script", now=START)
-            token[name] = accounts.api_tokens(session, learner=learner)[0].id
+            members.create_api_token(session, learner=learner, name="script", now=START)
+            token[name] = members.api_tokens(session, learner=learner)[0].id
             backup[name] = dump_backup(export_learner(session=session, learner=learner)).encode()
             done = run_job(
                 matrix_app.state.engine,

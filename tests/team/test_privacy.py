@@ -4,7 +4,7 @@ import csv
 import io
 import json
 
-from app.models import CardState
+from app.infra.models import CardState
 
 
 def test_another_members_practice_session_is_missing(browser):

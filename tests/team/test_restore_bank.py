@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from app.models import Card, CardState
+from app.infra.models import Card, CardState
 
 pytestmark = pytest.mark.storage
 

@@ -8,7 +8,7 @@ from itsdangerous import URLSafeSerializer
 from sqlmodel import Session, select
 from team_support import NEW_PASSWORD, PASSWORDS, PRODUCTION_HASHER, SECRET, csrf_token
 
-from app.models import AuthSession, Learner
+from app.infra.models import AuthSession, Learner
 from app.web.auth import SESSION_COOKIE
 
 pytestmark = pytest.mark.storage

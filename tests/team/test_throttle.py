@@ -10,10 +10,10 @@ from argon2 import PasswordHasher
 from sqlmodel import Session
 from team_support import PASSWORDS, SECRET
 
-from app import accounts, throttle
-from app.db import create_schema, make_engine
+from app.accounts import members, throttle
+from app.infra.db import create_schema, make_engine
+from app.infra.models import AuthSession
 from app.main import build_routes
-from app.models import AuthSession
 
 pytestmark = pytest.mark.storage
 
@@ -121,7 +121,7 @@ class CountingHasher(PasswordHasher):
 @pytest.fixture
 def hasher(monkeypatch: pytest.MonkeyPatch) -> CountingHasher:
     counting = CountingHasher()
-    monkeypatch.setattr(accounts, "_hasher", counting)
+    monkeypatch.setattr(members, "_hasher", counting)
     return counting
 
 
@@ -184,13 +184,13 @@ def test_every_failed_sign_in_costs_one_password_check(browser, hasher, who):
 
 def test_password_checks_wait_their_turn(monkeypatch, browser, hasher):
     # With every slot taken, a sign-in waits and then says the server is busy; nothing counted.
-    monkeypatch.setattr(accounts, "VERIFY_WAIT_SECONDS", 0.01)
-    held = [accounts._verifications.acquire() for _ in range(accounts.CONCURRENT_VERIFICATIONS)]
+    monkeypatch.setattr(members, "VERIFY_WAIT_SECONDS", 0.01)
+    held = [members._verifications.acquire() for _ in range(members.CONCURRENT_VERIFICATIONS)]
     try:
         response = browser(client=address(4)).login("member")
     finally:
         for _ in held:
-            accounts._verifications.release()
+            members._verifications.release()
     assert response.status_code == 503
     assert "busy" in response.text
     assert hasher.checks == 0
@@ -211,7 +211,7 @@ class GatedHasher(CountingHasher):
 
     def _full_house(self) -> bool:
         left = self.expected - self.finished
-        return self.running >= min(accounts.CONCURRENT_VERIFICATIONS, left)
+        return self.running >= min(members.CONCURRENT_VERIFICATIONS, left)
 
     def verify(self, hash: str | bytes, password: str | bytes) -> Literal[True]:
         with self._turn:
@@ -237,7 +237,7 @@ def test_30_parallel_sign_ins_over_two_apps_run_at_most_4_password_checks_at_onc
     for each in (app, second):
         build_routes(each)  # the burst comes from many clients at once, as to a server
     gated = GatedHasher(expected=30)
-    monkeypatch.setattr(accounts, "_hasher", gated)
+    monkeypatch.setattr(members, "_hasher", gated)
     clients = [browser(client=address(n), app=(app, second)[n % 2]) for n in range(30)]
     with ThreadPoolExecutor(30) as pool:
         statuses = list(
@@ -245,7 +245,7 @@ def test_30_parallel_sign_ins_over_two_apps_run_at_most_4_password_checks_at_onc
         )
     assert statuses == [401] * 30
     assert gated.checks == 30
-    assert gated.peak == accounts.CONCURRENT_VERIFICATIONS
+    assert gated.peak == members.CONCURRENT_VERIFICATIONS
 
 
 def test_throttling_holds_in_a_real_server_with_two_workers(database_url, bank_dir, live_server):
@@ -255,7 +255,7 @@ def test_throttling_holds_in_a_real_server_with_two_workers(database_url, bank_d
     create_schema(engine)
     with Session(engine) as session:
         for name, password in PASSWORDS.items():
-            accounts.create_user(session, name=name, password=password)
+            members.create_user(session, name=name, password=password)
     engine.dispose()
     env = {"QBANK_MODE": "team", "QBANK_SECRET_KEY": SECRET}
     server = live_server(database_url, bank_dir, workers=2, env=env)

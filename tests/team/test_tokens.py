@@ -6,7 +6,7 @@ import pytest
 from sqlmodel import Session, select
 from team_support import NEW_PASSWORD, PASSWORDS, text_of
 
-from app.models import ApiToken
+from app.infra.models import ApiToken
 
 pytestmark = pytest.mark.storage
 

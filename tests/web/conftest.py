@@ -14,11 +14,11 @@ from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from app import learners
+from app.accounts import learners
 from app.config import Settings
 from app.content.sync import import_content
+from app.infra.models import CardState, Learner, PracticeSession, ReviewLog
 from app.main import create_app
-from app.models import CardState, Learner, PracticeSession, ReviewLog
 from app.study import get_learner
 from app.web.deps import get_now
 from templates import Templates
@@ -205,7 +205,7 @@ class Bank:
             return list(session.exec(select(ReviewLog).order_by(col(ReviewLog.id))))
 
     def configure(self, learner: str = "local", **changes: Any) -> Learner:
-        """Change some study settings through app.learners.update_settings."""
+        """Change some study settings through app.accounts.learners.update_settings."""
         with Session(self.engine) as session:
             row = get_learner(session, learner)
             values = {

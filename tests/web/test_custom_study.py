@@ -6,7 +6,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import Session
 
-from app.models import PracticeSession
+from app.infra.models import PracticeSession
 
 pytestmark = pytest.mark.storage
 

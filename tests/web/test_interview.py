@@ -10,9 +10,9 @@ import pytest
 from fsrs import Scheduler
 from sqlmodel import Session, col, select
 
-from app.cardstate import aware
+from app.infra.models import CardState, MockAnswer, Recording, ReviewLog, StudyPin
 from app.interview.keypoints import key_points, points_key
-from app.models import CardState, MockAnswer, Recording, ReviewLog, StudyPin
+from app.scheduling.cardstate import aware
 from tests.web.conftest import KERNELS_DECK, NOTES_DECK, START, TOPICS
 
 pytestmark = pytest.mark.storage

@@ -8,9 +8,9 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlmodel import Session, select
 
+from app.infra.models import DayPlan
 from app.interview import readiness as readiness_module
 from app.main import create_app
-from app.models import DayPlan
 from app.web.deps import get_now
 from tests.web.conftest import START, Clock
 from tests.web.test_interview import bank_dir, days, set_state

@@ -9,7 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import Session
 
-from app.models import Learner
+from app.infra.models import Learner
 
 pytestmark = pytest.mark.storage
 

@@ -13,11 +13,11 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlmodel import Session, col, func, select
 
-from app.db import Database
+from app.infra.db import Database
+from app.infra.models import MockSession, Recording
 from app.interview.mock import MAX_UNFINISHED
 from app.interview.recordings import MB, set_team_quota
 from app.main import build_routes, create_app
-from app.models import MockSession, Recording
 from tests.web.test_interview import WEBM, bank_dir, restore, second, start_mock
 
 pytestmark = pytest.mark.storage

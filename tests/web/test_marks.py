@@ -8,7 +8,7 @@ from conftest import START
 from fastapi.testclient import TestClient
 from sqlmodel import Session
 
-from app.models import CardState, PracticeSession
+from app.infra.models import CardState, PracticeSession
 
 pytestmark = pytest.mark.storage
 

@@ -6,8 +6,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from sqlmodel import Session, col, select
 
+from app.infra.models import MockAnswer, MockSession, ReviewLog
 from app.interview.keypoints import points_key
-from app.models import MockAnswer, MockSession, ReviewLog
 from tests.web.test_interview import bank_dir, start_mock
 
 pytestmark = pytest.mark.storage

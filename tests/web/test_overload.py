@@ -9,12 +9,12 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 
-from app import db
+from app.accounts.learners import get_learner
 from app.config import Settings
 from app.content.sync import import_content
-from app.learners import get_learner
+from app.infra import db
+from app.infra.models import ReviewLog
 from app.main import create_app
-from app.models import ReviewLog
 from app.web.overload import BUSY, READ_ONLY
 from app.web.strings_errors import ERROR_STRINGS
 

@@ -8,7 +8,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from app.models import DayPlan
+from app.infra.models import DayPlan
 from tests.web.test_interview import bank_dir, days, set_state
 
 __all__ = ["bank_dir"]  # the interview tests' bank, three decks

@@ -15,9 +15,9 @@ from sqlmodel import Session, select
 from app.config import Settings
 from app.content.searchtext import fold, plain_text, readable_math, topic_fields
 from app.content.sync import import_content
+from app.infra.models import SearchEntry
 from app.main import create_app
-from app.models import SearchEntry
-from app.search import search
+from app.search.query import search
 
 pytestmark = pytest.mark.storage
 

@@ -6,7 +6,7 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse
 from starlette.responses import Response
 
-from app import accounts
+from app.accounts import members
 from app.errors import StudyError
 from app.web.auth import NotSignedIn, clear_session_cookie, set_session_cookie
 from app.web.deps import IdentityDep, LearnerDep, NowDep, RowId, SessionDep, SettingsDep
@@ -54,20 +54,20 @@ def login(
     if not settings.team:
         return RedirectResponse("/", status_code=303)
     try:
-        learner = accounts.authenticate(
+        learner = members.authenticate(
             session, name=name, password=password, client=_client(request), now=now
         )
     except StudyError as exc:
         context = {"next": _safe_next(next), "error": str(exc), "name": name}
         return render(request, "login.html", context, status_code=exc.status)
-    signed = accounts.start_session(session, learner=learner, now=now, days=settings.session_days)
+    signed = members.start_session(session, learner=learner, now=now, days=settings.session_days)
     return _signed_in(request, settings, signed.token, next)
 
 
 @router.post("/logout")
 def logout(session: SessionDep, identity: IdentityDep) -> Response:
     if identity.token:
-        accounts.end_session(session, identity.token)
+        members.end_session(session, identity.token)
     response = RedirectResponse("/login", status_code=303)
     clear_session_cookie(response)
     return response
@@ -75,7 +75,7 @@ def logout(session: SessionDep, identity: IdentityDep) -> Response:
 
 @router.get("/invite/{token}")
 def invite_page(request: Request, token: str, session: SessionDep, now: NowDep) -> Response:
-    accounts.check_invite(session, token, now)
+    members.check_invite(session, token, now)
     return render(request, "signup.html", {"action": f"/invite/{token}", "error": None})
 
 
@@ -90,13 +90,11 @@ def accept_invite(
     password: Text,
 ) -> Response:
     try:
-        learner = accounts.redeem_invite(
-            session, token=token, name=name, password=password, now=now
-        )
+        learner = members.redeem_invite(session, token=token, name=name, password=password, now=now)
     except StudyError as exc:
         context = {"action": f"/invite/{token}", "error": str(exc), "name": name}
         return render(request, "signup.html", context, status_code=exc.status)
-    signed = accounts.start_session(session, learner=learner, now=now, days=settings.session_days)
+    signed = members.start_session(session, learner=learner, now=now, days=settings.session_days)
     return _signed_in(request, settings, signed.token, "/")
 
 
@@ -119,11 +117,11 @@ def signup(
     if not (settings.team and settings.open_signup):
         raise StudyError("sign-up is by invitation only")
     try:
-        learner = accounts.create_user(session, name=name, password=password)
+        learner = members.create_user(session, name=name, password=password)
     except StudyError as exc:
         context = {"action": "/signup", "error": str(exc), "name": name}
         return render(request, "signup.html", context, status_code=exc.status)
-    signed = accounts.start_session(session, learner=learner, now=now, days=settings.session_days)
+    signed = members.start_session(session, learner=learner, now=now, days=settings.session_days)
     return _signed_in(request, settings, signed.token, "/")
 
 
@@ -137,7 +135,7 @@ def account_page(
 ) -> Response:
     if not settings.team:
         return RedirectResponse("/settings", status_code=303)
-    tokens = accounts.api_tokens(session, learner=learner)
+    tokens = members.api_tokens(session, learner=learner)
     context = {"tokens": tokens, "done": done, "error": None, "new_token": None}
     return render(request, "account.html", context)
 
@@ -153,7 +151,7 @@ def change_password(
     if identity.learner is None or identity.via != "cookie":
         raise NotSignedIn("sign in first")
     try:
-        accounts.change_password(
+        members.change_password(
             session,
             learner=identity.learner,
             old=old_password,
@@ -161,7 +159,7 @@ def change_password(
             current_token=identity.token,
         )
     except StudyError as exc:
-        tokens = accounts.api_tokens(session, learner=identity.learner)
+        tokens = members.api_tokens(session, learner=identity.learner)
         context = {"tokens": tokens, "done": None, "error": str(exc), "new_token": None}
         return render(request, "account.html", context, status_code=exc.status)
     return RedirectResponse("/account?done=password", status_code=303)
@@ -171,8 +169,8 @@ def change_password(
 def create_token(
     request: Request, session: SessionDep, learner: LearnerDep, now: NowDep, name: Text
 ) -> Response:
-    new_token = accounts.create_api_token(session, learner=learner, name=name, now=now)
-    tokens = accounts.api_tokens(session, learner=learner)
+    new_token = members.create_api_token(session, learner=learner, name=name, now=now)
+    tokens = members.api_tokens(session, learner=learner)
     context = {"tokens": tokens, "done": None, "error": None, "new_token": new_token}
     return render(request, "account.html", context)
 
@@ -181,5 +179,5 @@ def create_token(
 def revoke_token(
     token_id: RowId, session: SessionDep, learner: LearnerDep, now: NowDep
 ) -> Response:
-    accounts.revoke_api_token(session, learner=learner, token_id=token_id, now=now)
+    members.revoke_api_token(session, learner=learner, token_id=token_id, now=now)
     return RedirectResponse("/account?done=revoked", status_code=303)

@@ -6,10 +6,11 @@ from fastapi import APIRouter, File, Form, Request, UploadFile
 from fastapi.responses import RedirectResponse
 from starlette.responses import Response
 
-from app import accounts
+from app.accounts import members
+from app.accounts.team import team_progress
 from app.backup import BackupError, restore_learner
+from app.content.imports import import_job, start_import
 from app.errors import NotFound, StudyError
-from app.imports import import_job, start_import
 from app.interview.recordings import (
     OverQuota,
     quota_bytes,
@@ -18,7 +19,6 @@ from app.interview.recordings import (
     used_by_learner,
 )
 from app.study.browse import team_leeches
-from app.team import team_progress
 from app.web.deps import AdminDep, NowDep, SessionDep, SettingsDep
 from app.web.i18n import language, say
 from app.web.routes.data import backup_download, log_download, read_backup
@@ -31,8 +31,8 @@ Text = Annotated[str, Form(max_length=200)]
 
 def _users_page(request: Request, session: SessionDep, now: NowDep, **extra: object) -> Response:
     context = {
-        "users": accounts.list_users(session),
-        "invites": accounts.list_invites(session, now),
+        "users": members.list_users(session),
+        "invites": members.list_invites(session, now),
         "invite_url": None,
         "error": None,
         "done": None,
@@ -60,7 +60,7 @@ def add_user(
     is_admin: Annotated[bool, Form()] = False,
 ) -> Response:
     try:
-        accounts.create_user(session, name=name, password=password, is_admin=is_admin)
+        members.create_user(session, name=name, password=password, is_admin=is_admin)
     except StudyError as exc:
         return _users_page(request, session, now, error=str(exc))
     return RedirectResponse("/admin/users?done=added", status_code=303)
@@ -70,13 +70,13 @@ def add_user(
 def disable_user(name: str, session: SessionDep, admin: AdminDep) -> Response:
     if name == admin.name:
         raise StudyError("you cannot disable your own account")
-    accounts.set_disabled(session, name=name, disabled=True)
+    members.set_disabled(session, name=name, disabled=True)
     return RedirectResponse("/admin/users?done=disabled", status_code=303)
 
 
 @router.post("/users/{name}/enable")
 def enable_user(name: str, session: SessionDep, admin: AdminDep) -> Response:
-    accounts.set_disabled(session, name=name, disabled=False)
+    members.set_disabled(session, name=name, disabled=False)
     return RedirectResponse("/admin/users?done=enabled", status_code=303)
 
 
@@ -85,7 +85,7 @@ def reset_password(
     request: Request, name: str, session: SessionDep, admin: AdminDep, now: NowDep, password: Text
 ) -> Response:
     try:
-        accounts.set_password(session, learner=accounts.get_user(session, name), password=password)
+        members.set_password(session, learner=members.get_user(session, name), password=password)
     except StudyError as exc:
         return _users_page(request, session, now, error=str(exc))
     return RedirectResponse("/admin/users?done=password", status_code=303)
@@ -93,12 +93,12 @@ def reset_password(
 
 @router.get("/users/{name}/backup.json")
 def user_backup(name: str, session: SessionDep, admin: AdminDep) -> Response:
-    return backup_download(session, accounts.get_user(session, name))
+    return backup_download(session, members.get_user(session, name))
 
 
 @router.get("/users/{name}/log.csv")
 def user_log(name: str, session: SessionDep, admin: AdminDep) -> Response:
-    return log_download(session, accounts.get_user(session, name))
+    return log_download(session, members.get_user(session, name))
 
 
 @router.post("/users/{name}/restore")
@@ -111,7 +111,7 @@ def user_restore(
     now: NowDep,
     file: Annotated[UploadFile, File()],
 ) -> Response:
-    learner = accounts.get_user(session, name)
+    learner = members.get_user(session, name)
     quota = quota_bytes(session, default_mb=settings.recording_quota_mb)
     try:
         # The bank is shared: history of cards it lacks is left out, never added to it.
@@ -133,7 +133,7 @@ def create_invite(
     now: NowDep,
     is_admin: Annotated[bool, Form()] = False,
 ) -> Response:
-    token = accounts.create_invite(
+    token = members.create_invite(
         session, admin=admin, now=now, days=settings.invite_days, is_admin=is_admin
     )
     url = str(request.url_for("invite_page", token=token))

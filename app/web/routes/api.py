@@ -6,10 +6,10 @@ from fastapi import APIRouter, Query
 from fastapi.responses import Response
 from pydantic import BaseModel, StringConstraints
 
-from app import catalog
-from app.cardview import card_view
 from app.errors import NotFound
-from app.search import search as run_search
+from app.search.query import search as run_search
+from app.study import catalog
+from app.study.cardview import card_view
 from app.web.deps import FiltersDep, IdempotencyKey, LangDep, LearnerDep, NowDep, SessionDep
 from app.web.observe import REVIEWS
 from app.web.schemas import (

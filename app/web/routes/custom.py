@@ -9,7 +9,7 @@ from fastapi.responses import RedirectResponse
 from pydantic import BaseModel, Field
 from starlette.responses import Response
 
-from app.learners import MAX_EXTRA_NEW, add_new_today, learner_zone, new_limit
+from app.accounts.learners import MAX_EXTRA_NEW, add_new_today, learner_zone, new_limit
 from app.study import counts, next_due
 from app.study.browse import failed_today
 from app.study.recap import today_recap

@@ -11,8 +11,8 @@ from starlette.responses import Response
 
 from app.backup import BackupError, dump_backup, export_learner, log_csv, restore_learner
 from app.export.anki import export_apkg
+from app.infra.models import Learner
 from app.interview.recordings import OverQuota, quota_bytes
-from app.models import Learner
 from app.study.marks import learner_marks
 from app.web.deps import LearnerDep, SessionDep, SettingsDep
 from app.web.i18n import language, say

@@ -8,15 +8,14 @@ from fastapi.responses import RedirectResponse
 from sqlmodel import Session
 from starlette.responses import Response
 
-from app import catalog
+from app.accounts.learners import local_day
 from app.errors import StudyError
+from app.infra.models import Learner
 from app.interview.interviews import create_interview, delete_interview, get_interview
 from app.interview.pins import refresh_plan
 from app.interview.readiness import readiness
 from app.interview.today import ahead
-from app.learners import local_day
-from app.models import Learner
-from app.study import Filters
+from app.study import Filters, catalog
 from app.web.deps import LearnerDep, NowDep, RowId, SessionDep
 from app.web.templating import render
 

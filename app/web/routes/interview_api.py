@@ -7,6 +7,7 @@ from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
+from app.infra.models import Interview
 from app.interview.interviews import create_interview, delete_interview, get_interview, interviews
 from app.interview.mock import MAX_MS, answer, get_mock
 from app.interview.pins import refresh_plan
@@ -21,7 +22,6 @@ from app.interview.recordings import (
     usage,
 )
 from app.interview.today import ahead
-from app.models import Interview
 from app.study import Filters
 from app.web.deps import IdempotencyKey, LearnerDep, NowDep, RowId, SessionDep, SettingsDep
 

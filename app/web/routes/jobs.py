@@ -6,8 +6,8 @@ from typing import Any
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
-from app.jobs import get_job
-from app.models import Job, as_utc
+from app.infra.jobs import get_job
+from app.infra.models import Job, as_utc
 from app.study import NotFound
 from app.web.deps import LearnerDep, RowId, SessionDep, SettingsDep
 

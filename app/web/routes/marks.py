@@ -9,10 +9,10 @@ from fastapi.responses import RedirectResponse
 from pydantic import BaseModel, Field
 from starlette.responses import Response
 
-from app.cardview import card_view
 from app.errors import NotFound
 from app.study import marks
 from app.study.browse import MarkKind, marked_cards
+from app.study.cardview import card_view
 from app.study.filters import Filters
 from app.study.marks import FLAGS, Mark
 from app.study.service import Acted, CardAction, Study, UndoAction

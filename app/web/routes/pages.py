@@ -7,13 +7,12 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import RedirectResponse
 from starlette.responses import Response
 
-from app import catalog
-from app.cardview import card_view
 from app.errors import NotFound
 from app.interview.today import ahead
-from app.search import BadQuery, deck_choices, printable
-from app.search import search as run_search
-from app.study import card_state, counts
+from app.search.query import BadQuery, deck_choices, printable
+from app.search.query import search as run_search
+from app.study import card_state, catalog, counts
+from app.study.cardview import card_view
 from app.study.marks import get_mark
 from app.web.deps import FiltersDep, LearnerDep, NowDep, SessionDep
 from app.web.i18n import COOKIE, LANGUAGES, language, say

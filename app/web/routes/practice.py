@@ -7,9 +7,9 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse
 from starlette.responses import Response
 
-from app import catalog
-from app.cardview import card_view
-from app.practice import current_card, get_practice, rate_practice, start_practice, summary
+from app.practice.quiz import current_card, get_practice, rate_practice, start_practice, summary
+from app.study import catalog
+from app.study.cardview import card_view
 from app.web.deps import FiltersDep, LearnerDep, NowDep, RowId, ScopeFormDep, SessionDep
 from app.web.scope import scope_choices
 from app.web.templating import render

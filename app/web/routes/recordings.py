@@ -8,6 +8,7 @@ from sqlmodel import Session
 from starlette.responses import Response
 
 from app.config import Settings
+from app.infra.models import Learner
 from app.interview.recordings import (
     Usage,
     delete_recording,
@@ -17,7 +18,6 @@ from app.interview.recordings import (
     quota_bytes,
     usage,
 )
-from app.models import Learner
 from app.web.deps import LearnerDep, RowId, SessionDep, SettingsDep
 from app.web.templating import render, templates
 

@@ -9,11 +9,11 @@ from pydantic import BaseModel, Field
 from sqlmodel import Session
 from starlette.responses import Response
 
-from app import learners
+from app.accounts import learners
 from app.errors import StudyError
-from app.models import Learner
-from app.optimize import optimization_status, reset_parameters, start_optimize
-from app.simulate import DAYS, learner_workload
+from app.infra.models import Learner
+from app.scheduling.optimize import optimization_status, reset_parameters, start_optimize
+from app.scheduling.simulate import DAYS, learner_workload
 from app.web.deps import LearnerDep, NowDep, SessionDep
 from app.web.i18n import language, translator
 from app.web.routes.pages import local_path

@@ -10,9 +10,10 @@ from pydantic import BaseModel, Field
 from sqlmodel import Session
 from starlette.responses import Response
 
-from app import catalog, stats
 from app.errors import NotFound
-from app.models import Deck
+from app.infra.models import Deck
+from app.stats import summary
+from app.study import catalog
 from app.web import svg
 from app.web.deps import LangDep, LearnerDep, NowDep, SessionDep
 from app.web.i18n import translator
@@ -37,9 +38,9 @@ def _scope(session: Session, slug: str | None) -> Deck | None:
 
 @dataclass(frozen=True)
 class StatsPage:
-    """What stats.html shows: the numbers for one scope, its charts, and the other scopes."""
+    """What summary.html shows: the numbers for one scope, its charts, and the other scopes."""
 
-    stats: stats.Stats
+    stats: summary.Stats
     deck: Deck | None
     decks: list[Deck]
     heatmap: Markup
@@ -70,12 +71,12 @@ def stats_page(
     deck: DeckQuery = None,
 ) -> Response:
     scope = _scope(session, deck)
-    numbers = stats.learner_stats(session=session, learner=learner, now=now, deck=scope)
+    numbers = summary.learner_stats(session=session, learner=learner, now=now, deck=scope)
     t = translator(lang)
     page = StatsPage(
         stats=numbers,
         deck=scope,
-        decks=stats.active_decks(session=session),
+        decks=summary.active_decks(session=session),
         heatmap=svg.heatmap(numbers.reviews, t),
         forecast=svg.forecast(numbers.forecast, t),
         states=svg.state_bar(numbers.states, t),
@@ -155,7 +156,7 @@ class StatsOut(BaseModel):
     hardest: list[HardCardOut] = Field(description="Most lapses, then most Again ratings.")
 
 
-def _retention_out(window: stats.Retention) -> RetentionOut:
+def _retention_out(window: summary.Retention) -> RetentionOut:
     return RetentionOut(
         days=window.days, reviews=window.reviews, passed=window.passed, rate=window.rate
     )
@@ -167,7 +168,7 @@ def stats_json(
 ) -> StatsOut:
     """The learner's statistics for all decks or one; study ratings only, undone ones ignored."""
     scope = _scope(session, deck)
-    numbers = stats.learner_stats(session=session, learner=learner, now=now, deck=scope)
+    numbers = summary.learner_stats(session=session, learner=learner, now=now, deck=scope)
     states = numbers.states
     return StatsOut(
         deck=scope.slug if scope else None,

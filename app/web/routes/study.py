@@ -9,9 +9,8 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse
 from starlette.responses import Response
 
-from app.cardview import CardView, FollowupView, LinkView
+from app.accounts.learners import new_limit
 from app.errors import Conflict, NotFound
-from app.learners import new_limit
 from app.study import (
     Filters,
     learner_zone,
@@ -19,6 +18,7 @@ from app.study import (
     reviewed_today,
 )
 from app.study.browse import failed_today
+from app.study.cardview import CardView, FollowupView, LinkView
 from app.study.marks import Mark
 from app.study.recap import today_recap
 from app.web.deps import FiltersDep, LangDep, LearnerDep, NowDep, SessionDep

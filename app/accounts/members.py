@@ -1,0 +1,340 @@
+"""Accounts for team mode: passwords, sessions, invites, API tokens and login throttling."""
+
+import functools
+import hashlib
+import re
+import secrets
+import threading
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from functools import cache
+from typing import Any
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from sqlalchemy import bindparam, delete, func, update
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
+
+from app.accounts import throttle
+from app.errors import Conflict, NotFound, StudyError
+from app.infra.models import ApiToken, AuthSession, Invite, Learner, as_utc
+
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{1,39}$")
+MIN_PASSWORD = 8
+# Password checks running at once in one process, and how long a sign-in waits for its turn.
+CONCURRENT_VERIFICATIONS = 4
+VERIFY_WAIT_SECONDS = 20.0
+TOKEN_PREFIX = "qb_"
+
+_hasher = PasswordHasher()  # argon2id with the library's current recommended parameters
+_verifications = threading.BoundedSemaphore(CONCURRENT_VERIFICATIONS)
+
+
+class AuthError(StudyError):
+    status = 401
+
+
+class Throttled(StudyError):
+    status = 429
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def hash_password(password: str) -> str:
+    return _hasher.hash(password)
+
+
+def _check_new_password(password: str) -> None:
+    if len(password) < MIN_PASSWORD:
+        raise StudyError(f"the password must have at least {MIN_PASSWORD} characters")
+
+
+def create_user(session: Session, *, name: str, password: str, is_admin: bool = False) -> Learner:
+    """Add an account; the name must be free and the password long enough."""
+    learner = _add_user(session, name=name, password=password, is_admin=is_admin)
+    session.commit()
+    session.refresh(learner)
+    return learner
+
+
+def _add_user(session: Session, *, name: str, password: str, is_admin: bool) -> Learner:
+    """Add an account in the session's transaction, uncommitted; Conflict if the name is taken."""
+    if not NAME.match(name):
+        raise StudyError("user names are 2-40 letters, digits, '.', '_' or '-'")
+    _check_new_password(password)
+    password_hash = hash_password(password)
+    # Sign-in matches names without case, so "Ana" next to "ana" could never sign in.
+    if session.exec(select(Learner).where(func.lower(Learner.name) == name.lower())).first():
+        raise Conflict(f"user '{name}' already exists")
+    learner = Learner(name=name, password_hash=password_hash, is_admin=is_admin)
+    session.add(learner)
+    try:
+        session.flush()
+    except IntegrityError:
+        session.rollback()
+        raise Conflict(f"user '{name}' already exists") from None
+    return learner
+
+
+def get_user(session: Session, name: str) -> Learner:
+    learner = session.exec(select(Learner).where(Learner.name == name)).first()
+    if learner is None or learner.password_hash is None:
+        raise NotFound(f"no user '{name}'")
+    return learner
+
+
+def list_users(session: Session) -> list[Learner]:
+    query = (
+        select(Learner).where(col(Learner.password_hash).is_not(None)).order_by(col(Learner.name))
+    )
+    return list(session.exec(query))
+
+
+def set_disabled(session: Session, *, name: str, disabled: bool) -> Learner:
+    """Disable (or re-enable) an account; disabling ends its sessions and tokens stop working."""
+    learner = get_user(session, name)
+    learner.disabled = disabled
+    session.add(learner)
+    if disabled:
+        session.exec(delete(AuthSession).where(col(AuthSession.learner_id) == learner.id))
+    session.commit()
+    return learner
+
+
+def set_password(
+    session: Session, *, learner: Learner, password: str, keep: str | None = None
+) -> None:
+    """Store a new password and end every session of the learner except `keep`."""
+    _check_new_password(password)
+    learner.password_hash = hash_password(password)
+    session.add(learner)
+    query = delete(AuthSession).where(col(AuthSession.learner_id) == learner.id)
+    if keep is not None:
+        query = query.where(col(AuthSession.id) != _digest(keep))
+    session.exec(query)
+    session.commit()
+
+
+def change_password(
+    session: Session, *, learner: Learner, old: str, new: str, current_token: str | None
+) -> None:
+    if not _verify(learner.password_hash, old):
+        raise AuthError("the current password is wrong")
+    set_password(session, learner=learner, password=new, keep=current_token)
+
+
+class Busy(StudyError):
+    status = 503
+
+
+@functools.cache
+def _dummy_hash(hasher: PasswordHasher) -> str:
+    return hasher.hash(secrets.token_urlsafe(16))
+
+
+def _verify(stored: str | None, password: str) -> bool:
+    """Check `password` against a stored hash; with none, against a dummy, in the same time."""
+    # Each argon2 check holds ~64 MiB for ~0.1 s: a burst of sign-ins waits its turn here
+    # instead of raising the server's memory by gigabytes.
+    if not _verifications.acquire(timeout=VERIFY_WAIT_SECONDS):
+        raise Busy("the server is busy checking passwords; try again in a moment")
+    try:
+        _hasher.verify(stored or _dummy_hash(_hasher), password)
+        return stored is not None
+    except (VerificationError, InvalidHashError):
+        return False
+    finally:
+        _verifications.release()
+
+
+def authenticate(
+    session: Session, *, name: str, password: str, client: str, now: datetime
+) -> Learner:
+    """Check a sign-in; beyond the limit for the account or the address none is checked."""
+    account = name.strip().casefold()
+    keys = (throttle.account_key(account), throttle.client_key(client))
+    taken: list[str] = []
+    try:
+        for key in keys:
+            if not throttle.take(session, key=key, now=now):
+                raise Throttled("too many failed sign-ins; wait 15 minutes and try again")
+            taken.append(key)
+        learner = session.exec(select(Learner).where(func.lower(Learner.name) == account)).first()
+        stored = learner.password_hash if learner is not None else None
+        disabled = learner is None or learner.disabled
+        session.rollback()  # no connection held while the password is checked
+        # A disabled or unknown account costs the same check: its name stays private.
+        if not _verify(stored, password) or disabled:
+            taken.clear()  # a failure keeps its places
+            throttle.forget_ended(session, now=now)
+            raise AuthError("wrong user name or password")
+    finally:
+        for key in taken:
+            throttle.give_back(session, key=key)
+    assert learner is not None
+    if _hasher.check_needs_rehash(learner.password_hash or ""):
+        learner.password_hash = hash_password(password)
+        session.add(learner)
+        session.commit()
+    return learner
+
+
+@dataclass(frozen=True)
+class SignedIn:
+    token: str
+    csrf_token: str
+
+
+def start_session(session: Session, *, learner: Learner, now: datetime, days: int) -> SignedIn:
+    token, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+    session.add(
+        AuthSession(
+            id=_digest(token),
+            learner_id=learner.id,
+            csrf_token=csrf,
+            created_at=now,
+            expires_at=now + timedelta(days=days),
+        )
+    )
+    # Not evaluated against loaded sessions: SQLite gives back naive datetimes, which cannot be
+    # compared with `now` in Python (a signed-in browser signing in again got a 500).
+    expired = delete(AuthSession).where(col(AuthSession.expires_at) < now)
+    session.exec(expired.execution_options(synchronize_session=False))
+    session.commit()
+    return SignedIn(token, csrf)
+
+
+def end_session(session: Session, token: str) -> None:
+    session.exec(delete(AuthSession).where(col(AuthSession.id) == _digest(token)))
+    session.commit()
+
+
+def session_learner(
+    session: Session, token: str, now: datetime
+) -> tuple[AuthSession, Learner] | None:
+    """The live session for a cookie token and its (enabled) learner."""
+    row = session.get(AuthSession, _digest(token))
+    if row is None or as_utc(row.expires_at) <= now:
+        return None
+    learner = session.get(Learner, row.learner_id)
+    if learner is None or learner.disabled:
+        return None
+    return row, learner
+
+
+def create_invite(
+    session: Session, *, admin: Learner, now: datetime, days: int, is_admin: bool = False
+) -> str:
+    """A single-use sign-up link token that expires after `days`."""
+    token = secrets.token_urlsafe(24)
+    session.add(
+        Invite(
+            id=_digest(token),
+            created_by=admin.id,
+            is_admin=is_admin,
+            created_at=now,
+            expires_at=now + timedelta(days=days),
+        )
+    )
+    session.commit()
+    return token
+
+
+def check_invite(session: Session, token: str, now: datetime) -> Invite:
+    invite = session.get(Invite, _digest(token))
+    if invite is None:
+        raise NotFound("this invite link is not valid")
+    if invite.used_at is not None:
+        raise Conflict("this invite link has already been used")
+    if as_utc(invite.expires_at) <= now:
+        raise Conflict("this invite link has expired; ask for a new one")
+    return invite
+
+
+def redeem_invite(
+    session: Session, *, token: str, name: str, password: str, now: datetime
+) -> Learner:
+    """Create the account an invite allows, and claim the invite, in one transaction."""
+    invite = check_invite(session, token, now)
+    learner = _add_user(session, name=name, password=password, is_admin=invite.is_admin)
+    # Of two simultaneous sign-ups with one invite only one claims it; the other adds no one.
+    claimed = session.exec(
+        update(Invite)
+        .where(col(Invite.id) == invite.id, col(Invite.used_at).is_(None))
+        .values(used_at=now, used_by=learner.id)
+    )
+    if claimed.rowcount != 1:
+        session.rollback()
+        raise Conflict("this invite link has already been used")
+    session.commit()
+    session.refresh(learner)
+    return learner
+
+
+def list_invites(session: Session, now: datetime) -> list[Invite]:
+    query = select(Invite).where(col(Invite.used_at).is_(None), col(Invite.expires_at) > now)
+    return list(session.exec(query.order_by(col(Invite.created_at))))
+
+
+def create_api_token(session: Session, *, learner: Learner, name: str, now: datetime) -> str:
+    """A personal token for scripts (`Authorization: Bearer …`); shown once, stored hashed."""
+    name = name.strip()
+    if not 1 <= len(name) <= 100:
+        raise StudyError("give the token a name of 1-100 characters")
+    token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    session.add(
+        ApiToken(
+            learner_id=learner.id,
+            name=name,
+            token_hash=_digest(token),
+            prefix=token[:10],
+            created_at=now,
+        )
+    )
+    session.commit()
+    return token
+
+
+def api_tokens(session: Session, *, learner: Learner) -> list[ApiToken]:
+    query = select(ApiToken).where(
+        ApiToken.learner_id == learner.id, col(ApiToken.revoked_at).is_(None)
+    )
+    return list(session.exec(query.order_by(col(ApiToken.created_at))))
+
+
+def revoke_api_token(session: Session, *, learner: Learner, token_id: int, now: datetime) -> None:
+    token = session.get(ApiToken, token_id)
+    if token is None or token.learner_id != learner.id or token.revoked_at is not None:
+        raise NotFound("no such token")
+    token.revoked_at = now
+    session.add(token)
+    session.commit()
+
+
+@cache
+def _token_statement() -> Any:
+    # Built once: scripts send a token with every request.
+    return (
+        select(ApiToken, Learner)
+        .join(Learner, col(Learner.id) == ApiToken.learner_id)
+        .where(ApiToken.token_hash == bindparam("digest"))
+    )
+
+
+def token_learner(session: Session, token: str, now: datetime) -> Learner | None:
+    """The (enabled) learner of a live API token, recording its use."""
+    found = session.exec(_token_statement(), params={"digest": _digest(token)}).first()
+    if found is None:
+        return None
+    row, learner = found
+    if row.revoked_at is not None or learner.disabled:
+        return None
+    # Only touch the row once a minute or so: tokens are used in hot loops by scripts.
+    if row.last_used_at is None or now - as_utc(row.last_used_at) > timedelta(minutes=1):
+        row.last_used_at = now
+        session.add(row)
+        session.commit()
+    return learner

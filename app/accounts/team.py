@@ -1,0 +1,93 @@
+"""The team page: each member's progress per deck, for administrators."""
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from sqlalchemy import case, func
+from sqlmodel import Session, col, select
+
+from app.infra.models import Card, CardState, Deck, Learner, ReviewLog, as_utc
+from app.study.catalog import MATURE_DAYS
+
+
+@dataclass
+class DeckProgress:
+    seen: int = 0
+    mature: int = 0
+    reviews_30d: int = 0  # ratings of cards in the review queue, for true retention
+    passed_30d: int = 0
+    reviews_week: int = 0
+
+    @property
+    def retention(self) -> float | None:
+        return self.passed_30d / self.reviews_30d if self.reviews_30d else None
+
+
+@dataclass
+class MemberProgress:
+    learner: Learner
+    last_active: datetime | None
+    decks: dict[int, DeckProgress] = field(default_factory=lambda: defaultdict(DeckProgress))
+
+    @property
+    def reviews_week(self) -> int:
+        return sum(d.reviews_week for d in self.decks.values())
+
+
+def team_progress(session: Session, *, now: datetime) -> tuple[list[Deck], list[MemberProgress]]:
+    """Every account's progress per active deck, in a handful of grouped queries."""
+    decks = list(
+        session.exec(select(Deck).where(col(Deck.retired).is_(False)).order_by(col(Deck.path)))
+    )
+    learners = session.exec(
+        select(Learner).where(col(Learner.password_hash).is_not(None)).order_by(col(Learner.name))
+    ).all()
+    last = dict(
+        session.exec(
+            select(ReviewLog.learner_id, func.max(ReviewLog.reviewed_at)).group_by(
+                ReviewLog.learner_id
+            )
+        ).all()
+    )
+    members = {
+        m.id: MemberProgress(m, as_utc(last[m.id]) if last.get(m.id) else None) for m in learners
+    }
+    states = (
+        select(
+            CardState.learner_id,
+            Card.deck_id,
+            func.count(),
+            func.sum(case((col(CardState.stability) >= MATURE_DAYS, 1), else_=0)),
+        )
+        .join(Card, col(Card.id) == CardState.card_id)
+        .where(col(Card.retired).is_(False))
+        .group_by(CardState.learner_id, Card.deck_id)
+    )
+    for learner_id, deck_id, seen, mature in session.exec(states):
+        if learner_id in members:
+            members[learner_id].decks[deck_id].seen = seen
+            members[learner_id].decks[deck_id].mature = mature or 0
+    logs = (
+        select(
+            ReviewLog.learner_id,
+            Card.deck_id,
+            func.sum(case((col(ReviewLog.queue) == "review", 1), else_=0)),
+            func.sum(
+                case(((col(ReviewLog.queue) == "review") & (col(ReviewLog.rating) > 1), 1), else_=0)
+            ),
+            func.sum(case((col(ReviewLog.reviewed_at) >= now - timedelta(days=7), 1), else_=0)),
+        )
+        .join(Card, col(Card.id) == ReviewLog.card_id)
+        .where(
+            ReviewLog.mode == "study",
+            col(ReviewLog.undone_at).is_(None),
+            col(ReviewLog.reviewed_at) >= now - timedelta(days=30),
+        )
+        .group_by(ReviewLog.learner_id, Card.deck_id)
+    )
+    for learner_id, deck_id, reviews, passed, week in session.exec(logs):
+        if learner_id in members:
+            progress = members[learner_id].decks[deck_id]
+            progress.reviews_30d, progress.passed_30d, progress.reviews_week = reviews, passed, week
+    return decks, list(members.values())

@@ -1,0 +1,145 @@
+"""Practice mode: quiz yourself on any selection; ratings are logged but never move the schedule."""
+
+import random
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import insert, update
+from sqlmodel import Session, col, select
+
+from app.errors import NotFound, StudyError
+from app.infra.db import database_of
+from app.infra.models import Card, Learner, PracticeSession, ReviewLog
+from app.study import Filters
+from app.study import card_state as _card_state
+from app.study.selection import scope_card_ids
+
+MAX_SECONDS = 60 * 60
+
+
+def start_practice(
+    session: Session,
+    *,
+    learner: Learner,
+    filters: Filters,
+    order: str,
+    seconds_per_card: int,
+    now: datetime,
+    card_ids: list[str] | None = None,
+    seed: int | None = None,
+) -> PracticeSession:
+    """Start a practice run over the filtered (or given) cards, in content or random order.
+
+    Cards the learner suspended or buried are left out.
+    """
+    if order not in ("content", "random"):
+        raise StudyError("order must be 'content' or 'random'")
+    if not 0 <= seconds_per_card <= MAX_SECONDS:
+        raise StudyError(f"seconds per card must be between 0 and {MAX_SECONDS}")
+    ids = scope_card_ids(session, filters=filters, learner=learner, now=now)
+    if card_ids is not None:
+        wanted = set(card_ids)
+        ids = [card_id for card_id in ids if card_id in wanted]
+    if not ids:
+        raise NotFound("no cards match this selection")
+    if order == "random":
+        random.Random(seed).shuffle(ids)
+    run = PracticeSession(
+        learner_id=learner.id,
+        card_ids=ids,
+        seconds_per_card=seconds_per_card,
+        label=filters.label,
+        started_at=now,
+    )
+    session.add(run)
+    session.commit()
+    session.refresh(run)
+    return run
+
+
+def get_practice(session: Session, *, learner: Learner, practice_id: int) -> PracticeSession:
+    run = session.get(PracticeSession, practice_id)
+    # Another learner's run is reported as missing, not forbidden: its existence is private too.
+    if run is None or run.learner_id != learner.id:
+        raise NotFound("no such practice session")
+    return run
+
+
+def current_card(session: Session, run: PracticeSession) -> Card | None:
+    if run.position >= len(run.card_ids):
+        return None
+    return session.get(Card, run.card_ids[run.position])
+
+
+def rate_practice(
+    session: Session,
+    *,
+    learner: Learner,
+    run: PracticeSession,
+    card_id: str,
+    rating: int,
+    now: datetime,
+    duration_ms: int | None = None,
+) -> None:
+    """Log a self-rating for the current card and move on; the FSRS schedule is untouched."""
+    if rating not in (1, 2, 3, 4):
+        raise StudyError("rating must be 1, 2, 3 or 4")
+    if card_id in run.card_ids[: run.position]:
+        return  # a repeated submission (double click, back button): its rating is logged already
+    if run.finished_at is not None or run.position >= len(run.card_ids):
+        raise StudyError("this practice session is finished")
+    if run.card_ids[run.position] != card_id:
+        raise StudyError("that card is not the current card of this practice session")
+    position, finished = run.position, run.position + 1 >= len(run.card_ids)
+    database = database_of(session)
+    with database.writing(session) as connection:
+        current = _card_state(session, learner=learner, card_id=card_id)
+        state = current.to_json() if current else None
+        # Compare-and-set on the position: of a double submit arriving at once, one moves on.
+        moved = connection.execute(
+            update(PracticeSession)
+            .where(col(PracticeSession.id) == run.id, col(PracticeSession.position) == position)
+            .values(position=position + 1, **({"finished_at": now} if finished else {}))
+        )
+        if moved.rowcount != 1:
+            return  # the other submission logged the rating
+        connection.execute(
+            insert(ReviewLog).values(
+                learner_id=learner.id,
+                card_id=card_id,
+                rating=rating,
+                mode="practice",
+                queue="practice",
+                reviewed_at=now,
+                duration_ms=duration_ms,
+                state_before=state,
+                state_after=state,
+                practice_id=run.id,
+            )
+        )
+        session.commit()
+
+
+@dataclass(frozen=True)
+class PracticeSummary:
+    run: PracticeSession
+    rated: int
+    by_rating: dict[int, int]
+    missed: list[Card]  # rated Again
+    shaky: list[Card]  # rated Hard
+
+
+def summary(session: Session, run: PracticeSession) -> PracticeSummary:
+    logs = session.exec(
+        select(ReviewLog).where(ReviewLog.practice_id == run.id).order_by(col(ReviewLog.id))
+    ).all()
+    by_rating = dict.fromkeys((1, 2, 3, 4), 0)
+    for log in logs:
+        by_rating[log.rating] += 1
+
+    def cards(rating: int) -> list[Card]:
+        return [
+            card for log in logs if log.rating == rating if (card := session.get(Card, log.card_id))
+        ]
+
+    return PracticeSummary(run, len(logs), by_rating, cards(1), cards(2))

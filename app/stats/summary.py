@@ -1,0 +1,402 @@
+"""A learner's statistics, for all decks or one: history, forecast, retention, states, streaks.
+
+Only study ratings count (practice never moves the schedule) and undone ratings are ignored.
+Queries stay portable: rows are fetched with plain comparisons and bucketed into the
+learner's local study days here, in Python, instead of with database date functions.
+"""
+
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import Any, NamedTuple
+
+from sqlalchemy import and_, func, or_
+from sqlmodel import Session, col, select
+from sqlmodel.sql.expression import SelectOfScalar
+
+from app.accounts.learners import day_start, local_day
+from app.infra.models import Card, CardState, Deck, Learner, ReviewLog
+
+HEATMAP_DAYS = 365
+FORECAST_DAYS = 30
+RETENTION_WINDOWS = (7, 30, 365)
+HARDEST_LIMIT = 10
+AGAIN = 1
+STATE_NAMES = {1: "learning", 2: "review", 3: "relearning"}
+
+
+@dataclass(frozen=True)
+class DayCount:
+    day: date
+    count: int
+
+
+@dataclass(frozen=True)
+class Retention:
+    """Reviews of cards in the review queue over the last `days` days, and how many passed."""
+
+    days: int
+    reviews: int
+    passed: int
+
+    @property
+    def rate(self) -> float | None:
+        return self.passed / self.reviews if self.reviews else None
+
+
+@dataclass(frozen=True)
+class DeckRetention:
+    slug: str
+    title: str
+    windows: tuple[Retention, ...]
+
+
+@dataclass(frozen=True)
+class RetentionStats:
+    overall: tuple[Retention, ...]
+    decks: tuple[DeckRetention, ...]
+
+
+@dataclass(frozen=True)
+class StateCounts:
+    new: int  # never studied, not retired
+    learning: int
+    review: int
+    relearning: int
+    retired: int  # studied once, since removed from the content (history kept)
+
+    @property
+    def total(self) -> int:
+        return self.new + self.learning + self.review + self.relearning + self.retired
+
+
+@dataclass(frozen=True)
+class Streak:
+    current: int  # consecutive study days ending today, or yesterday if today has none yet
+    longest: int
+
+
+@dataclass(frozen=True)
+class TimeSpent:
+    today_ms: int
+    week_ms: int  # the last 7 study days, today included
+    total_ms: int
+
+
+@dataclass(frozen=True)
+class HardCard:
+    card_id: str
+    question: str
+    question_html: str
+    deck_slug: str
+    deck_title: str
+    lapses: int
+    again: int
+
+    @property
+    def url(self) -> str:
+        return f"/cards/{self.card_id}"
+
+
+@dataclass(frozen=True)
+class Stats:
+    today: date
+    reviews: list[DayCount]
+    forecast: list[DayCount]
+    retention: RetentionStats
+    states: StateCounts
+    streak: Streak
+    time: TimeSpent
+    hardest: list[HardCard]
+
+
+def local_days(learner: Learner, moments: Sequence[datetime]) -> list[date]:
+    """The study day of each moment, without converting every moment to local time."""
+    if not moments:
+        return []
+    first, last = local_day(learner, min(moments)), local_day(learner, max(moments))
+    days = [first + timedelta(days=i) for i in range((last - first).days + 1)]
+    # Where each day after the first begins; a moment's day is found by bisecting these.
+    starts = [day_start(learner, day) for day in days[1:]]
+    if moments[0].tzinfo is None:  # SQLite hands back naive UTC datetimes
+        starts = [start.replace(tzinfo=None) for start in starts]
+    return [days[bisect_right(starts, moment)] for moment in moments]
+
+
+class Rating(NamedTuple):
+    """One study rating that still stands, placed on the learner's study day."""
+
+    day: date
+    card_id: str
+    rating: int
+    queue: str
+    duration_ms: int
+
+
+def study_history(*, session: Session, learner: Learner, deck: Deck | None = None) -> list[Rating]:
+    """The learner's study ratings in scope; practice and undone ones left out."""
+    query = select(
+        ReviewLog.reviewed_at,
+        ReviewLog.card_id,
+        ReviewLog.rating,
+        ReviewLog.queue,
+        ReviewLog.duration_ms,
+    ).where(
+        ReviewLog.learner_id == learner.id,
+        ReviewLog.mode == "study",
+        col(ReviewLog.undone_at).is_(None),
+    )
+    if deck is not None:
+        in_deck = select(Card.id).where(Card.deck_id == deck.id)
+        query = query.where(col(ReviewLog.card_id).in_(in_deck))
+    rows = session.exec(query).all()
+    days = local_days(learner, [row[0] for row in rows])
+    return [
+        Rating(day, card_id, rating, queue, duration or 0)
+        for day, (_, card_id, rating, queue, duration) in zip(days, rows, strict=True)
+    ]
+
+
+def _active(query: SelectOfScalar, deck: Deck | None) -> SelectOfScalar:  # type: ignore[type-arg]
+    """Limit a query joined to Card and Deck to active cards in scope."""
+    query = query.where(col(Card.retired).is_(False), col(Deck.retired).is_(False))
+    return query.where(Deck.id == deck.id) if deck is not None else query
+
+
+def _per_day(history: list[Rating], today: date) -> list[DayCount]:
+    counts = Counter(r.day for r in history)
+    first = today - timedelta(days=HEATMAP_DAYS - 1)
+    days = [first + timedelta(days=i) for i in range(HEATMAP_DAYS)]
+    return [DayCount(day, counts.get(day, 0)) for day in days]
+
+
+def reviews_per_day(
+    *, session: Session, learner: Learner, now: datetime, deck: Deck | None = None
+) -> list[DayCount]:
+    """Study ratings on each of the last 365 local days, oldest first, today last."""
+    history = study_history(session=session, learner=learner, deck=deck)
+    return _per_day(history, local_day(learner, now))
+
+
+def _streak(history: list[Rating], today: date) -> Streak:
+    studied = {r.day for r in history if r.day <= today}
+    longest = 0
+    for day in studied:
+        if day - timedelta(days=1) not in studied:  # the first day of a run
+            length = 1
+            while day + timedelta(days=length) in studied:
+                length += 1
+            longest = max(longest, length)
+    # Today still counts as unbroken until it ends: the streak may run up to yesterday.
+    end = today if today in studied else today - timedelta(days=1)
+    current = 0
+    while end - timedelta(days=current) in studied:
+        current += 1
+    return Streak(current=current, longest=longest)
+
+
+def streaks(
+    *, session: Session, learner: Learner, now: datetime, deck: Deck | None = None
+) -> Streak:
+    """The current and the longest run of consecutive local days with a study rating."""
+    history = study_history(session=session, learner=learner, deck=deck)
+    return _streak(history, local_day(learner, now))
+
+
+def due_forecast(
+    *, session: Session, learner: Learner, now: datetime, deck: Deck | None = None
+) -> list[DayCount]:
+    """Cards falling due on each of the next 30 local days; overdue ones count on day 0."""
+    today = local_day(learner, now)
+    end = day_start(learner, today + timedelta(days=FORECAST_DAYS))
+    query = _active(
+        select(CardState.due)
+        .join(Card, col(Card.id) == CardState.card_id)
+        .join(Deck, col(Deck.id) == Card.deck_id)
+        .where(CardState.learner_id == learner.id, col(CardState.due) < end),
+        deck,
+    )
+    dues = session.exec(query).all()
+    offsets = Counter(max((day - today).days, 0) for day in local_days(learner, dues))
+    return [DayCount(today + timedelta(days=i), offsets.get(i, 0)) for i in range(FORECAST_DAYS)]
+
+
+def _retention(
+    session: Session, history: list[Rating], today: date, deck: Deck | None
+) -> RetentionStats:
+    if deck is not None:
+        deck_of: dict[str, int] = {}
+    else:
+        deck_of = dict(session.exec(select(Card.id, Card.deck_id)).all())
+    firsts = [today - timedelta(days=days - 1) for days in RETENTION_WINDOWS]
+    # Per deck id: reviews and passed for each window, in RETENTION_WINDOWS order.
+    tallies: dict[int, list[int]] = {}
+    for r in history:
+        if r.queue != "review" or not firsts[-1] <= r.day <= today:
+            continue
+        deck_id = deck.id if deck is not None else deck_of[r.card_id]
+        tally = tallies.setdefault(deck_id, [0] * (2 * len(RETENTION_WINDOWS)))  # type: ignore[arg-type]
+        for i, first in enumerate(firsts):
+            if r.day >= first:
+                tally[2 * i] += 1
+                tally[2 * i + 1] += r.rating != AGAIN
+
+    def windows(tally: list[int]) -> tuple[Retention, ...]:
+        return tuple(
+            Retention(days, tally[2 * i], tally[2 * i + 1])
+            for i, days in enumerate(RETENTION_WINDOWS)
+        )
+
+    # Every active deck in scope is listed, and retired ones only where they have reviews.
+    listed = select(Deck).where(or_(col(Deck.retired).is_(False), col(Deck.id).in_(list(tallies))))
+    if deck is not None:
+        listed = listed.where(Deck.id == deck.id)
+    nothing = [0] * (2 * len(RETENTION_WINDOWS))
+    per_deck = tuple(
+        DeckRetention(d.slug, d.title, windows(tallies.get(d.id, nothing)))  # type: ignore[arg-type]
+        for d in session.exec(listed.order_by(col(Deck.path), col(Deck.slug)))
+    )
+    overall = [sum(column) for column in zip(nothing, *tallies.values(), strict=True)]
+    return RetentionStats(overall=windows(overall), decks=per_deck)
+
+
+def retention(
+    *, session: Session, learner: Learner, now: datetime, deck: Deck | None = None
+) -> RetentionStats:
+    """True retention: the share of review-queue ratings that were not Again, per window."""
+    history = study_history(session=session, learner=learner, deck=deck)
+    return _retention(session, history, local_day(learner, now), deck)
+
+
+def card_states(*, session: Session, learner: Learner, deck: Deck | None = None) -> StateCounts:
+    """The learner's cards by state; studied cards since retired are counted apart."""
+
+    def studied(*columns: Any) -> SelectOfScalar:  # type: ignore[type-arg]
+        query = (
+            select(*columns)
+            .select_from(CardState)
+            .join(Card, col(Card.id) == CardState.card_id)
+            .join(Deck, col(Deck.id) == Card.deck_id)
+            .where(CardState.learner_id == learner.id)
+        )
+        return query.where(Deck.id == deck.id) if deck is not None else query
+
+    by_state: Counter[str] = Counter()
+    query = studied(CardState.state, func.count()).where(
+        col(Card.retired).is_(False), col(Deck.retired).is_(False)
+    )
+    for state, count in session.exec(query.group_by(CardState.state)):
+        by_state[STATE_NAMES[state]] += count
+    retired = session.exec(
+        studied(func.count()).where(or_(col(Card.retired).is_(True), col(Deck.retired).is_(True)))
+    ).one()
+    seen = select(CardState.card_id).where(CardState.learner_id == learner.id)
+    new = session.exec(
+        _active(
+            select(func.count())
+            .select_from(Card)
+            .join(Deck, col(Deck.id) == Card.deck_id)
+            .where(col(Card.id).not_in(seen)),
+            deck,
+        )
+    ).one()
+    return StateCounts(
+        new=new,
+        learning=by_state["learning"],
+        review=by_state["review"],
+        relearning=by_state["relearning"],
+        retired=retired,
+    )
+
+
+def _time_spent(history: list[Rating], today: date) -> TimeSpent:
+    week = today - timedelta(days=6)
+    today_ms = week_ms = total_ms = 0
+    for r in history:
+        if r.day > today:
+            continue
+        total_ms += r.duration_ms
+        if r.day >= week:
+            week_ms += r.duration_ms
+            if r.day == today:
+                today_ms += r.duration_ms
+    return TimeSpent(today_ms=today_ms, week_ms=week_ms, total_ms=total_ms)
+
+
+def time_spent(
+    *, session: Session, learner: Learner, now: datetime, deck: Deck | None = None
+) -> TimeSpent:
+    """Milliseconds spent on study ratings today, over the last 7 days, and ever."""
+    history = study_history(session=session, learner=learner, deck=deck)
+    return _time_spent(history, local_day(learner, now))
+
+
+def _hardest(
+    session: Session, learner: Learner, history: list[Rating], deck: Deck | None, limit: int
+) -> list[HardCard]:
+    again = Counter(r.card_id for r in history if r.rating == AGAIN)
+    lapses = func.coalesce(CardState.lapses, 0)
+    candidates = session.exec(
+        _active(
+            select(Card.id, lapses, Deck.path, Card.position)
+            .select_from(Card)
+            .join(Deck, col(Deck.id) == Card.deck_id)
+            .outerjoin(
+                CardState,
+                and_(col(CardState.card_id) == Card.id, CardState.learner_id == learner.id),
+            ),
+            deck,
+        )
+    ).all()
+    ranked = sorted(
+        (
+            (-lapsed, -again[card_id], path, position, card_id)
+            for card_id, lapsed, path, position in candidates
+            if lapsed or again[card_id]
+        )
+    )[:limit]
+    ids = [row[-1] for row in ranked]
+    details = {
+        row[0]: row
+        for row in session.exec(
+            select(Card.id, Card.question, Card.question_html, Deck.slug, Deck.title)
+            .join(Deck, col(Deck.id) == Card.deck_id)
+            .where(col(Card.id).in_(ids))
+        )
+    }
+    return [HardCard(*details[card_id], -lapsed, -failed) for lapsed, failed, *_, card_id in ranked]
+
+
+def hardest_cards(
+    *, session: Session, learner: Learner, deck: Deck | None = None, limit: int = HARDEST_LIMIT
+) -> list[HardCard]:
+    """Active cards with the most lapses, then the most Again ratings."""
+    history = study_history(session=session, learner=learner, deck=deck)
+    return _hardest(session, learner, history, deck, limit)
+
+
+def learner_stats(
+    *, session: Session, learner: Learner, now: datetime, deck: Deck | None = None
+) -> Stats:
+    """Every statistic for the learner, over all decks or just `deck`, from one read of the log."""
+    today = local_day(learner, now)
+    history = study_history(session=session, learner=learner, deck=deck)
+    return Stats(
+        today=today,
+        reviews=_per_day(history, today),
+        forecast=due_forecast(session=session, learner=learner, now=now, deck=deck),
+        retention=_retention(session, history, today, deck),
+        states=card_states(session=session, learner=learner, deck=deck),
+        streak=_streak(history, today),
+        time=_time_spent(history, today),
+        hardest=_hardest(session, learner, history, deck, HARDEST_LIMIT),
+    )
+
+
+def active_decks(*, session: Session) -> list[Deck]:
+    """The decks a statistics page can be narrowed to."""
+    return list(
+        session.exec(select(Deck).where(col(Deck.retired).is_(False)).order_by(col(Deck.path)))
+    )

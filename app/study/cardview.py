@@ -1,0 +1,206 @@
+"""A card as the study screens and the API show it, cached per process and bank generation.
+
+A card's rendered HTML, its deck's title and its resolved links change only when content is
+imported, and every changing import moves the bank's generation on (`bump_generation`, in the
+import's transaction). Each process keeps the views it built for one generation: a study request
+reads one small row to learn the generation instead of the card's kilobytes of HTML, its deck
+and its links, and the API's JSON for the card is serialised once.
+"""
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from sqlalchemy import func, update
+from sqlmodel import Session, col, select
+
+from app.infra.db import database_of
+from app.infra.models import BankInfo, Card, CardLink, Deck, Followup
+
+# Views kept per engine: a few thousand cards of ~10 KB each.
+CACHE_SIZE = 4096
+
+
+@dataclass(frozen=True)
+class LinkView:
+    title: str
+    url: str | None  # None when it names no known topic
+    external: bool
+
+    @property
+    def resolved(self) -> bool:
+        return self.url is not None
+
+
+@dataclass(frozen=True)
+class FollowupView:
+    id: str
+    question_html: str
+    answer_html: str
+
+
+@dataclass(frozen=True)
+class CardView:
+    id: str
+    deck_slug: str
+    deck_title: str
+    section: str
+    question: str
+    question_html: str
+    answer_html: str
+    followups_html: str
+    pitfalls_html: str
+    tags: tuple[str, ...]
+    links: tuple[LinkView, ...]
+    retired: bool
+    followups: tuple[FollowupView, ...] = ()
+
+    @cached_property
+    def payload(self) -> dict[str, Any]:
+        """The card's fields as the JSON API names them (built once per view; do not modify)."""
+        return {
+            "id": self.id,
+            "deck": self.deck_slug,
+            "deck_title": self.deck_title,
+            "section": self.section,
+            "question": self.question,
+            "question_html": self.question_html,
+            "answer_html": self.answer_html,
+            "followups_html": self.followups_html,
+            "followups": [
+                {"id": f.id, "question_html": f.question_html, "answer_html": f.answer_html}
+                for f in self.followups
+            ],
+            "pitfalls_html": self.pitfalls_html,
+            "tags": list(self.tags),
+            "links": [
+                {"title": link.title, "url": link.url, "resolved": link.resolved}
+                for link in self.links
+            ],
+            "retired": self.retired,
+        }
+
+
+def link_url(link: CardLink) -> str | None:
+    if link.external:
+        return link.target
+    return f"/topics/{link.topic_slug}" if link.topic_slug else None
+
+
+# The bank's generation, as a column for statements that want it along.
+GENERATION = func.coalesce(select(BankInfo.generation).where(BankInfo.id == 1).scalar_subquery(), 0)
+
+
+def bank_generation(session: Session) -> int:
+    """The bank's generation (0 until the first import that changed something)."""
+    return session.execute(select(GENERATION)).scalar_one()
+
+
+def bump_generation(session: Session) -> None:
+    """Move the generation on; call in the transaction that changes cards, decks or topics."""
+    table = BankInfo.__table__  # type: ignore[attr-defined]
+    moved = session.connection().execute(
+        update(table).where(table.c.id == 1).values(generation=table.c.generation + 1)
+    )
+    if moved.rowcount == 0:  # a schema created from the models has no row yet
+        session.add(BankInfo(id=1, generation=1))
+        session.flush()
+
+
+class CardViews:
+    """The views built for the bank's current generation, the most recently used kept."""
+
+    def __init__(self, size: int = CACHE_SIZE) -> None:
+        self.size = size
+        self.lock = threading.Lock()
+        self.generation = -1
+        self.views: OrderedDict[str, CardView] = OrderedDict()
+
+    def get(self, generation: int, card_id: str) -> CardView | None:
+        with self.lock:
+            if generation != self.generation:
+                return None
+            view = self.views.get(card_id)
+            if view is not None:
+                self.views.move_to_end(card_id)
+            return view
+
+    def put(self, generation: int, view: CardView) -> None:
+        with self.lock:
+            if generation > self.generation:
+                self.generation = generation
+                self.views.clear()
+            elif generation < self.generation:
+                return  # built from an older generation by a slower thread
+            self.views[view.id] = view
+            if len(self.views) > self.size:
+                self.views.popitem(last=False)
+
+
+def card_view(session: Session, card_id: str, generation: int | None = None) -> CardView | None:
+    """The card `card_id` (retired ones included), or None if there is no such card.
+
+    `generation`: the bank's, if the caller read it in this transaction (see GENERATION).
+    """
+    current = generation if generation is not None else bank_generation(session)
+    views = database_of(session).kept(CardViews)
+    view = views.get(current, card_id)
+    if view is None:
+        view = _load(session, card_id)
+        if view is not None:
+            views.put(current, view)
+    return view
+
+
+def _load(session: Session, card_id: str) -> CardView | None:
+    found = session.execute(
+        select(
+            col(Card.id),
+            col(Deck.slug),
+            col(Deck.title),
+            col(Card.section),
+            col(Card.question),
+            col(Card.question_html),
+            col(Card.answer_html),
+            col(Card.followups_html),
+            col(Card.pitfalls_html),
+            col(Card.tags),
+            col(Card.retired),
+        )
+        .join(Deck, col(Deck.id) == Card.deck_id)
+        .where(col(Card.id) == card_id)
+    ).first()
+    if found is None:
+        return None
+    links = session.execute(
+        select(CardLink.title, CardLink.external, CardLink.target, CardLink.topic_slug)
+        .where(col(CardLink.card_id) == card_id)
+        .order_by(col(CardLink.position))
+    ).all()
+    return CardView(
+        id=found.id,
+        deck_slug=found.slug,
+        deck_title=found.title,
+        section=found.section,
+        question=found.question,
+        question_html=found.question_html,
+        answer_html=found.answer_html,
+        followups_html=found.followups_html,
+        pitfalls_html=found.pitfalls_html,
+        tags=tuple(found.tags),
+        links=tuple(
+            LinkView(title=link.title, url=link_url(link), external=link.external)  # type: ignore[arg-type]
+            for link in links
+        ),
+        retired=found.retired,
+        followups=tuple(
+            FollowupView(row.id, row.question_html, row.answer_html)
+            for row in session.execute(
+                select(Followup.id, Followup.question_html, Followup.answer_html)
+                .where(col(Followup.card_id) == card_id)
+                .order_by(col(Followup.position))
+            )
+        ),
+    )
