@@ -1,0 +1,1 @@
+"""Infrastructure: the database object, the bank, migrations, background jobs, logging, tables."""

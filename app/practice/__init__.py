@@ -1,0 +1,1 @@
+"""Practice mode: self-quizzing on any selection, outside the schedule."""

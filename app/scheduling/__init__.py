@@ -1,0 +1,1 @@
+"""FSRS: scheduling, card state, parameters, fitting, and workload simulation."""

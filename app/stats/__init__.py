@@ -1,0 +1,1 @@
+"""A learner's statistics: history, forecast, retention, states, streaks."""
