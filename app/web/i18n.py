@@ -14,7 +14,6 @@ COOKIE = "qbank_lang"
 
 STRINGS: dict[str, tuple[str, str]] = {
     # key: (zh, en)
-    "app.tagline": ("面试题库 · 间隔重复", "Interview prep · spaced repetition"),
     "nav.home": ("首页", "Home"),
     "nav.study": ("学习", "Study"),
     "nav.practice": ("练习", "Practice"),
@@ -95,10 +94,6 @@ STRINGS: dict[str, tuple[str, str]] = {
     "stats.retention_label": ("真实记忆保持率：{parts}", "True retention: {parts}"),
     "stats.last_days": ("最近 {days} 天", "Last {days} days"),
     "stats.deck": ("题库", "Deck"),
-    "stats.period": ("时间段", "Period"),
-    "stats.rate": ("保持率", "Retention"),
-    "stats.passed": ("记住", "Passed"),
-    "stats.review_count": ("复习次数", "Reviews"),
     "stats.states": ("卡片状态", "Cards by state"),
     "stats.states_label": (
         "卡片状态，共 {total} 张：{parts}",
@@ -115,7 +110,6 @@ STRINGS: dict[str, tuple[str, str]] = {
     "stats.card": ("卡片", "Card"),
     "stats.lapses": ("遗忘次数", "Lapses"),
     "stats.again": ("“重来”次数", "Again ratings"),
-    "card.question": ("问题", "Question"),
     "card.answer": ("面试回答", "Answer"),
     "card.followups": ("追问展开", "Follow-ups"),
     "card.followup_questions": ("追问", "Follow-up questions"),
@@ -141,7 +135,6 @@ STRINGS: dict[str, tuple[str, str]] = {
     "study.good": ("良好", "Good"),
     "study.easy": ("简单", "Easy"),
     "study.undo": ("撤销", "Undo"),
-    "study.undo_hint": ("Z", "Z"),
     "study.remaining": ("剩余", "Remaining"),
     "study.progress": ("今日已完成", "Done today"),
     "study.done": ("今天的任务完成了！", "Done for today!"),
@@ -352,7 +345,6 @@ STRINGS: dict[str, tuple[str, str]] = {
     "topics.cards": ("指向这个主题的卡片", "Cards that link here"),
     "topics.no_cards": ("还没有卡片指向这个主题。", "No card links here yet."),
     "topics.linked": ("张卡片", "cards"),
-    "topics.not_found": ("没有找到这个主题", "No such topic"),
     "search.title": ("搜索", "Search"),
     "search.placeholder": ("搜索问题、答案和主题", "Search questions, answers and topics"),
     "search.results": ("条结果", "results"),

@@ -29,7 +29,6 @@ LIMIT_STRINGS: dict[str, tuple[str, str]] = {
     ),
     "limits.recordings": ("我的录音", "My recordings"),
     "limits.used": ("录音已用 {used} MB / {quota} MB", "Recordings use {used} of {quota} MB"),
-    "limits.used_label": ("录音空间用量", "Recording space used"),
     "limits.recordings_note": (
         "录音保存在服务器上，最早的在前；空间用满后，新录音要先删除旧的才能保存。",
         "Recordings are kept on the server, the oldest first; once the space is full, a new "
@@ -39,7 +38,6 @@ LIMIT_STRINGS: dict[str, tuple[str, str]] = {
     "limits.recorded_at": ("录制时间", "Recorded"),
     "limits.size": ("大小", "Size"),
     "limits.question": ("题目", "Question"),
-    "limits.listen": ("试听", "Listen"),
     "limits.delete": ("删除", "Delete"),
     "limits.all_recordings": ("管理录音", "Manage recordings"),
     "limits.unfinished": ("未完成的模拟面试", "Unfinished mock interviews"),

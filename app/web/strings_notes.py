@@ -19,7 +19,6 @@ NOTES_STRINGS: dict[str, tuple[str, str]] = {
     "import.source_serve": ("qbank serve 启动时", "qbank serve at start-up"),
     "import.source_watch": ("--watch 发现文件改动", "--watch, after a file changed"),
     "import.source_admin": ("管理页的“重新导入”", "Re-import on the admin page"),
-    "import.figures": ("数字", "Figures"),
     "import.decks": ("题库", "Decks"),
     "import.topics": ("阅读页", "Reading pages"),
     "import.added": ("新增卡片", "Cards added"),
