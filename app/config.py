@@ -110,10 +110,6 @@ class Settings(BaseSettings):
     def team(self) -> bool:
         return self.mode == "team"
 
-    @property
-    def is_sqlite(self) -> bool:
-        return self.database_url.startswith("sqlite")
-
 
 def public_url(value: str) -> str:
     """`value` as an absolute http(s) address without a trailing slash; ValueError otherwise."""

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from app.content.imports import SOURCES
 from app.scheduling.cardstate import Queue
 from app.stats.summary import StateCounts
 from app.study.browse import MarkKind
@@ -67,8 +68,8 @@ DYNAMIC: dict[str, Iterable[str]] = {
     ),
     # templates/search.html: a hit's kind (app/search/query.py).
     "search.": ("card", "topic"),
-    # templates/import.html: who ran the import (the same tuple guards the lookup there).
-    "import.source_": ("cli", "serve", "watch", "admin"),
+    # templates/import.html: who ran the import.
+    "import.source_": SOURCES,
 }
 
 

@@ -175,6 +175,11 @@ def decks(session: Session, learner: Learner) -> dict[str, Deck]:
     return build_bank(session, learner)
 
 
+def stats_at(session: Session, learner: Learner, now: datetime) -> summary.Stats:
+    """Every statistic of the learner at `now`, over all decks."""
+    return summary.learner_stats(session=session, learner=learner, now=now)
+
+
 def nonzero(days: list[summary.DayCount]) -> dict[str, int]:
     return {d.day.isoformat(): d.count for d in days if d.count}
 
@@ -217,7 +222,7 @@ def test_days_follow_daylight_saving_time_like_the_study_queue() -> None:
 def test_reviews_per_day_cover_365_local_days(
     session: Session, learner: Learner, decks: dict[str, Deck]
 ) -> None:
-    days = summary.reviews_per_day(session=session, learner=learner, now=NOW)
+    days = stats_at(session, learner, NOW).reviews
     assert len(days) == 365
     assert days[0].day == date(2024, 3, 13)
     assert days[-1].day == TODAY
@@ -241,7 +246,7 @@ def test_rollover_hour_and_time_zone_move_reviews_between_days(
 ) -> None:
     feb = {f"2025-02-{day:02}": 1 for day in range(9, 14)}
     learner.rollover_hour = 0  # 03:30 now belongs to 03-12
-    days = summary.reviews_per_day(session=session, learner=learner, now=NOW)
+    days = stats_at(session, learner, NOW).reviews
     assert nonzero(days) == {
         "2024-03-13": 1,
         **feb,
@@ -252,7 +257,7 @@ def test_rollover_hour_and_time_zone_move_reviews_between_days(
     # In UTC it is still 03-11 (02:00 < 04:00), so the year reaches back to 2024-03-12.
     learner.rollover_hour = 4
     learner.timezone = "UTC"
-    days = summary.reviews_per_day(session=session, learner=learner, now=NOW)
+    days = stats_at(session, learner, NOW).reviews
     assert (days[0].day, days[-1].day) == (date(2024, 3, 12), date(2025, 3, 11))
     assert nonzero(days) == {
         "2024-03-12": 2,
@@ -274,7 +279,7 @@ def test_due_forecast_counts_overdue_cards_today(
 def test_true_retention_over_7_30_and_365_days(
     session: Session, learner: Learner, decks: dict[str, Deck]
 ) -> None:
-    result = summary.retention(session=session, learner=learner, now=NOW)
+    result = stats_at(session, learner, NOW).retention
     assert result.overall == (
         summary.Retention(7, reviews=6, passed=4),
         summary.Retention(30, reviews=9, passed=6),
@@ -301,26 +306,26 @@ def test_cards_by_state(session: Session, learner: Learner, decks: dict[str, Dec
 
 
 def test_streaks(session: Session, learner: Learner, decks: dict[str, Deck]) -> None:
-    assert summary.streaks(session=session, learner=learner, now=NOW) == summary.Streak(3, 5)
+    assert stats_at(session, learner, NOW).streak == summary.Streak(3, 5)
     # Tomorrow, before studying, the streak still runs up to yesterday; a day later it is broken.
     tomorrow = NOW + timedelta(days=1)
-    assert summary.streaks(session=session, learner=learner, now=tomorrow) == summary.Streak(3, 5)
+    assert stats_at(session, learner, tomorrow).streak == summary.Streak(3, 5)
     later = NOW + timedelta(days=2)
-    assert summary.streaks(session=session, learner=learner, now=later) == summary.Streak(0, 5)
+    assert stats_at(session, learner, later).streak == summary.Streak(0, 5)
     # The 03:30 rating belongs to 03-11, so on the evening of 03-11 today already counts.
     evening = at("2025-03-11 23:00")
-    assert summary.streaks(session=session, learner=learner, now=evening) == summary.Streak(2, 5)
+    assert stats_at(session, learner, evening).streak == summary.Streak(2, 5)
 
 
 def test_time_spent(session: Session, learner: Learner, decks: dict[str, Deck]) -> None:
-    spent = summary.time_spent(session=session, learner=learner, now=NOW)
+    spent = stats_at(session, learner, NOW).time
     assert spent == summary.TimeSpent(today_ms=28_000, week_ms=47_000, total_ms=64_000)
 
 
 def test_hardest_cards_by_lapses_then_again_ratings(
-    session: Session, learner: Learner, decks: dict[str, Deck]
+    session: Session, learner: Learner, decks: dict[str, Deck], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    hardest = summary.hardest_cards(session=session, learner=learner)
+    hardest = stats_at(session, learner, NOW).hardest
     assert [(c.card_id, c.lapses, c.again) for c in hardest] == [
         ("s2", 2, 1),
         ("g3", 1, 2),
@@ -328,7 +333,8 @@ def test_hardest_cards_by_lapses_then_again_ratings(
     ]
     assert hardest[0].url == "/cards/s2"
     assert (hardest[0].deck_slug, hardest[0].question) == ("sys", "Question s2?")
-    limited = summary.hardest_cards(session=session, learner=learner, limit=2)
+    monkeypatch.setattr(summary, "HARDEST_LIMIT", 2)
+    limited = stats_at(session, learner, NOW).hardest
     assert [c.card_id for c in limited] == ["s2", "g3"]
 
 
@@ -337,9 +343,7 @@ def test_learner_stats_gathers_everything(
 ) -> None:
     everything = summary.learner_stats(session=session, learner=learner, now=NOW)
     assert everything.today == TODAY
-    assert everything.reviews == summary.reviews_per_day(session=session, learner=learner, now=NOW)
     assert everything.forecast == summary.due_forecast(session=session, learner=learner, now=NOW)
-    assert everything.retention == summary.retention(session=session, learner=learner, now=NOW)
     assert everything.states == summary.card_states(session=session, learner=learner)
     assert everything.streak == summary.Streak(3, 5)
     assert everything.time == summary.TimeSpent(28_000, 47_000, 64_000)
@@ -408,7 +412,7 @@ def parse(chart: str) -> ET.Element:
 
 
 def test_heatmap_svg(session: Session, learner: Learner, decks: dict[str, Deck]) -> None:
-    days = summary.reviews_per_day(session=session, learner=learner, now=NOW)
+    days = stats_at(session, learner, NOW).reviews
     root = parse(svg.heatmap(days, en))
     cells = root.findall(f"{SVG}g[@class='cells']/{SVG}rect")
     assert len(cells) == 365

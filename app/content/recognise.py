@@ -581,12 +581,6 @@ def _lines(outline: Outline, start: int, end: int) -> Lines:
 # --- the text between headings -------------------------------------------------------------
 
 
-@dataclass
-class _Builder:
-    found: Found
-    open: bool = True
-
-
 def _region(outline: Outline, start: int, end: int, section: str) -> Recognised:
     """Cards written without headings in lines `start`…`end` of the note."""
     out = Recognised()

@@ -25,7 +25,6 @@ from app.scheduling.parameters import DEFAULT_PARAMETERS
 
 # fsrs-rs fits nothing below 8 items (it hands back the defaults) and below 64 only the four
 # initial stabilities; from 64 it trains every parameter. A personal fit needs the latter.
-ENGINE_MINIMUM = 8
 MIN_REVIEWS = 64
 SPLITS = 5
 

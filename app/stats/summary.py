@@ -172,14 +172,6 @@ def _per_day(history: list[Rating], today: date) -> list[DayCount]:
     return [DayCount(day, counts.get(day, 0)) for day in days]
 
 
-def reviews_per_day(
-    *, session: Session, learner: Learner, now: datetime, deck: Deck | None = None
-) -> list[DayCount]:
-    """Study ratings on each of the last 365 local days, oldest first, today last."""
-    history = study_history(session=session, learner=learner, deck=deck)
-    return _per_day(history, local_day(learner, now))
-
-
 def _streak(history: list[Rating], today: date) -> Streak:
     studied = {r.day for r in history if r.day <= today}
     longest = 0
@@ -195,14 +187,6 @@ def _streak(history: list[Rating], today: date) -> Streak:
     while end - timedelta(days=current) in studied:
         current += 1
     return Streak(current=current, longest=longest)
-
-
-def streaks(
-    *, session: Session, learner: Learner, now: datetime, deck: Deck | None = None
-) -> Streak:
-    """The current and the longest run of consecutive local days with a study rating."""
-    history = study_history(session=session, learner=learner, deck=deck)
-    return _streak(history, local_day(learner, now))
 
 
 def due_forecast(
@@ -262,14 +246,6 @@ def _retention(
     return RetentionStats(overall=windows(overall), decks=per_deck)
 
 
-def retention(
-    *, session: Session, learner: Learner, now: datetime, deck: Deck | None = None
-) -> RetentionStats:
-    """True retention: the share of review-queue ratings that were not Again, per window."""
-    history = study_history(session=session, learner=learner, deck=deck)
-    return _retention(session, history, local_day(learner, now), deck)
-
-
 def card_states(*, session: Session, learner: Learner, deck: Deck | None = None) -> StateCounts:
     """The learner's cards by state; studied cards since retired are counted apart."""
 
@@ -325,14 +301,6 @@ def _time_spent(history: list[Rating], today: date) -> TimeSpent:
     return TimeSpent(today_ms=today_ms, week_ms=week_ms, total_ms=total_ms)
 
 
-def time_spent(
-    *, session: Session, learner: Learner, now: datetime, deck: Deck | None = None
-) -> TimeSpent:
-    """Milliseconds spent on study ratings today, over the last 7 days, and ever."""
-    history = study_history(session=session, learner=learner, deck=deck)
-    return _time_spent(history, local_day(learner, now))
-
-
 def _hardest(
     session: Session, learner: Learner, history: list[Rating], deck: Deck | None, limit: int
 ) -> list[HardCard]:
@@ -367,14 +335,6 @@ def _hardest(
         )
     }
     return [HardCard(*details[card_id], -lapsed, -failed) for lapsed, failed, *_, card_id in ranked]
-
-
-def hardest_cards(
-    *, session: Session, learner: Learner, deck: Deck | None = None, limit: int = HARDEST_LIMIT
-) -> list[HardCard]:
-    """Active cards with the most lapses, then the most Again ratings."""
-    history = study_history(session=session, learner=learner, deck=deck)
-    return _hardest(session, learner, history, deck, limit)
 
 
 def learner_stats(

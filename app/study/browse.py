@@ -158,15 +158,6 @@ def failed_today(session: Session, *, learner: Learner, now: datetime) -> list[s
     return [row.card_id for row in rows]
 
 
-def flagged_ids(session: Session, *, learner: Learner, flag: int | None = None) -> list[str]:
-    """The learner's flagged cards (`flag`: of one colour)."""
-    condition = CardMark.flag == flag if flag else CardMark.flag > 0
-    rows = session.execute(
-        select(CardMark.card_id).where(CardMark.learner_id == learner.id, condition)
-    )
-    return list(rows.scalars())
-
-
 @dataclass(frozen=True)
 class TeamLeech:
     card_id: str

@@ -30,7 +30,6 @@ def _day_params(learner: Learner, now: datetime) -> dict[str, Any]:
 
 
 # Written into the statement rather than expanded per execution.
-_NEW_AND_REVIEW = [literal_column("'new'"), literal_column("'review'")]
 
 
 @lru_cache(maxsize=1)
