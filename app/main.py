@@ -83,11 +83,11 @@ def _error(
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     database = app.state.database
     database.start()
-    # A full garbage collection walks every tracked object. In a started server that was ~150,000
-    # objects — modules, models, routes, templates, most of them there for good — and it stalled
-    # the event loop, and every request in flight, for ~50 ms every few seconds of study
-    # traffic (p99 of a study cycle 116 -> 100 ms). Start-up's objects are left out of later
-    # collections; refcounting still frees them, and a stopped app hands them back.
+    # A full garbage collection walks every tracked object, and most of a started server's
+    # objects (modules, models, routes, templates) are there for good: walking them again and
+    # again stalls the event loop, and every request in flight, while study traffic makes
+    # garbage. Start-up's objects are left out of later collections; refcounting still frees
+    # them, and a stopped app hands them back.
     gc.freeze()
     try:
         yield

@@ -137,7 +137,7 @@ def _dummy_hash(hasher: PasswordHasher) -> str:
 
 def _verify(stored: str | None, password: str) -> bool:
     """Check `password` against a stored hash; with none, against a dummy, in the same time."""
-    # Each argon2 check holds ~64 MiB for ~0.1 s: a burst of sign-ins waits its turn here
+    # Each argon2 check holds its memory cost (64 MiB) while it runs: a burst of sign-ins waits here
     # instead of raising the server's memory by gigabytes.
     if not _verifications.acquire(timeout=VERIFY_WAIT_SECONDS):
         raise Busy("the server is busy checking passwords; try again in a moment")

@@ -199,7 +199,8 @@ class Renderer:
         key = (tex, display)
         cached = self._formulas.get(key)
         if cached is None and len(tex) > MAX_FORMULA_CHARS:
-            # KaTeX's time grows with the square of a formula's length (40,000 characters: 8 s).
+            # KaTeX's time grows with the square of a formula's length: one huge formula would
+            # hold the import, and the one KaTeX thread, longer than the rest of the bank.
             cached = pykatex.ParseError(f"formula longer than {MAX_FORMULA_CHARS} characters")
         if cached is None:
             try:

@@ -213,9 +213,9 @@ def make_engine(url: str) -> Engine:
 
     # WAL lets readers proceed during an import and a rating; foreign keys are off by default;
     # busy_timeout makes writers of other processes wait instead of failing. Memory-mapped
-    # reads: card rows (rendered HTML) are large, and reading their pages through a mapping of
-    # the file is about three times faster than a system call each. The server's connections
-    # leave checkpoints to a thread of their own (`checkpoint_in_background`).
+    # reads: card rows (rendered HTML) are large, and a mapping of the file reads their pages
+    # without a system call for each. The server's connections leave checkpoints to a thread
+    # of their own (`checkpoint_in_background`).
     @event.listens_for(engine, "connect")
     def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
         cursor = dbapi_connection.cursor()
@@ -236,9 +236,9 @@ def _generic_plans(engine: Engine) -> None:
 
     psycopg prepares a statement once a connection has run it five times; PostgreSQL then
     still plans it anew for each set of parameters while it judges a generic plan no cheaper.
-    The study queue's statement took ~1.7 ms to plan and ~0.3 ms to run. The statements run
-    again and again all look rows up by learner along an index, so a plan that ignores the
-    parameters' values is as good as a custom one.
+    The study queue's statement costs more to plan than to run. The statements run again and
+    again all look rows up by learner along an index, so a plan that ignores the parameters'
+    values is as good as a custom one.
     """
 
     @event.listens_for(engine, "connect")
@@ -252,7 +252,7 @@ def _test_after_idle(engine: Engine) -> None:
     """Test a pooled connection before use if it sat idle, and replace it if it is gone.
 
     A database server restarts, or drops idle connections, while the pool holds them;
-    `pool_pre_ping` would test on every checkout, which costs ~2 ms of CPU each. A connection
+    `pool_pre_ping` would test on every checkout, a round trip added to every request. A connection
     in steady use is not tested: if the server dropped it meanwhile, the request using it
     fails once and SQLAlchemy replaces every connection the pool holds.
     """
