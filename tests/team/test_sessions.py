@@ -46,6 +46,8 @@ def test_logout_ends_the_session(browser, db):
     cookie = member.cookie
     response = member.submit("/logout")
     assert (response.status_code, response.headers["location"]) == (303, "/login")
+    # The browser drops what it kept for the member (tests/browser/test_shared_device.py).
+    assert response.headers["clear-site-data"] == '"cache", "storage"'
     assert member.cookie is None  # the cookie is cleared …
     assert db.sessions("member") == 0  # … and the session is gone on the server
     assert not signed_in(with_cookie(browser, cookie))

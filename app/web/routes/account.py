@@ -70,6 +70,11 @@ def logout(session: SessionDep, identity: IdentityDep) -> Response:
         members.end_session(session, identity.token)
     response = RedirectResponse("/login", status_code=303)
     clear_session_cookie(response)
+    # A shared device keeps nothing of the member who leaves: the pages the service worker kept
+    # (static/sw.js), the cards taken along and the outbox (whose entries the next member's
+    # session would send as theirs). The browser clears them; the next page installs the
+    # worker and its app shell again.
+    response.headers["Clear-Site-Data"] = '"cache", "storage"'
     return response
 
 
