@@ -2,10 +2,8 @@
 // service worker's copy, static/sw.js) studies on from them: one key per card, written when the
 // card arrives and removed when it is rated, so that a key press costs one removeItem; and the
 // counts last shown, with the time, since the page's own may be older. "Take today's cards with
-// you" asks for the whole day's queue, up to PACK_MAX cards (as many as the API lets a client
-// exclude at once, so that each answer is a card not yet held).
+// you" keeps the whole day's queue here (GET /api/study/day).
 
-export const PACK_MAX = 50;
 const STALE_MS = 18 * 3600 * 1000; // cards taken along on an earlier day are due again anew
 
 export function createPack(storage, learner, scope) {

@@ -2,7 +2,8 @@
 // takes back and the counts. Revealing, rating, moving on and undoing never wait for the
 // network: ratings and card actions go into the outbox (static/queue.js) and the server's
 // answers top the buffer up and set the counts. It tells a view (static/study-paint.js, or a
-// fake in the tests) what to show, and asks `fetchNext(exclude)` for more cards.
+// fake in the tests) what to show, and asks `fetchNext(exclude)` for more cards (`fetchDay()`
+// for the whole day's).
 
 // Cards held beyond the current one: enough to study on through a dropped connection.
 export const DEPTH = 8;
@@ -14,12 +15,13 @@ function bucket(queue) {
 }
 
 export class StudySession {
-  constructor({ queue, keep, view, current, counts, done, revealed = false, scope = {}, fetchNext, pack = null, pageAt = 0, clock = () => Date.now(), tab = "" }) {
+  constructor({ queue, keep, view, current, counts, done, revealed = false, scope = {}, fetchNext, fetchDay = async () => [], pack = null, pageAt = 0, clock = () => Date.now(), tab = "" }) {
     this.queue = queue;
     this.keep = keep;
     this.view = view;
     this.scope = scope;
     this.fetchNext = fetchNext;
+    this.fetchDay = fetchDay;
     this.clock = clock;
     this.tab = tab;
     this.current = current || null;
@@ -304,11 +306,17 @@ export class StudySession {
     else if (event.type === "expired") this.view.notice("study.expired");
   }
 
-  // Ask for the day's whole queue (within PACK_MAX), kept on this device for studying offline.
-  async takeAlong(max) {
-    this.depth = Math.max(this.depth, max);
-    this.exhausted = false;
-    await this.topUp();
+  // Take the day's whole queue (`fetchDay`: the server's list, in the order of study), kept on
+  // this device for studying offline. Top-ups wait until fewer than DEPTH cards are left.
+  async takeAlong() {
+    let cards = [];
+    try {
+      cards = await this.fetchDay();
+    } catch (error) {
+      // Offline: what is held stays, and is what the notice counts.
+    }
+    if (cards.length) this.serverCounts(cards[0].counts);
+    for (const card of cards) this.hold(card);
     this.paintCounts();
     return this.held().length;
   }

@@ -4,7 +4,7 @@
 
 import { outbox, keep, sync } from "./outbox.js";
 import { createView } from "./study-paint.js";
-import { createPack, PACK_MAX } from "./study-pack.js";
+import { createPack } from "./study-pack.js";
 import { StudySession } from "./study-state.js";
 
 const initial = JSON.parse(document.getElementById("study-state").textContent);
@@ -17,6 +17,12 @@ async function fetchNext(exclude) {
   const response = await fetch("/api/study/next?" + params, { credentials: "same-origin", headers: { Accept: "application/json" } });
   if (response.status === 204 || !response.ok) return { status: response.status, card: null };
   return { status: response.status, card: await response.json() };
+}
+
+// The day's whole queue in the scope, however long: one answer, not a page per card.
+async function fetchDay() {
+  const response = await fetch("/api/study/day?" + new URLSearchParams(scope), { credentials: "same-origin", headers: { Accept: "application/json" } });
+  return response.ok ? await response.json() : [];
 }
 
 const rateForm = document.getElementById("rate-form");
@@ -32,6 +38,7 @@ const session = new StudySession({
   revealed: document.getElementById("card").dataset.revealed === "true",
   scope,
   fetchNext,
+  fetchDay,
   pack: createPack(localStorage, document.body.dataset.learner || "anonymous", scope),
   pageAt: parseInt(rateForm.elements.shown_at.value, 10) || 0,
   clock: () => Date.now(),
@@ -93,7 +100,7 @@ const takeAlong = document.getElementById("take-along");
 takeAlong.hidden = false;
 takeAlong.addEventListener("click", async () => {
   takeAlong.disabled = true;
-  const held = await session.takeAlong(PACK_MAX);
+  const held = await session.takeAlong();
   takeAlong.disabled = false;
   view.notice("study.taken_along", { n: held });
 });

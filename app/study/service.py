@@ -56,6 +56,12 @@ class Next:
 
 
 @dataclass(frozen=True)
+class Day:
+    cards: list[NextCard]  # in the order the learner meets them
+    counts: Counts  # what is left today, these cards included
+
+
+@dataclass(frozen=True)
 class Rated:
     review: ReviewResult
     next: Next | None  # asked for with a scope
@@ -86,6 +92,35 @@ class Study:
         finally:
             self.session.rollback()  # a read: end its transaction, hand the connection back
         return Next(card, counts)
+
+    def day(self, scope: Filters, limit: int) -> Day:
+        """Today's queue in `scope`, at most `limit` cards, in one read transaction.
+
+        Each card is the one `next` picks with the cards before it held, so the list keeps to
+        the daily limits and to the order of study: what a client takes along to study offline.
+        """
+        cards: list[NextCard] = []
+        held: list[str] = []
+        counts: Counts | None = None
+        try:
+            while len(cards) < limit:
+                card, left = study_next(
+                    self.session,
+                    learner=self.learner,
+                    now=self.now,
+                    filters=scope,
+                    exclude=held,
+                    pins=self.pins,
+                )
+                counts = counts or left
+                if card is None or card.card.id in held:
+                    break
+                cards.append(card)
+                held.append(card.card.id)
+        finally:
+            self.session.rollback()  # a read: end its transaction, hand the connection back
+        assert counts is not None  # the loop ran at least once
+        return Day(cards, counts)
 
     def rate(
         self,

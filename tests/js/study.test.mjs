@@ -58,7 +58,7 @@ function fakeServer(counts) {
   return server;
 }
 
-async function session({ cards = [card("a"), card("b"), card("c")], counts = { new: 20, learning: 0, review: 0 }, offline = false, pack = null, pageAt = 0 } = {}) {
+async function session({ cards = [card("a"), card("b"), card("c")], counts = { new: 20, learning: 0, review: 0 }, offline = false, pack = null, pageAt = 0, day = [] } = {}) {
   const view = fakeView();
   const server = fakeServer(counts);
   server.offline = offline;
@@ -70,6 +70,7 @@ async function session({ cards = [card("a"), card("b"), card("c")], counts = { n
   let keys = 0;
   const keep = (data) => queue.push(Object.assign({ key: "k" + ++keys }, data));
   const rest = cards.slice(1);
+  const asked = { next: 0, day: 0 };
   const study = new StudySession({
     queue,
     keep,
@@ -78,7 +79,15 @@ async function session({ cards = [card("a"), card("b"), card("c")], counts = { n
     counts,
     done: 0,
     // The cards beyond the first, held before the network went (when the test starts offline).
-    fetchNext: async () => (rest.length ? { status: 200, card: rest.shift() } : { status: 204, card: null }),
+    fetchNext: async () => {
+      asked.next += 1;
+      return rest.length ? { status: 200, card: rest.shift() } : { status: 204, card: null };
+    },
+    fetchDay: async () => {
+      asked.day += 1;
+      if (server.offline) throw new TypeError("Failed to fetch");
+      return day;
+    },
     pack,
     pageAt,
     clock,
@@ -86,7 +95,7 @@ async function session({ cards = [card("a"), card("b"), card("c")], counts = { n
   sync.setExclude((entry) => study.exclude(entry));
   study.start();
   await settle();
-  return { study, view, server, queue, clock };
+  return { study, view, server, queue, clock, asked };
 }
 
 function rate(study, rating = 3) {
@@ -292,4 +301,28 @@ test("a page newer than the cards kept is the server's word: a card rated before
   const later = await session({ pack: createPack(local, "me", {}), cards: [card("a", "learning")], pageAt: Date.now() * 2, counts: { new: 19, learning: 1, review: 0 } });
   assert.equal(later.study.current.id, "a");
   assert.deepEqual(later.view.counts, { new: 19, learning: 1, review: 0, done: 0 });
+});
+
+test("taking the day along holds the server's whole list, however long, and asks for no more", async () => {
+  const counts = { new: 80, learning: 0, review: 0 };
+  const day = Array.from({ length: 80 }, (_, i) => card("d" + i, "new", { counts }));
+  const storage = fakeStorage();
+  const pack = createPack(storage, "1", {});
+  const { study, view, server, asked } = await session({ cards: [day[0]], counts, day, pack });
+  // The ratings' answers carry the next card as the server picks it: one the page holds.
+  server.next.push(...day.slice(50, 60));
+  const before = asked.next;
+  assert.equal(await study.takeAlong(), 80, "the card shown and the 79 beyond it, each once");
+  assert.deepEqual(study.held(), day.map((c) => c.id));
+  assert.equal(pack.read(0).cards.length, 79, "kept on the device for a page opened offline");
+  for (let i = 0; i < 10; i++) rate(study);
+  await settle();
+  assert.equal(asked.next, before, "the page holds the day: no top-up asks for more");
+  assert.equal(view.counts.new, 70);
+});
+
+test("taking the day along offline keeps what is held", async () => {
+  const { study, asked } = await session({ offline: true });
+  assert.equal(await study.takeAlong(), 3);
+  assert.equal(asked.day, 1);
 });

@@ -45,6 +45,8 @@ async def healthz() -> Health:
 CardId = Annotated[str, StringConstraints(max_length=200)]
 # Cards the client already holds, so that the card after them is picked.
 ExcludeQuery = Annotated[list[CardId], Query(max_length=50)]
+# The most cards one take-along answer holds: a day at the default limits is 220.
+DAY_MAX = 1000
 CONFLICT = {409: {"description": "The card was rated or changed meanwhile."}}
 
 
@@ -85,6 +87,18 @@ async def next_to_study(
     found = await call.run(lambda study: study.next(filters, exclude))
     out = next_out(found.card, found.counts, lang)
     return out if out is not None else Response(status_code=204)
+
+
+@study_api.get("/study/day")
+async def take_along(
+    call: StudyCallDep,
+    filters: FiltersDep,
+    lang: LangDep,
+    limit: Annotated[int, Query(ge=1, le=DAY_MAX)] = DAY_MAX,
+) -> list[NextOut]:
+    """Today's whole queue in the scope, in the order of study: the cards to study offline."""
+    day = await call.run(lambda study: study.day(filters, limit))
+    return [out for card in day.cards if (out := next_out(card, day.counts, lang)) is not None]
 
 
 @study_api.post("/reviews", responses={404: {"description": "No such card"}, **CONFLICT})
