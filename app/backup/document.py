@@ -197,6 +197,7 @@ class InterviewIn(_Doc):
     deck: str | None = Field(default=None, max_length=200)
     section: str | None = Field(default=None, max_length=500)
     tag: str | None = Field(default=None, max_length=200)
+    folder: str | None = Field(default=None, max_length=500)
     target: float = Field(default=0.9, ge=0.7, le=0.99)
 
 

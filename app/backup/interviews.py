@@ -65,6 +65,7 @@ def export_interviews(session: Session, learner: Learner) -> dict[str, Any]:
                 "deck": i.deck,
                 "section": i.section,
                 "tag": i.tag,
+                "folder": i.folder,
                 "target": i.target,
             }
             for i in interviews
@@ -127,11 +128,11 @@ def restore_interviews(
     """
     added = 0
     have = {
-        (i.name, i.day, i.deck, i.section, i.tag)
+        (i.name, i.day, i.deck, i.section, i.tag, i.folder)
         for i in session.exec(select(Interview).where(Interview.learner_id == learner.id))
     }
     for item in interviews:
-        key = (item.name, item.date, item.deck, item.section, item.tag)
+        key = (item.name, item.date, item.deck, item.section, item.tag, item.folder)
         if key in have:
             continue
         have.add(key)
@@ -143,6 +144,7 @@ def restore_interviews(
                 deck=item.deck,
                 section=item.section,
                 tag=item.tag,
+                folder=item.folder,
                 target=item.target,
             )
         )

@@ -365,6 +365,7 @@ class Interview(SQLModel, table=True):
     deck: str | None = Field(default=None, max_length=200)
     section: str | None = Field(default=None, max_length=500)
     tag: str | None = Field(default=None, max_length=200)
+    folder: str | None = Field(default=None, max_length=500)  # a folder of notes, and below it
     target: float = 0.9  # the predicted recall on the day that counts as ready
     created_at: datetime = _tz(default_factory=utcnow)
 

@@ -14,7 +14,9 @@ MAX_INTERVIEWS = 50
 
 
 def scope(interview: Interview) -> Filters:
-    return Filters(deck=interview.deck, section=interview.section, tag=interview.tag)
+    return Filters(
+        deck=interview.deck, section=interview.section, tag=interview.tag, folder=interview.folder
+    )
 
 
 def scope_size(session: Session, filters: Filters) -> int:
@@ -60,6 +62,7 @@ def create_interview(
         deck=filters.deck,
         section=filters.section,
         tag=filters.tag,
+        folder=filters.folder,
         target=target,
         created_at=now,
     )

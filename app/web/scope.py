@@ -15,7 +15,7 @@ def scope_choices(
     decks = catalog.deck_summaries(session, learner=learner, now=now)
     return {
         "decks": decks,
-        "folders": _folders(catalog.folder_tree(decks)),
+        "folders": folders(catalog.folder_tree(decks)),
         "folder": filters.folder or "",
         "tags": catalog.tag_summaries(decks),
         "deck": filters.deck or "",
@@ -24,9 +24,9 @@ def scope_choices(
     }
 
 
-def _folders(folder: catalog.Folder) -> list[catalog.Folder]:
+def folders(folder: catalog.Folder) -> list[catalog.Folder]:
     """Every folder below `folder`, each before its own sub-folders."""
     out = []
     for child in folder.folders:
-        out += [child, *_folders(child)]
+        out += [child, *folders(child)]
     return out

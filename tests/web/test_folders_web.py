@@ -1,9 +1,12 @@
 """Folders of notes on the home page, as study, practice and mock interview scopes, and links."""
 
 import re
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
+
+from tests.web.conftest import START
 
 # The folder scope is a prefix compared in SQL: both databases.
 pytestmark = pytest.mark.storage
@@ -76,6 +79,43 @@ def test_practice_and_mock_interview_take_a_folder(client):
     assert "Underscore folder?" in get(client, started.headers["location"])
     # A folder with no cards starts nothing, as an empty deck or tag does.
     assert client.post("/practice", data={"folder": "nowhere"}).status_code == 404
+
+
+def test_a_dated_interview_takes_a_folder(client):
+    date = (START + timedelta(days=10)).date().isoformat()
+    form = get(client, "/interviews")
+    assert '<option value="后端/网络">后端/网络/ (2)</option>' in form
+    made = client.post("/interviews", data={"name": "Backend", "date": date, "folder": "后端/网络"})
+    assert made.status_code == 303, made.text
+    page = get(client, made.headers["location"])
+    assert "Scope: 后端/网络/</p>" in page
+    # Its mock interview asks from the same folder.
+    assert 'href="/interview/mock?folder=%E5%90%8E%E7%AB%AF%2F%E7%BD%91%E7%BB%9C&amp;' in page
+    (interview,) = client.get("/api/interviews").json()
+    assert (interview["folder"], interview["deck"]) == ("后端/网络", None)
+    ready = client.get(f"/api/interviews/{interview['id']}/readiness").json()
+    assert ready["cards"] == 2
+    assert sorted(d["title"] for d in ready["decks"]) == ["QUIC", "TCP"]
+    # The API takes a folder too; one that holds no cards is refused, as an empty deck is.
+    made = client.post("/api/interviews", json={"name": "A", "date": date, "folder": "a_b"})
+    assert (made.status_code, made.json()["folder"]) == (201, "a_b")
+    empty = client.post("/api/interviews", json={"name": "B", "date": date, "folder": "nowhere"})
+    assert empty.status_code == 400
+
+
+def test_a_backup_keeps_an_interview_s_folder(client):
+    date = (START + timedelta(days=10)).date().isoformat()
+    made = client.post("/api/interviews", json={"name": "A", "date": date, "folder": "后端"})
+    backup = client.get("/backup.json")
+    assert [i["folder"] for i in backup.json()["interviews"]] == ["后端"]
+    assert client.delete(f"/api/interviews/{made.json()['id']}").status_code == 204
+    restored = client.post(
+        "/backup/restore", files={"file": ("backup.json", backup.content, "application/json")}
+    )
+    assert restored.status_code == 200
+    assert [(i["name"], i["folder"]) for i in client.get("/api/interviews").json()] == [
+        ("A", "后端")
+    ]
 
 
 def test_links_by_note_name_lead_to_pages_decks_and_cards(client, bank):

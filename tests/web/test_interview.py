@@ -102,6 +102,7 @@ def test_set_list_and_delete_an_interview(client):
         "deck": "kernels",
         "section": None,
         "tag": None,
+        "folder": None,
         "target": 0.9,
     }
     assert client.get("/api/interviews").json() == [interview]

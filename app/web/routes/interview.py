@@ -17,6 +17,7 @@ from app.interview.readiness import readiness
 from app.interview.today import ahead
 from app.study import Filters, catalog
 from app.web.deps import LearnerDep, NowDep, RowId, SessionDep
+from app.web.scope import folders
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
@@ -40,6 +41,7 @@ def _interviews_page(
             "ahead": ahead(session, learner=learner, now=now),
             "decks": decks,
             "tags": catalog.tag_summaries(decks),
+            "folders": folders(catalog.folder_tree(decks)),
             "form": form or {},
             "error": error,
             "today": local_day(learner, now).isoformat(),
@@ -66,9 +68,11 @@ def interviews_add(
     deck: Annotated[str, Form(max_length=200)] = "",
     section: Annotated[str, Form(max_length=500)] = "",
     tag: Annotated[str, Form(max_length=200)] = "",
+    folder: Annotated[str, Form(max_length=500)] = "",
     target: Annotated[int, Form(ge=70, le=99)] = 90,
 ) -> Response:
     form = {"name": name, "date": date, "deck": deck, "section": section, "tag": tag}
+    form |= {"folder": folder}
     try:
         try:
             day = dt.date.fromisoformat(date)
@@ -79,7 +83,9 @@ def interviews_add(
             learner=learner,
             name=name,
             day=day,
-            filters=Filters(deck=deck or None, section=section or None, tag=tag or None),
+            filters=Filters(
+                deck=deck or None, section=section or None, tag=tag or None, folder=folder or None
+            ),
             now=now,
             target=target / 100,
         )

@@ -36,6 +36,7 @@ class InterviewIn(BaseModel):
     deck: Scope = None
     section: Annotated[str | None, Field(default=None, max_length=500)] = None
     tag: Scope = None
+    folder: Annotated[str | None, Field(default=None, max_length=500)] = None
     target: Annotated[float, Field(ge=0.7, le=0.99)] = 0.9
 
 
@@ -46,6 +47,7 @@ class InterviewOut(BaseModel):
     deck: str | None
     section: str | None
     tag: str | None
+    folder: str | None
     target: float
 
 
@@ -97,6 +99,7 @@ def interview_out(interview: Interview) -> InterviewOut:
         deck=interview.deck,
         section=interview.section,
         tag=interview.tag,
+        folder=interview.folder,
         target=interview.target,
     )
 
@@ -146,13 +149,18 @@ def readiness_out(found: Readiness) -> ReadinessOut:
 def add_interview(
     body: InterviewIn, session: SessionDep, learner: LearnerDep, now: NowDep
 ) -> InterviewOut:
-    """Set an interview: its name, date and scope (deck, section, tag)."""
+    """Set an interview: its name, date and scope (folder, deck, section, tag)."""
     interview = create_interview(
         session,
         learner=learner,
         name=body.name,
         day=body.date,
-        filters=Filters(deck=body.deck or None, section=body.section or None, tag=body.tag or None),
+        filters=Filters(
+            deck=body.deck or None,
+            section=body.section or None,
+            tag=body.tag or None,
+            folder=body.folder or None,
+        ),
         now=now,
         target=body.target,
     )
