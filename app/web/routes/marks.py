@@ -105,7 +105,7 @@ def _action_out(
         changed=mark_out(acted.before, study.now) != after,
         undo=undo_out(acted.undo),
         counts=counts_out(found.counts),
-        next=next_out(found.card, found.counts, lang),
+        next=next_out(found, lang),
     )
 
 

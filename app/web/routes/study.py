@@ -127,7 +127,7 @@ def study(
         context |= scope_choices(session, learner=learner, now=now, filters=filters)
         return render(request, "done.html", context)
     t = translator(lang)
-    shown = next_out(current, today, lang)
+    shown = next_out(found, lang)
     client = {
         # The card's markup is on the page already: only what the script needs besides.
         "current": shown.model_dump(mode="json", include=SHOWN_FIELDS) if shown else None,
