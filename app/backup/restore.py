@@ -11,8 +11,6 @@ from sqlmodel import Session, col, select
 
 from app.backup.document import (
     MARK_FIELDS,
-    SETTINGS,
-    STATE_FIELDS,
     BackupError,
     BackupIn,
     CardIn,
@@ -126,18 +124,20 @@ def _restore(
 
 
 def _restore_settings(learner: Learner, settings: SettingsIn, report: RestoreReport) -> None:
-    for name in SETTINGS:
-        value = getattr(settings, name)
-        if name == "fsrs_parameters" and value is not None:
-            try:
-                value = list(check_parameters(value))
-            except BadParameters as exc:
-                report.parameters_refused = exc
-                continue
-        if name == "timezone_chosen":
-            # A restore never takes back a choice: the offer only ever stops.
-            chosen = settings.timezone != "UTC" if value is None else value
-            value = learner.timezone_chosen or chosen
+    values = settings.columns()
+    values["fsrs_parameters"] = None
+    if settings.fsrs_parameters is not None:
+        try:
+            values["fsrs_parameters"] = list(check_parameters(settings.fsrs_parameters))
+        except BadParameters as exc:
+            report.parameters_refused = exc
+            del values["fsrs_parameters"]
+    # A restore never takes back a choice: the offer only ever stops.
+    chosen = settings.timezone_chosen
+    if chosen is None:
+        chosen = settings.timezone != "UTC"
+    values["timezone_chosen"] = learner.timezone_chosen or chosen
+    for name, value in values.items():
         if getattr(learner, name) != value:
             setattr(learner, name, value)
             report.settings_changed = True
@@ -279,8 +279,8 @@ def _restore_reviews(
                 practice_id=runs[review.practice_id] if review.practice_id is not None else None,
                 reviewed_at=utc(review.reviewed_at),
                 duration_ms=review.duration_ms,
-                state_before=review.state_before.as_json() if review.state_before else None,
-                state_after=review.state_after.as_json() if review.state_after else None,
+                state_before=review.state_before.to_json() if review.state_before else None,
+                state_after=review.state_after.to_json() if review.state_after else None,
                 undone_at=utc(review.undone_at),
             )
         )
@@ -293,9 +293,7 @@ def _restore_states(
     existing = {row.card_id: row for row in learner_states(session, learner)}
     oldest = datetime.min.replace(tzinfo=UTC)
     for item in states:
-        values = {name: getattr(item, name) for name in STATE_FIELDS}
-        values["due"] = utc(item.due)
-        values["last_review"] = utc(item.last_review)
+        values = item.value().columns()
         row = existing.get(item.card_id)
         if row is None:
             session.add(
@@ -306,7 +304,7 @@ def _restore_states(
             report.states_added += 1
             continue
         # Both have a schedule for this card: the one reviewed last is the current one.
-        if (utc(item.last_review) or oldest) <= (utc(row.last_review) or oldest):
+        if (item.last_review or oldest) <= (utc(row.last_review) or oldest):
             report.states_kept += 1
             continue
         for name, value in values.items():

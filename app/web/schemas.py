@@ -15,8 +15,9 @@ from pydantic import (
     field_validator,
 )
 
-from app.scheduling.cardstate import Queue
+from app.scheduling.cardstate import Queue, Rating
 from app.scheduling.schedule import format_interval
+from app.scheduling.statedoc import Count, Difficulty, Stability
 from app.study import Counts, ReviewResult, UndoResult
 from app.study.service import Next
 
@@ -129,7 +130,7 @@ class NextOut(CardOut):
         ]
 
 
-# Read from a ReviewResult or an UndoResult.
+# Read from a ReviewResult or an UndoResult; the numbers are the state document's (statedoc).
 class StateOut(BaseModel):
     model_config = ConfigDict(
         alias_generator=_on("state"), json_schema_serialization_defaults_required=True
@@ -141,10 +142,10 @@ class StateOut(BaseModel):
         validation_alias=AliasChoices(AliasPath("state", "queue"), "state"),
     )
     due: datetime | None = None
-    stability: float | None = None
-    difficulty: float | None = None
-    reps: int = 0
-    lapses: int = 0
+    stability: Stability | None = None
+    difficulty: Difficulty | None = None
+    reps: Count = 0
+    lapses: Count = 0
     version: int
 
     @field_validator("state", mode="before")
@@ -155,7 +156,7 @@ class StateOut(BaseModel):
 
 class ReviewIn(BaseModel):
     card_id: str = Field(max_length=200)
-    rating: int = Field(ge=1, le=4)
+    rating: Rating
     duration_ms: int | None = Field(default=None, ge=0, le=86_400_000)
     version: int | None = Field(
         default=None, ge=0, description="The version from /api/study/next; a stale one gets 409."
