@@ -59,8 +59,8 @@ class FollowupOut(BaseModel):
 
 
 def _on(*path: str) -> AliasGenerator:
-    """Read each field by its name, or else at `path` + name (the domain object's nesting)."""
-    return AliasGenerator(validation_alias=lambda name: AliasChoices(name, AliasPath(*path, name)))
+    """Read each field at `path` + name (the domain object's nesting), or else by its name."""
+    return AliasGenerator(validation_alias=lambda name: AliasChoices(AliasPath(*path, name), name))
 
 
 # A response model reads its fields from the domain object (`from_attributes`): its names, or
@@ -73,7 +73,7 @@ class CardOut(BaseModel):
 
     id: str
     deck: str = Field(
-        validation_alias=AliasChoices("deck", "deck_slug", AliasPath("card", "card", "deck_slug"))
+        validation_alias=AliasChoices(AliasPath("card", "card", "deck_slug"), "deck_slug", "deck")
     )
     deck_title: str
     section: str
@@ -89,7 +89,7 @@ class CardOut(BaseModel):
 
 
 def _at(*path: str) -> AliasChoices:
-    return AliasChoices(path[-1], AliasPath(*path))
+    return AliasChoices(AliasPath(*path), path[-1])
 
 
 # Read from the study loop's `Next`; the validation context is the language of the labels.
