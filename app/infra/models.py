@@ -41,9 +41,10 @@ class TZDateTime(TypeDecorator[datetime]):
         return value.astimezone(UTC)
 
     def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None or value.tzinfo is not None:
-            return value
-        return value.replace(tzinfo=UTC)
+        if value is None:
+            return None
+        # PostgreSQL answers in the session's zone: the same moment, given in UTC here.
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 def _tz(**kwargs: Any) -> Any:

@@ -13,7 +13,7 @@ from app.accounts.learners import day_start, local_day, personal_parameters
 from app.infra.models import Card, CardState, Deck, Interview, Learner, ReviewLog
 from app.interview.interviews import scope
 from app.interview.plan import Plan, Scheduling, make_plan, recall
-from app.scheduling.cardstate import CardStateValue, aware
+from app.scheduling.cardstate import CardStateValue
 
 WEAKEST = 10
 
@@ -95,7 +95,7 @@ def _anchor(session: Session, learner: Learner, now: datetime) -> datetime:
     last = session.exec(
         select(func.max(CardState.last_review)).where(CardState.learner_id == learner.id)
     ).one()
-    latest = aware(last).astimezone(UTC) if last is not None else start
+    latest = last.astimezone(UTC) if last is not None else start
     return max(start, latest)
 
 

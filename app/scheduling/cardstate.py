@@ -76,8 +76,8 @@ class CardStateValue:
             step=row.step,
             stability=row.stability,
             difficulty=row.difficulty,
-            due=aware(row.due),
-            last_review=aware(row.last_review) if row.last_review else None,
+            due=row.due,
+            last_review=row.last_review,
             reps=row.reps,
             lapses=row.lapses,
         )

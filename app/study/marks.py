@@ -13,7 +13,6 @@ from app.accounts.learners import study_day
 from app.errors import NotFound, StudyError
 from app.infra.db import Database, database_of
 from app.infra.models import Card, CardMark, Learner
-from app.scheduling.cardstate import aware
 
 
 class Flag(StrEnum):
@@ -64,8 +63,7 @@ class Mark:
 
     @classmethod
     def from_row(cls, row: Any) -> "Mark":
-        buried = aware(row.buried_until) if row.buried_until else None
-        return cls(row.card_id, row.suspended, buried, row.flag, row.leech)
+        return cls(row.card_id, row.suspended, row.buried_until, row.flag, row.leech)
 
 
 def held_cards(learner_id: Any, now: Any) -> Any:
