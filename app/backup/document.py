@@ -25,16 +25,8 @@ class BackupError(StudyError):
     """A backup document that cannot be restored; the message says why, in one line."""
 
 
-def utc(moment: datetime | None) -> datetime | None:
-    # SQLite hands back naive datetimes (stored as UTC); SQLite also drops offsets when storing,
-    # so anything written must be converted to UTC first.
-    if moment is None:
-        return None
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-
-
 def iso(moment: datetime | None) -> str | None:
-    return None if moment is None else utc(moment).isoformat()  # type: ignore[union-attr]
+    return None if moment is None else moment.astimezone(UTC).isoformat()
 
 
 def dump_backup(data: Mapping[str, Any]) -> str:
@@ -109,7 +101,7 @@ class ReviewIn(_Doc):
     practice_id: Count | None = None
 
     def key(self) -> tuple[str, datetime, int, str]:
-        return (self.card_id, utc(self.reviewed_at), self.rating, self.mode)  # type: ignore[return-value]
+        return (self.card_id, self.reviewed_at, self.rating, self.mode)
 
 
 class InterviewIn(_Doc):
