@@ -49,7 +49,7 @@ class Mode(StrEnum):
 
 
 def aware(moment: datetime) -> datetime:
-    """SQLite returns naive datetimes for timezone=True columns; they were stored as UTC."""
+    """`moment`, taken as UTC if naive: for moments a caller hands in (columns are TZDateTime)."""
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
