@@ -1,5 +1,6 @@
 // Progressive enhancement for practice: keys, instant reveal, timer.
 // Every action also works without this file, as links and form posts.
+import { RATING_KEYS } from "./names.js";
 import { undoEarlier } from "./undo-trail.js";
 
 function enhance() {
@@ -57,7 +58,7 @@ function enhance() {
     if ((key === " " || key === "Enter") && card && !revealed()) {
       event.preventDefault();
       reveal();
-    } else if (["1", "2", "3", "4"].includes(key) && revealed()) {
+    } else if (RATING_KEYS.includes(key) && revealed()) {
       event.preventDefault();
       rate(key);
     } else if ((key === "z" || key === "Z") && undoForm) {

@@ -6,6 +6,7 @@ import { outbox, keep, sync } from "./outbox.js";
 import { createView } from "./study-paint.js";
 import { createPack } from "./study-pack.js";
 import { StudySession } from "./study-state.js";
+import { FLAG_KEYS, RATING_KEYS } from "./names.js";
 
 const initial = JSON.parse(document.getElementById("study-state").textContent);
 const scope = initial.scope || {};
@@ -65,7 +66,7 @@ answerNode.addEventListener("submit", (event) => {
 });
 
 document.addEventListener("keydown", (event) => {
-  if (event.ctrlKey && !event.metaKey && !event.altKey && /^[1-7]$/.test(event.key) && session.current) {
+  if (event.ctrlKey && !event.metaKey && !event.altKey && FLAG_KEYS.includes(event.key) && session.current) {
     event.preventDefault();
     session.act("flag", parseInt(event.key, 10));
     return;
@@ -77,7 +78,7 @@ document.addEventListener("keydown", (event) => {
   if ((key === " " || key === "Enter") && session.current && !session.revealed) {
     event.preventDefault();
     session.reveal();
-  } else if (["1", "2", "3", "4"].includes(key) && session.revealed) {
+  } else if (RATING_KEYS.includes(key) && session.revealed) {
     event.preventDefault();
     if (!event.repeat) session.rate(parseInt(key, 10));
   } else if ((key === "@" || key === "-") && session.current && !event.repeat) {

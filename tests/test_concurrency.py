@@ -44,8 +44,9 @@ T = TypeVar("T")
 def _state_json(row):  # type: ignore[no-untyped-def]
     """A card state row in the review log's JSON form (None for no row)."""
     from app.scheduling.cardstate import CardStateValue
+    from app.scheduling.statedoc import log_json
 
-    return CardStateValue.from_row(row).to_json() if row is not None else None
+    return log_json(CardStateValue.from_row(row)) if row is not None else None
 
 
 @pytest.fixture

@@ -27,8 +27,9 @@ STATE_NAMES = {1: "learning", 2: "review", 3: "relearning"}
 def _state_json(row):  # type: ignore[no-untyped-def]
     """A card state row in the review log's JSON form (None for no row)."""
     from app.scheduling.cardstate import CardStateValue
+    from app.scheduling.statedoc import log_json
 
-    return CardStateValue.from_row(row).to_json() if row is not None else None
+    return log_json(CardStateValue.from_row(row)) if row is not None else None
 
 
 class Burst:

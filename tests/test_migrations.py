@@ -18,7 +18,7 @@ from app.config import Settings, get_settings
 from app.infra.bank import open_engine
 from app.infra.db import create_schema, make_engine
 from app.infra.migrate import BASELINE, MIGRATIONS, current_revision, downgrade, prepare, upgrade
-from app.infra.models import Learner, ReviewLog, as_utc
+from app.infra.models import Learner, ReviewLog
 from app.search.searchdb import include_name
 from app.study import record_review, undo_last
 
@@ -229,7 +229,10 @@ def write_history(engine: Engine) -> None:
 
 
 def _plain(value: Any) -> Any:
-    return as_utc(value) if isinstance(value, datetime) else value
+    # Rows read through reflected tables, not the models: SQLite's moments come back naive.
+    if isinstance(value, datetime) and value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value
 
 
 def assert_history_kept(engine: Engine) -> None:

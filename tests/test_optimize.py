@@ -21,6 +21,7 @@ from app.practice.quiz import rate_practice, start_practice
 from app.scheduling import schedule
 from app.scheduling.optimize import MIN_REVIEWS, optimization_status
 from app.scheduling.parameters import DEFAULT_PARAMETERS
+from app.scheduling.statedoc import log_json
 from app.study import (
     Filters,
     get_learner,
@@ -40,7 +41,7 @@ def _state_json(row):  # type: ignore[no-untyped-def]
     """A card state row in the review log's JSON form (None for no row)."""
     from app.scheduling.cardstate import CardStateValue
 
-    return CardStateValue.from_row(row).to_json() if row is not None else None
+    return log_json(CardStateValue.from_row(row)) if row is not None else None
 
 
 # A bank of plain cards and a simulated learner.
@@ -101,7 +102,7 @@ def simulate(
                     now=now,
                     duration_ms=8000,
                 )
-                states[card_id] = result.state.to_json()
+                states[card_id] = log_json(result.state)
                 now += timedelta(seconds=30)
             now += timedelta(minutes=10)
             queue = [card for card, state in states.items() if state["due"] <= now.isoformat()]
@@ -351,9 +352,8 @@ def test_fitted_parameters_are_stored_and_schedule_from_then_on(
         assert rated.state == expected
         assert rated.state != schedule.review(before_state, 3, now, spread=spread)
         undo_last(session, learner=learner, now=now)
-        assert (
-            _state_json(session.get(CardState, (learner.id, shown.card.id)))
-            == before_state.to_json()
+        assert _state_json(session.get(CardState, (learner.id, shown.card.id))) == log_json(
+            before_state
         )
 
     # Fitting again on the same log changes nothing: the parameters in use were fitted on it.

@@ -16,7 +16,7 @@ from sqlmodel import Session, col, select
 
 from app.config import Settings
 from app.infra.bank import open_engine
-from app.infra.models import Card, CardState, Deck, Learner, ReviewLog, as_utc
+from app.infra.models import Card, CardState, Deck, Learner, ReviewLog
 from app.main import create_app
 from app.practice.quiz import rate_practice, start_practice
 from app.stats import summary
@@ -718,7 +718,7 @@ def test_a_week_of_simulated_reviews_matches_the_log(session: Session) -> None:
 
     def day_of(moment: datetime) -> date:
         # The scheduler's own notion of a day, independent of app.stats.summary.
-        return study_day(learner, as_utc(moment))[0].astimezone(zone).date()
+        return study_day(learner, moment)[0].astimezone(zone).date()
 
     today = day_of(now)
     assert today == date(2025, 3, 11)

@@ -1,13 +1,13 @@
 """Learners: finding them, their own time (zone, study day), their study settings."""
 
-from collections.abc import Sequence
 from datetime import UTC, date, datetime, time, timedelta
 from functools import cache
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+from zoneinfo import ZoneInfo, available_timezones
 
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
+from app.accounts.settings import LearnerSettings, known_zone
 from app.errors import StudyError
 from app.infra.models import Learner
 from app.scheduling.cardstate import aware
@@ -71,80 +71,16 @@ def new_limit(learner: Learner, now: datetime) -> int:
     return learner.new_per_day + extra
 
 
-def _number(value: object, name: str, kind: type, low: float, high: float) -> float:
-    try:
-        number = kind(str(value).strip())
-    except ValueError:
-        raise StudyError(f"{name} must be a number") from None
-    if not low <= number <= high:
-        raise StudyError(f"{name} must be between {low:g} and {high:g}")
-    return number
-
-
-def known_zone(value: object) -> str:
-    """`value` as an IANA zone name; StudyError when there is no such zone."""
-    zone = str(value).strip()
-    try:
-        ZoneInfo(zone)
-    except (ZoneInfoNotFoundError, ValueError, OSError):
-        raise StudyError(f"unknown time zone '{zone}' (use a name like Asia/Shanghai)") from None
-    return zone
-
-
 @cache
 def zone_names() -> tuple[str, ...]:
     """Every IANA zone this machine knows, sorted, for the settings page's list."""
     return tuple(sorted(available_timezones() - {"localtime", "Factory"}))
 
 
-LEECH_ACTIONS = ("suspend", "tag")
-
-
-def update_settings(
-    session: Session,
-    *,
-    learner: Learner,
-    desired_retention: object,
-    new_per_day: object,
-    max_reviews_per_day: object,
-    rollover_hour: object,
-    timezone: object,
-    load_balance: bool | None = None,
-    easy_days: Sequence[object] | None = None,
-    leech_threshold: object = None,
-    leech_action: object = None,
-) -> Learner:
-    """Validate and store a learner's settings; StudyError names the first bad value.
-
-    `load_balance` and `easy_days` (weekdays, 0 = Monday) and the leech settings stay as they
-    are when None.
-    """
-    retention = _number(desired_retention, "desired retention", float, 0.7, 0.99)
-    new = int(_number(new_per_day, "new cards per day", int, 0, 9999))
-    reviews = int(_number(max_reviews_per_day, "maximum reviews per day", int, 0, 99999))
-    hour = int(_number(rollover_hour, "rollover hour", int, 0, 23))
-    zone = known_zone(timezone)
-    if easy_days is not None:
-        days = {str(day).strip() for day in easy_days}
-        if not days <= set("0123456"):
-            raise StudyError("easy days must be weekdays 0 (Monday) to 6 (Sunday)")
-        if len(days) == 7:
-            raise StudyError("at most six easy days: one day a week must take the load")
-        learner.easy_days = "".join(sorted(days))
-    if load_balance is not None:
-        learner.load_balance = load_balance
-    if leech_threshold is not None:
-        # 0 turns leech detection off.
-        learner.leech_threshold = int(_number(leech_threshold, "leech threshold", int, 0, 99))
-    if leech_action is not None:
-        if leech_action not in LEECH_ACTIONS:
-            raise StudyError("leech action must be 'suspend' or 'tag'")
-        learner.leech_action = str(leech_action)
-    learner.desired_retention = retention
-    learner.new_per_day = new
-    learner.max_reviews_per_day = reviews
-    learner.rollover_hour = hour
-    learner.timezone = zone
+def update_settings(session: Session, *, learner: Learner, settings: LearnerSettings) -> Learner:
+    """Store a learner's settings (the zone counts as chosen)."""
+    for name, value in settings.columns().items():
+        setattr(learner, name, value)
     learner.timezone_chosen = True
     session.add(learner)
     session.commit()
@@ -154,7 +90,10 @@ def update_settings(
 
 def choose_zone(session: Session, *, learner: Learner, timezone: object) -> Learner:
     """Store the zone the learner chose (the browser's, offered on a first visit)."""
-    learner.timezone = known_zone(timezone)
+    try:
+        learner.timezone = known_zone(str(timezone).strip())
+    except ValueError as exc:
+        raise StudyError(str(exc)) from None
     learner.timezone_chosen = True
     session.add(learner)
     session.commit()
@@ -165,9 +104,9 @@ def choose_zone(session: Session, *, learner: Learner, timezone: object) -> Lear
 MAX_EXTRA_NEW = 9999
 
 
-def add_new_today(session: Session, *, learner: Learner, count: object, now: datetime) -> Learner:
+def add_new_today(session: Session, *, learner: Learner, count: int, now: datetime) -> Learner:
     """Raise today's new-card limit by `count`, for the learner's current study day only."""
-    more = int(_number(count, "extra new cards", int, 1, MAX_EXTRA_NEW))
+    more = min(max(count, 1), MAX_EXTRA_NEW)  # the routes refuse anything outside
     today = local_day(learner, now)
     already = learner.extra_new if learner.extra_new_day == today else 0
     learner.extra_new = min(already + more, MAX_EXTRA_NEW)

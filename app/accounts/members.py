@@ -18,7 +18,7 @@ from sqlmodel import Session, col, select
 
 from app.accounts import throttle
 from app.errors import Conflict, NotFound, StudyError
-from app.infra.models import ApiToken, AuthSession, Invite, Learner, as_utc
+from app.infra.models import ApiToken, AuthSession, Invite, Learner
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{1,39}$")
 MIN_PASSWORD = 8
@@ -217,7 +217,7 @@ def session_learner(
 ) -> tuple[AuthSession, Learner] | None:
     """The live session for a cookie token and its (enabled) learner."""
     row = session.get(AuthSession, _digest(token))
-    if row is None or as_utc(row.expires_at) <= now:
+    if row is None or row.expires_at <= now:
         return None
     learner = session.get(Learner, row.learner_id)
     if learner is None or learner.disabled:
@@ -249,7 +249,7 @@ def check_invite(session: Session, token: str, now: datetime) -> Invite:
         raise NotFound("this invite link is not valid")
     if invite.used_at is not None:
         raise Conflict("this invite link has already been used")
-    if as_utc(invite.expires_at) <= now:
+    if invite.expires_at <= now:
         raise Conflict("this invite link has expired; ask for a new one")
     return invite
 
@@ -333,7 +333,7 @@ def token_learner(session: Session, token: str, now: datetime) -> Learner | None
     if row.revoked_at is not None or learner.disabled:
         return None
     # Only touch the row once a minute or so: tokens are used in hot loops by scripts.
-    if row.last_used_at is None or now - as_utc(row.last_used_at) > timedelta(minutes=1):
+    if row.last_used_at is None or now - row.last_used_at > timedelta(minutes=1):
         row.last_used_at = now
         session.add(row)
         session.commit()

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import case, func
 from sqlmodel import Session, col, select
 
-from app.infra.models import Card, CardState, Deck, Learner, ReviewLog, as_utc
+from app.infra.models import Card, CardState, Deck, Learner, ReviewLog
 from app.study.catalog import MATURE_DAYS
 
 
@@ -50,9 +50,7 @@ def team_progress(session: Session, *, now: datetime) -> tuple[list[Deck], list[
             )
         ).all()
     )
-    members = {
-        m.id: MemberProgress(m, as_utc(last[m.id]) if last.get(m.id) else None) for m in learners
-    }
+    members = {m.id: MemberProgress(m, last[m.id] if last.get(m.id) else None) for m in learners}
     states = (
         select(
             CardState.learner_id,

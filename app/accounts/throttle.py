@@ -11,7 +11,7 @@ from sqlalchemy import case, delete, or_, update
 from sqlmodel import Session, col
 
 from app.infra.db import database_of
-from app.infra.models import LoginThrottle, as_utc
+from app.infra.models import LoginThrottle
 
 WINDOW = timedelta(minutes=15)
 LIMIT = 5
@@ -69,7 +69,7 @@ def attempts(session: Session, *, key: str, now: datetime) -> int:
     row = session.get(LoginThrottle, key)
     if row is None:
         return 0
-    return row.attempts if as_utc(row.window_start) > now - WINDOW else 0
+    return row.attempts if row.window_start > now - WINDOW else 0
 
 
 def forget_ended(session: Session, *, now: datetime) -> None:

@@ -6,62 +6,27 @@ import json
 from collections.abc import Mapping
 from datetime import UTC, date, datetime
 from typing import Annotated, Any, Literal
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import (
-    AfterValidator,
-    AwareDatetime,
-    BaseModel,
-    ConfigDict,
-    Field,
-    ValidationError,
-    field_validator,
-)
+from pydantic import BaseModel, Field, ValidationError
 
+from app.accounts.settings import LearnerSettings
 from app.errors import StudyError
+from app.scheduling.cardstate import Mode, Queue, Rating
+from app.scheduling.statedoc import MAX_COUNT, Count, Document, Moment, StateDoc
 
 FORMAT = "qbank-backup"
 VERSION = 1
-SETTINGS = (
-    "timezone",
-    "desired_retention",
-    "new_per_day",
-    "max_reviews_per_day",
-    "rollover_hour",
-    "fsrs_parameters",
-    "leech_threshold",
-    "leech_action",
-    "load_balance",
-    "easy_days",
-    "timezone_chosen",
-)
 MARK_FIELDS = ("suspended", "buried_until", "flag", "leech")
-STATE_FIELDS = ("state", "step", "stability", "difficulty", "due", "last_review", "reps", "lapses")
 # Nesting deeper than any backup qbank writes (4 levels) is refused before it is walked.
 MAX_DEPTH = 16
-# Moments outside these years are no schedule qbank made; they overflow date arithmetic.
-EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
-LATEST = datetime(2200, 1, 1, tzinfo=UTC)
-# Counts and ids, far past any real history and inside every database's integer.
-MAX_COUNT = 2**31 - 1
-# FSRS: stability in days, difficulty on its 1-10 scale.
-MAX_STABILITY = 1_000_000.0
 
 
 class BackupError(StudyError):
     """A backup document that cannot be restored; the message says why, in one line."""
 
 
-def utc(moment: datetime | None) -> datetime | None:
-    # SQLite hands back naive datetimes (stored as UTC); SQLite also drops offsets when storing,
-    # so anything written must be converted to UTC first.
-    if moment is None:
-        return None
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-
-
 def iso(moment: datetime | None) -> str | None:
-    return None if moment is None else utc(moment).isoformat()  # type: ignore[union-attr]
+    return None if moment is None else moment.astimezone(UTC).isoformat()
 
 
 def dump_backup(data: Mapping[str, Any]) -> str:
@@ -69,52 +34,19 @@ def dump_backup(data: Mapping[str, Any]) -> str:
 
 
 class _Doc(BaseModel):
-    # Unknown keys are ignored so that a newer qbank can add fields within one format version.
-    # NaN and infinity are no number a schedule can use.
-    model_config = ConfigDict(extra="ignore", allow_inf_nan=False)
+    model_config = Document.model_config
 
 
-def _sane_moment(moment: datetime) -> datetime:
-    if not EARLIEST <= moment <= LATEST:
-        raise ValueError(f"{moment.isoformat()} is outside {EARLIEST.year}-{LATEST.year - 1}")
-    return moment
+class SettingsIn(LearnerSettings):
+    """The learner's settings in the backup, with what the learner did not type in."""
 
-
-Moment = Annotated[AwareDatetime, AfterValidator(_sane_moment)]
-Count = Annotated[int, Field(ge=0, le=MAX_COUNT)]
-Stability = Annotated[float, Field(gt=0, le=MAX_STABILITY)]
-Difficulty = Annotated[float, Field(ge=1, le=10)]
-Step = Annotated[int, Field(ge=0, le=1000)]
-
-
-class SettingsIn(_Doc):
-    timezone: str = Field(min_length=1, max_length=64)
-    desired_retention: float = Field(ge=0.7, le=0.99)
-    new_per_day: int = Field(ge=0, le=9999)
-    max_reviews_per_day: int = Field(ge=0, le=99999)
-    rollover_hour: int = Field(ge=0, le=23)
     # Personal FSRS weights (app.scheduling.optimize); absent in older backups, None means the
-    # defaults.
-    # A set the model cannot use is not refused here: the restore keeps the rest and says so.
+    # defaults. A set the model cannot use is not refused here: the restore keeps the rest and
+    # says so.
     fsrs_parameters: list[float] | None = None
-    # Absent in backups made before leeches: the defaults.
-    leech_threshold: int = Field(default=8, ge=0, le=99)
-    leech_action: Literal["suspend", "tag"] = "suspend"
-    # Absent in backups made before load balancing: off, no easy days.
-    load_balance: bool = False
-    easy_days: str = Field(default="", pattern=r"^[0-6]{0,6}$")
     # Whether the learner chose the zone (else the browser's is offered); absent in older
     # backups, where a zone other than UTC counts as chosen.
     timezone_chosen: bool | None = None
-
-    @field_validator("timezone")
-    @classmethod
-    def _known_zone(cls, value: str) -> str:
-        try:
-            ZoneInfo(value)
-        except (ZoneInfoNotFoundError, ValueError, OSError):
-            raise ValueError(f"unknown time zone '{value}'") from None
-        return value
 
 
 class LearnerIn(_Doc):
@@ -131,28 +63,9 @@ class CardIn(_Doc):
 CardId = Field(min_length=1, max_length=200)
 
 
-class SnapshotIn(_Doc):
-    """A card's schedule as the review log keeps it (CardStateValue.to_json)."""
+class StateIn(StateDoc):
+    """A card's schedule in the backup: the review log's document, with its card and version."""
 
-    state: Literal[1, 2, 3]
-    step: Step | None = None
-    stability: Stability | None = None
-    difficulty: Difficulty | None = None
-    due: Moment
-    last_review: Moment | None = None
-    reps: Count = 0
-    lapses: Count = 0
-
-    def as_json(self) -> dict[str, Any]:
-        """The review log's JSON form, with moments in UTC."""
-        return {
-            **self.model_dump(exclude={"due", "last_review"}),
-            "due": iso(self.due),
-            "last_review": iso(self.last_review),
-        }
-
-
-class StateIn(SnapshotIn):
     card_id: str = CardId
     version: Count = 1
 
@@ -177,18 +90,18 @@ class PracticeIn(_Doc):
 
 class ReviewIn(_Doc):
     card_id: str = CardId
-    rating: int = Field(ge=1, le=4)
-    mode: Literal["study", "practice"]
-    queue: Literal["new", "learning", "review", "relearning", "practice"]
+    rating: Rating
+    mode: Mode
+    queue: Queue
     reviewed_at: Moment
     duration_ms: Count | None = None
-    state_before: SnapshotIn | None = None
-    state_after: SnapshotIn | None = None
+    state_before: StateDoc | None = None
+    state_after: StateDoc | None = None
     undone_at: Moment | None = None
     practice_id: Count | None = None
 
     def key(self) -> tuple[str, datetime, int, str]:
-        return (self.card_id, utc(self.reviewed_at), self.rating, self.mode)  # type: ignore[return-value]
+        return (self.card_id, self.reviewed_at, self.rating, self.mode)
 
 
 class InterviewIn(_Doc):
@@ -211,7 +124,7 @@ class MockAnswerIn(_Doc):
     points_said: list[Count] = Field(default=[], max_length=1000)
     followups_total: Count = 0
     followups_answered: Count = 0
-    rating: int = Field(ge=1, le=4)
+    rating: Rating
     counted: bool = False
     answered_at: Moment
 

@@ -8,7 +8,8 @@ from typing import Any
 from sqlalchemy import union
 from sqlmodel import Session, col, select
 
-from app.backup.document import FORMAT, SETTINGS, STATE_FIELDS, VERSION, iso
+from app.accounts.settings import LearnerSettings
+from app.backup.document import FORMAT, VERSION, StateIn, iso
 from app.backup.interviews import export_interviews
 from app.errors import NotFound
 from app.infra.models import Card, CardMark, CardState, Deck, Learner, PracticeSession, ReviewLog
@@ -65,7 +66,11 @@ def export_learner(
         "exported_at": iso(now or datetime.now(UTC)),
         "learner": {
             "name": learner.name,
-            "settings": {name: getattr(learner, name) for name in SETTINGS},
+            "settings": {
+                **LearnerSettings.of(learner).columns(),
+                "fsrs_parameters": learner.fsrs_parameters,
+                "timezone_chosen": learner.timezone_chosen,
+            },
         },
         # For reference only: restoring matches cards by id, never by text.
         "cards": {
@@ -73,13 +78,7 @@ def export_learner(
             for card_id, (card, deck) in sorted(cards.items())
         },
         "states": [
-            {
-                "card_id": row.card_id,
-                **{name: getattr(row, name) for name in STATE_FIELDS},
-                "due": iso(row.due),
-                "last_review": iso(row.last_review),
-                "version": row.version,
-            }
+            StateIn.model_validate(row, from_attributes=True).model_dump(mode="json")
             for row in learner_states(session, learner)
         ],
         "marks": [

@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from app.backup.document import InterviewIn, MockIn, RecordingIn, iso, utc
+from app.backup.document import InterviewIn, MockIn, RecordingIn, iso
 from app.infra.models import Interview, Learner, MockAnswer, MockSession, Recording
 from app.interview.mock import MAX_UNFINISHED
 from app.interview.recordings import check_audio, check_room
@@ -150,7 +150,7 @@ def restore_interviews(
         )
         added += 1
     existing: dict[tuple[datetime, tuple[str, ...]], int] = {
-        (utc(m.started_at), tuple(m.card_ids)): m.id  # type: ignore[misc]
+        (m.started_at, tuple(m.card_ids)): m.id  # type: ignore[misc]
         for m in session.exec(select(MockSession).where(MockSession.learner_id == learner.id))
     }
     mapping: dict[int, int] = {}
@@ -162,16 +162,14 @@ def restore_interviews(
         ).all()
     )
     for mock_in in mocks:
-        key = (utc(mock_in.started_at), tuple(mock_in.card_ids))
-        if key in existing:
-            mapping[mock_in.id] = existing[key]  # type: ignore[index]
+        run_key = (mock_in.started_at, tuple(mock_in.card_ids))
+        if run_key in existing:
+            mapping[mock_in.id] = existing[run_key]
             continue
-        finished_at = utc(mock_in.finished_at)
+        finished_at = mock_in.finished_at
         if finished_at is None:
             if open_runs >= MAX_UNFINISHED:
-                finished_at = max(
-                    [utc(a.answered_at) for a in mock_in.answers] or [utc(mock_in.started_at)]
-                )  # type: ignore[type-var]
+                finished_at = max([a.answered_at for a in mock_in.answers] or [mock_in.started_at])
             else:
                 open_runs += 1
         run = MockSession(
@@ -182,16 +180,16 @@ def restore_interviews(
             followup_seconds=mock_in.followup_seconds,
             order=mock_in.order,
             label=mock_in.label,
-            started_at=utc(mock_in.started_at),  # type: ignore[arg-type]
+            started_at=mock_in.started_at,
             finished_at=finished_at,
         )
         session.add(run)
         session.flush()
-        existing[key] = mapping[mock_in.id] = run.id  # type: ignore[index,assignment]
+        existing[run_key] = mapping[mock_in.id] = run.id  # type: ignore[assignment]
         added += 1
         for answer in mock_in.answers:
             values = answer.model_dump()
-            values["answered_at"] = utc(answer.answered_at)
+            values["answered_at"] = answer.answered_at
             session.add(MockAnswer(mock_id=run.id, **values))  # type: ignore[arg-type]
             added += 1
     kept = {
@@ -215,7 +213,7 @@ def restore_interviews(
                 mime=check_audio(recording_in.type, data),
                 size=len(data),
                 data=data,
-                created_at=utc(recording_in.created_at),  # type: ignore[arg-type]
+                created_at=recording_in.created_at,
             )
         )
     if quota is not None and new:

@@ -11,8 +11,6 @@ from sqlmodel import Session, col, select
 
 from app.backup.document import (
     MARK_FIELDS,
-    SETTINGS,
-    STATE_FIELDS,
     BackupError,
     BackupIn,
     CardIn,
@@ -22,7 +20,6 @@ from app.backup.document import (
     SettingsIn,
     StateIn,
     parse_backup,
-    utc,
 )
 from app.backup.export import learner_marks, learner_states
 from app.backup.interviews import interview_card_ids, restore_interviews
@@ -126,18 +123,20 @@ def _restore(
 
 
 def _restore_settings(learner: Learner, settings: SettingsIn, report: RestoreReport) -> None:
-    for name in SETTINGS:
-        value = getattr(settings, name)
-        if name == "fsrs_parameters" and value is not None:
-            try:
-                value = list(check_parameters(value))
-            except BadParameters as exc:
-                report.parameters_refused = exc
-                continue
-        if name == "timezone_chosen":
-            # A restore never takes back a choice: the offer only ever stops.
-            chosen = settings.timezone != "UTC" if value is None else value
-            value = learner.timezone_chosen or chosen
+    values = settings.columns()
+    values["fsrs_parameters"] = None
+    if settings.fsrs_parameters is not None:
+        try:
+            values["fsrs_parameters"] = list(check_parameters(settings.fsrs_parameters))
+        except BadParameters as exc:
+            report.parameters_refused = exc
+            del values["fsrs_parameters"]
+    # A restore never takes back a choice: the offer only ever stops.
+    chosen = settings.timezone_chosen
+    if chosen is None:
+        chosen = settings.timezone != "UTC"
+    values["timezone_chosen"] = learner.timezone_chosen or chosen
+    for name, value in values.items():
         if getattr(learner, name) != value:
             setattr(learner, name, value)
             report.settings_changed = True
@@ -221,14 +220,14 @@ def _restore_practice(
 ) -> dict[int, int]:
     """Add the practice runs the database lacks; map each backup run id to its database id."""
     existing = {
-        (utc(run.started_at), tuple(run.card_ids)): run.id
+        (run.started_at, tuple(run.card_ids)): run.id
         for run in session.exec(
             select(PracticeSession).where(PracticeSession.learner_id == learner.id)
         )
     }
     mapping: dict[int, int] = {}
     for item in runs:
-        key = (utc(item.started_at), tuple(item.card_ids))
+        key = (item.started_at, tuple(item.card_ids))
         if key not in existing:
             run = PracticeSession(
                 learner_id=learner.id,
@@ -236,8 +235,8 @@ def _restore_practice(
                 position=item.position,
                 seconds_per_card=item.seconds_per_card,
                 label=item.label,
-                started_at=utc(item.started_at),
-                finished_at=utc(item.finished_at),
+                started_at=item.started_at,
+                finished_at=item.finished_at,
             )
             session.add(run)
             session.flush()
@@ -256,7 +255,7 @@ def _restore_reviews(
 ) -> None:
     # A rating is the same rating when card, moment, grade and mode agree; ids differ per database.
     known = {
-        (card_id, utc(at), rating, mode)
+        (card_id, at, rating, mode)
         for card_id, at, rating, mode in session.exec(
             select(
                 ReviewLog.card_id, ReviewLog.reviewed_at, ReviewLog.rating, ReviewLog.mode
@@ -277,11 +276,11 @@ def _restore_reviews(
                 mode=review.mode,
                 queue=review.queue,
                 practice_id=runs[review.practice_id] if review.practice_id is not None else None,
-                reviewed_at=utc(review.reviewed_at),
+                reviewed_at=review.reviewed_at,
                 duration_ms=review.duration_ms,
-                state_before=review.state_before.as_json() if review.state_before else None,
-                state_after=review.state_after.as_json() if review.state_after else None,
-                undone_at=utc(review.undone_at),
+                state_before=review.state_before.to_json() if review.state_before else None,
+                state_after=review.state_after.to_json() if review.state_after else None,
+                undone_at=review.undone_at,
             )
         )
         report.reviews_added += 1
@@ -293,9 +292,7 @@ def _restore_states(
     existing = {row.card_id: row for row in learner_states(session, learner)}
     oldest = datetime.min.replace(tzinfo=UTC)
     for item in states:
-        values = {name: getattr(item, name) for name in STATE_FIELDS}
-        values["due"] = utc(item.due)
-        values["last_review"] = utc(item.last_review)
+        values = item.value().columns()
         row = existing.get(item.card_id)
         if row is None:
             session.add(
@@ -306,7 +303,7 @@ def _restore_states(
             report.states_added += 1
             continue
         # Both have a schedule for this card: the one reviewed last is the current one.
-        if (utc(item.last_review) or oldest) <= (utc(row.last_review) or oldest):
+        if (item.last_review or oldest) <= (row.last_review or oldest):
             report.states_kept += 1
             continue
         for name, value in values.items():
@@ -323,18 +320,13 @@ def _restore_marks(
     existing = {row.card_id: row for row in learner_marks(session, learner)}
     for item in marks:
         values = {name: getattr(item, name) for name in MARK_FIELDS}
-        values["buried_until"] = utc(item.buried_until)
         row = existing.get(item.card_id)
         if row is None:
             row = CardMark(learner_id=learner.id, card_id=item.card_id)
-        elif all(_same(getattr(row, name), value) for name, value in values.items()):
+        elif all(getattr(row, name) == value for name, value in values.items()):
             continue
         for name, value in values.items():
             setattr(row, name, value)
         row.updated_at = datetime.now(UTC)
         session.add(row)
         report.marks_changed += 1
-
-
-def _same(stored: Any, value: Any) -> bool:
-    return utc(stored) == value if isinstance(stored, datetime) else stored == value

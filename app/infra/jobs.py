@@ -24,7 +24,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from app.infra.models import Job, as_utc
+from app.infra.models import Job
 from app.study import StudyError
 
 log = logging.getLogger("qbank.jobs")
@@ -83,7 +83,7 @@ def get_job(session: Session, *, job_id: int, learner_id: int | None) -> Job | N
 
 
 def _abandon_if_stale(session: Session, job: Job, now: datetime, stale_after: timedelta) -> bool:
-    if as_utc(job.created_at) > now - stale_after:
+    if job.created_at > now - stale_after:
         return False
     job.status, job.active_key, job.finished_at = FAILED, None, now
     job.message = "interrupted: the server stopped before this job finished"

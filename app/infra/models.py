@@ -14,6 +14,8 @@ from sqlalchemy import (
     false,
     text,
 )
+from sqlalchemy.engine import Dialect
+from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
 
 from app.search import searchdb
@@ -23,13 +25,30 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-def as_utc(moment: datetime) -> datetime:
-    """SQLite returns naive datetimes even for timezone=True columns; they were stored as UTC."""
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+class TZDateTime(TypeDecorator[datetime]):
+    """A moment in UTC on every database: aware in, aware out.
+
+    PostgreSQL keeps the offset; SQLite stores the text without one and hands back naive
+    datetimes, so moments go in converted to UTC and come out marked as UTC.
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None or value.tzinfo is None:
+            return value  # naive: UTC already, as SQLite handed it out
+        return value.astimezone(UTC)
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        # PostgreSQL answers in the session's zone: the same moment, given in UTC here.
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 def _tz(**kwargs: Any) -> Any:
-    return Field(sa_type=DateTime(timezone=True), **kwargs)
+    return Field(sa_type=TZDateTime, **kwargs)
 
 
 class SourceFile(SQLModel, table=True):

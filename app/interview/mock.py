@@ -17,7 +17,8 @@ from app.infra.db import database_of
 from app.infra.models import CardState, Learner, MockAnswer, MockSession, ReviewLog
 from app.interview.keypoints import key_points, points_key, suggested_rating
 from app.scheduling import schedule
-from app.scheduling.cardstate import CardStateValue
+from app.scheduling.cardstate import CardStateValue, Mode, Queue, Rating
+from app.scheduling.statedoc import log_json
 from app.study import Filters, card_state, record_review
 from app.study.cardview import CardView, card_view
 from app.study.selection import scope_card_ids
@@ -234,7 +235,7 @@ def answer(
     total = len(current.points)
     if any(not 0 <= index < total for index in said):
         raise StudyError(f"key points are numbered 0 to {total - 1}")
-    if rating is not None and rating not in schedule.RATINGS:
+    if rating is not None and rating not in tuple(Rating):
         raise StudyError("rating must be 1, 2, 3 or 4")
     followups = len(current.card.followups)
     if not 0 <= followups_answered <= followups:
@@ -258,14 +259,14 @@ def answer(
         )
     else:
         state = card_state(session, learner=learner, card_id=card_id)
-        logged = state.to_json() if state else None
+        logged = log_json(state) if state else None
         session.add(
             ReviewLog(
                 learner_id=learner.id,  # type: ignore[arg-type]
                 card_id=card_id,
                 rating=rating,
-                mode="practice",
-                queue="practice",
+                mode=Mode.PRACTICE.value,
+                queue=Queue.PRACTICE.value,
                 reviewed_at=now,
                 duration_ms=total_ms,
                 state_before=logged,

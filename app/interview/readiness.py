@@ -4,15 +4,16 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
-from sqlalchemy import and_
+from sqlalchemy import Row, and_
 from sqlmodel import Session, col, func, select
 
 from app.accounts.learners import day_start, local_day, personal_parameters
 from app.infra.models import Card, CardState, Deck, Interview, Learner, ReviewLog
 from app.interview.interviews import scope
 from app.interview.plan import Plan, Scheduling, make_plan, recall
-from app.scheduling.cardstate import CardStateValue, aware
+from app.scheduling.cardstate import CardStateValue
 
 WEAKEST = 10
 
@@ -94,7 +95,7 @@ def _anchor(session: Session, learner: Learner, now: datetime) -> datetime:
     last = session.exec(
         select(func.max(CardState.last_review)).where(CardState.learner_id == learner.id)
     ).one()
-    latest = aware(last).astimezone(UTC) if last is not None else start
+    latest = last.astimezone(UTC) if last is not None else start
     return max(start, latest)
 
 
@@ -113,7 +114,7 @@ def _scheduling(
     )
 
 
-def _cards(session: Session, learner: Learner, interview: Interview) -> list[tuple[object, ...]]:
+def _cards(session: Session, learner: Learner, interview: Interview) -> list[Row[Any]]:
     seen = and_(CardState.card_id == Card.id, CardState.learner_id == learner.id)
     query = scope(interview).apply(
         select(
@@ -136,7 +137,7 @@ def _cards(session: Session, learner: Learner, interview: Interview) -> list[tup
         .outerjoin(CardState, seen)
         .order_by(col(Card.ordinal))
     )
-    return list(session.exec(query))  # type: ignore[arg-type]
+    return list(session.exec(query))
 
 
 # Plans computed, per learner: made again when the learner rates a card, the bank changes, the
@@ -183,16 +184,16 @@ def readiness(
     cards: list[CardRecall] = []
     states: list[tuple[str, CardStateValue | None]] = []
     for row in _cards(session, learner, interview):
-        card_id, deck, title, section, question_html = row[:5]
-        state = CardStateValue.from_row(_StateRow(*row[5:])) if row[5] is not None else None
-        states.append((card_id, state))  # type: ignore[arg-type]
+        # The row names the card_state columns that CardStateValue reads (None: unseen).
+        state = CardStateValue.from_row(row) if row.state is not None else None
+        states.append((row.id, state))
         cards.append(
             CardRecall(
-                card_id=card_id,  # type: ignore[arg-type]
-                deck=deck,  # type: ignore[arg-type]
-                deck_title=title,  # type: ignore[arg-type]
-                section=section,  # type: ignore[arg-type]
-                question_html=question_html,  # type: ignore[arg-type]
+                card_id=row.id,
+                deck=row.slug,
+                deck_title=row.title,
+                section=row.section,
+                question_html=row.question_html,
                 recall=recall(state, plan_input),
                 studied=state is not None,
             )
@@ -203,15 +204,3 @@ def readiness(
         while len(_CACHE) > CACHE_SIZE:
             _CACHE.popitem(last=False)
     return Readiness(interview, plan_input.days_left, *computed)
-
-
-@dataclass(frozen=True)
-class _StateRow:
-    state: int
-    step: int | None
-    stability: float | None
-    difficulty: float | None
-    due: datetime
-    last_review: datetime | None
-    reps: int
-    lapses: int

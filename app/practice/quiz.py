@@ -10,6 +10,8 @@ from sqlmodel import Session, col, select
 from app.errors import NotFound, StudyError
 from app.infra.db import database_of
 from app.infra.models import Card, Learner, PracticeSession, ReviewLog
+from app.scheduling.cardstate import Mode, Queue, Rating
+from app.scheduling.statedoc import log_json
 from app.study import Filters
 from app.study import card_state as _card_state
 from app.study.selection import scope_card_ids
@@ -82,7 +84,7 @@ def rate_practice(
     duration_ms: int | None = None,
 ) -> None:
     """Log a self-rating for the current card and move on; the FSRS schedule is untouched."""
-    if rating not in (1, 2, 3, 4):
+    if rating not in tuple(Rating):
         raise StudyError("rating must be 1, 2, 3 or 4")
     if card_id in run.card_ids[: run.position]:
         return  # a repeated submission (double click, back button): its rating is logged already
@@ -94,7 +96,7 @@ def rate_practice(
     database = database_of(session)
     with database.writing(session) as connection:
         current = _card_state(session, learner=learner, card_id=card_id)
-        state = current.to_json() if current else None
+        state = log_json(current) if current else None
         # Compare-and-set on the position: of a double submit arriving at once, one moves on.
         moved = connection.execute(
             update(PracticeSession)
@@ -108,8 +110,8 @@ def rate_practice(
                 learner_id=learner.id,
                 card_id=card_id,
                 rating=rating,
-                mode="practice",
-                queue="practice",
+                mode=Mode.PRACTICE.value,
+                queue=Queue.PRACTICE.value,
                 reviewed_at=now,
                 duration_ms=duration_ms,
                 state_before=state,
@@ -133,7 +135,7 @@ def summary(session: Session, run: PracticeSession) -> PracticeSummary:
     logs = session.exec(
         select(ReviewLog).where(ReviewLog.practice_id == run.id).order_by(col(ReviewLog.id))
     ).all()
-    by_rating = dict.fromkeys((1, 2, 3, 4), 0)
+    by_rating = dict.fromkeys(map(int, Rating), 0)
     for log in logs:
         by_rating[log.rating] += 1
 

@@ -1,4 +1,4 @@
-"""A learner's state of a card in typed form, and its JSON form in the review log."""
+"""A learner's state of a card in typed form (its written form: app.scheduling.statedoc)."""
 
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -9,12 +9,25 @@ from fsrs import Card as FsrsCard
 from fsrs import State as FsrsState
 
 
+class Rating(IntEnum):
+    """A learner's answer, as in Anki and FSRS."""
+
+    AGAIN = 1
+    HARD = 2
+    GOOD = 3
+    EASY = 4
+
+
 class State(IntEnum):
     """The FSRS state, as stored in card_state.state."""
 
     LEARNING = 1
     REVIEW = 2
     RELEARNING = 3
+
+    @property
+    def queue(self) -> "Queue":
+        return Queue(self.name.lower())
 
 
 class Queue(StrEnum):
@@ -24,6 +37,8 @@ class Queue(StrEnum):
     LEARNING = "learning"
     REVIEW = "review"
     RELEARNING = "relearning"
+    # Logged for a practice rating, which moves no card from its queue.
+    PRACTICE = "practice"
 
 
 class Mode(StrEnum):
@@ -34,7 +49,7 @@ class Mode(StrEnum):
 
 
 def aware(moment: datetime) -> datetime:
-    """SQLite returns naive datetimes for timezone=True columns; they were stored as UTC."""
+    """`moment`, taken as UTC if naive: for moments a caller hands in (columns are TZDateTime)."""
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
@@ -51,7 +66,7 @@ class CardStateValue:
 
     @property
     def queue(self) -> Queue:
-        return Queue(self.state.name.lower())
+        return self.state.queue
 
     @classmethod
     def from_row(cls, row: Any) -> "CardStateValue":
@@ -61,38 +76,11 @@ class CardStateValue:
             step=row.step,
             stability=row.stability,
             difficulty=row.difficulty,
-            due=aware(row.due),
-            last_review=aware(row.last_review) if row.last_review else None,
+            due=row.due,
+            last_review=row.last_review,
             reps=row.reps,
             lapses=row.lapses,
         )
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "CardStateValue":
-        """From the review log's JSON form (`to_json`)."""
-        last = data.get("last_review")
-        return cls(
-            state=State(data["state"]),
-            step=data.get("step"),
-            stability=data.get("stability"),
-            difficulty=data.get("difficulty"),
-            due=aware(datetime.fromisoformat(data["due"])),
-            last_review=aware(datetime.fromisoformat(last)) if last else None,
-            reps=data.get("reps", 0),
-            lapses=data.get("lapses", 0),
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "state": int(self.state),
-            "step": self.step,
-            "stability": self.stability,
-            "difficulty": self.difficulty,
-            "due": self.due.isoformat(),
-            "last_review": self.last_review.isoformat() if self.last_review else None,
-            "reps": self.reps,
-            "lapses": self.lapses,
-        }
 
     def columns(self) -> dict[str, Any]:
         """The card_state columns this state sets."""

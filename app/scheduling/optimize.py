@@ -20,7 +20,7 @@ from sqlmodel import Session, col, select
 
 from app.accounts.learners import day_start, local_day
 from app.infra.jobs import ACTIVE, DONE, latest_job, run_job, start_job
-from app.infra.models import Job, Learner, ReviewLog, as_utc
+from app.infra.models import Job, Learner, ReviewLog
 from app.scheduling import fitting
 from app.scheduling.fitting import MIN_REVIEWS, Fit, Review
 from app.scheduling.parameters import DEFAULT_PARAMETERS, usable_parameters
@@ -68,8 +68,7 @@ def study_reviews(session: Session, learner: Learner) -> list[Review]:
         .order_by(col(ReviewLog.reviewed_at), col(ReviewLog.id))
     )
     return [
-        Review(card, rating, local_day(learner, as_utc(at)).toordinal(), as_utc(at))
-        for card, rating, at in rows
+        Review(card, rating, local_day(learner, at).toordinal(), at) for card, rating, at in rows
     ]
 
 
@@ -95,7 +94,7 @@ def counted_reviews(session: Session, learner: Learner) -> int:
     ).one()
     if first is None:
         return 0
-    start, end = local_day(learner, as_utc(first)), local_day(learner, as_utc(last))
+    start, end = local_day(learner, first), local_day(learner, last)
     if start == end:
         return 0
     bounds = [day_start(learner, start + timedelta(days=n)) for n in range((end - start).days + 2)]
@@ -125,7 +124,7 @@ def optimization_status(*, session: Session, learner: Learner, now: datetime) ->
     """Whether personal parameters are in use, whether a fit could run, how the last one went."""
     counted = counted_reviews(session, learner)
     job = latest_job(session, kind=KIND, learner_id=learner.id)
-    optimized_at = as_utc(learner.fsrs_optimized_at) if learner.fsrs_optimized_at else None
+    optimized_at = learner.fsrs_optimized_at if learner.fsrs_optimized_at else None
     fitted_on = _last_fitted_on(session, learner)
     return OptimizeStatus(
         personal=usable_parameters(learner.fsrs_parameters) is not None,

@@ -13,11 +13,12 @@ from datetime import UTC, date, datetime, timedelta
 from functools import lru_cache
 
 from fsrs import Card as FsrsCard
-from fsrs import Rating, Scheduler
+from fsrs import Rating as FsrsRating
+from fsrs import Scheduler
 
-from app.scheduling.cardstate import CardStateValue, Queue, State, first_state, queue_of
+from app.scheduling.cardstate import CardStateValue, Queue, Rating, State, first_state, queue_of
 
-RATINGS = (1, 2, 3, 4)
+RATINGS = tuple(Rating)
 Parameters = tuple[float, ...]
 
 __all__ = [
@@ -125,11 +126,11 @@ def review(
         raise ValueError(f"rating must be 1-4, not {rating!r}")
     fsrs = scheduler(desired_retention, parameters)
     before = FsrsCard(card_id=0, due=now) if state is None else state.to_fsrs()
-    card, _ = fsrs.review_card(before, Rating(rating), now)
+    card, _ = fsrs.review_card(before, FsrsRating(rating), now)
     if state is None:
         after = first_state(card)
     else:
-        after = state.after(card, lapsed=rating == Rating.Again and state.state == State.REVIEW)
+        after = state.after(card, lapsed=rating == Rating.AGAIN and state.state == State.REVIEW)
     if spread is None:
         return after
     reps = state.reps if state is not None else 0

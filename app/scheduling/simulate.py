@@ -27,7 +27,7 @@ from sqlmodel import Session, col, func, select
 
 from app.accounts.learners import local_day
 from app.infra.db import database_of
-from app.infra.models import Card, CardMark, CardState, Learner, as_utc
+from app.infra.models import Card, CardMark, CardState, Learner
 from app.scheduling.parameters import DEFAULT_PARAMETERS, usable_parameters
 from app.scheduling.simulate_reviews import Seen, simulate_seen
 
@@ -244,8 +244,8 @@ def learner_bank(
             Seen(
                 stability=stability,
                 difficulty=difficulty,
-                last=(local_day(learner, as_utc(last)) - today).days,
-                due=max(0, (local_day(learner, as_utc(due)) - today).days),
+                last=(local_day(learner, last) - today).days,
+                due=max(0, (local_day(learner, due) - today).days),
             )
             for stability, difficulty, last, due in rows
         ),

@@ -18,13 +18,12 @@ from sqlmodel.sql.expression import SelectOfScalar
 
 from app.accounts.learners import day_start, local_day
 from app.infra.models import Card, CardState, Deck, Learner, ReviewLog
+from app.scheduling import cardstate
 
 HEATMAP_DAYS = 365
 FORECAST_DAYS = 30
 RETENTION_WINDOWS = (7, 30, 365)
 HARDEST_LIMIT = 10
-AGAIN = 1
-STATE_NAMES = {1: "learning", 2: "review", 3: "relearning"}
 
 
 @dataclass(frozen=True)
@@ -225,7 +224,7 @@ def _retention(
         for i, first in enumerate(firsts):
             if r.day >= first:
                 tally[2 * i] += 1
-                tally[2 * i + 1] += r.rating != AGAIN
+                tally[2 * i + 1] += r.rating != cardstate.Rating.AGAIN
 
     def windows(tally: list[int]) -> tuple[Retention, ...]:
         return tuple(
@@ -264,7 +263,7 @@ def card_states(*, session: Session, learner: Learner, deck: Deck | None = None)
         col(Card.retired).is_(False), col(Deck.retired).is_(False)
     )
     for state, count in session.exec(query.group_by(CardState.state)):
-        by_state[STATE_NAMES[state]] += count
+        by_state[cardstate.State(state).queue.value] += count
     retired = session.exec(
         studied(func.count()).where(or_(col(Card.retired).is_(True), col(Deck.retired).is_(True)))
     ).one()
@@ -304,7 +303,7 @@ def _time_spent(history: list[Rating], today: date) -> TimeSpent:
 def _hardest(
     session: Session, learner: Learner, history: list[Rating], deck: Deck | None, limit: int
 ) -> list[HardCard]:
-    again = Counter(r.card_id for r in history if r.rating == AGAIN)
+    again = Counter(r.card_id for r in history if r.rating == cardstate.Rating.AGAIN)
     lapses = func.coalesce(CardState.lapses, 0)
     candidates = session.exec(
         _active(

@@ -11,7 +11,7 @@ from sqlmodel import Session, col
 
 from app.accounts.learners import study_day
 from app.infra.models import Card, CardMark, CardState, Deck, Learner, ReviewLog
-from app.scheduling.cardstate import Mode, aware
+from app.scheduling.cardstate import Mode
 from app.study.marks import Mark
 
 LIST_LIMIT = 500
@@ -102,7 +102,7 @@ def marked_cards(
             *row[1:7],
             lapses=row.lapses,
             reps=row.reps,
-            due=aware(row.due) if row.due else None,
+            due=row.due,
         )
         for row in rows
     ]
@@ -135,7 +135,7 @@ def study_history(
     ).all()
     history: dict[str, list[Rating]] = defaultdict(list)
     for card_id, at, rating in rows:
-        history[card_id].append(Rating(aware(at), rating))
+        history[card_id].append(Rating(at, rating))
     return {card_id: tuple(ratings) for card_id, ratings in history.items()}
 
 

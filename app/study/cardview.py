@@ -4,14 +4,12 @@ A card's rendered HTML, its deck's title and its resolved links change only when
 imported, and every changing import moves the bank's generation on (`bump_generation`, in the
 import's transaction). Each process keeps the views it built for one generation: a study request
 reads one small row to learn the generation instead of the card's kilobytes of HTML, its deck
-and its links, and the API's JSON for the card is serialised once.
+and its links.
 """
 
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from functools import cached_property
-from typing import Any
 
 from sqlalchemy import func, update
 from sqlmodel import Session, col, select
@@ -56,31 +54,6 @@ class CardView:
     links: tuple[LinkView, ...]
     retired: bool
     followups: tuple[FollowupView, ...] = ()
-
-    @cached_property
-    def payload(self) -> dict[str, Any]:
-        """The card's fields as the JSON API names them (built once per view; do not modify)."""
-        return {
-            "id": self.id,
-            "deck": self.deck_slug,
-            "deck_title": self.deck_title,
-            "section": self.section,
-            "question": self.question,
-            "question_html": self.question_html,
-            "answer_html": self.answer_html,
-            "followups_html": self.followups_html,
-            "followups": [
-                {"id": f.id, "question_html": f.question_html, "answer_html": f.answer_html}
-                for f in self.followups
-            ],
-            "pitfalls_html": self.pitfalls_html,
-            "tags": list(self.tags),
-            "links": [
-                {"title": link.title, "url": link.url, "resolved": link.resolved}
-                for link in self.links
-            ],
-            "retired": self.retired,
-        }
 
 
 def link_url(link: CardLink) -> str | None:

@@ -13,10 +13,30 @@ from app.accounts.learners import study_day
 from app.errors import NotFound, StudyError
 from app.infra.db import Database, database_of
 from app.infra.models import Card, CardMark, Learner
-from app.scheduling.cardstate import aware
 
-# Anki's flag colours, in its order: flag n is FLAGS[n - 1]; 0 is no flag.
-FLAGS = ("red", "orange", "green", "blue", "pink", "turquoise", "purple")
+
+class Flag(StrEnum):
+    """Anki's flag colours, in its order: flag n (1-7) is the n-th; 0 is no flag."""
+
+    RED = "red"
+    ORANGE = "orange"
+    GREEN = "green"
+    BLUE = "blue"
+    PINK = "pink"
+    TURQUOISE = "turquoise"
+    PURPLE = "purple"
+
+    @property
+    def number(self) -> int:
+        return FLAGS.index(self) + 1
+
+    @classmethod
+    def of(cls, number: int) -> "Flag | None":
+        """The colour of flag `number`; None for 0, no flag."""
+        return FLAGS[number - 1] if number else None
+
+
+FLAGS = tuple(Flag)
 
 
 class LeechAction(StrEnum):
@@ -43,8 +63,7 @@ class Mark:
 
     @classmethod
     def from_row(cls, row: Any) -> "Mark":
-        buried = aware(row.buried_until) if row.buried_until else None
-        return cls(row.card_id, row.suspended, buried, row.flag, row.leech)
+        return cls(row.card_id, row.suspended, row.buried_until, row.flag, row.leech)
 
 
 def held_cards(learner_id: Any, now: Any) -> Any:
@@ -129,7 +148,7 @@ def unbury(session: Session, *, learner: Learner, card_id: str, now: datetime) -
 
 
 def set_flag(session: Session, *, learner: Learner, card_id: str, flag: int, now: datetime) -> Mark:
-    """Flag the card with colour `flag` (1-7, see FLAGS), or clear its flag (0)."""
+    """Flag the card with colour `flag` (1-7, see Flag), or clear its flag (0)."""
     if not 0 <= flag <= len(FLAGS):
         raise StudyError(f"flag must be between 0 and {len(FLAGS)}")
     return _write(session, learner, card_id, now, flag=flag)

@@ -13,7 +13,7 @@ from sqlmodel import Session, col, select
 from app.accounts.learners import personal_parameters, study_day
 from app.infra.models import Card, CardMark, CardState, Deck, Learner
 from app.scheduling import schedule
-from app.scheduling.cardstate import CardStateValue, Queue, State, aware
+from app.scheduling.cardstate import CardStateValue, Queue, State
 from app.study.cardview import GENERATION, CardView, card_view
 from app.study.counts import (
     LEARN_AHEAD,
@@ -269,4 +269,4 @@ def _studyable(
     state = state_row(session, learner=learner, card_id=card_id)
     _, day_end = study_day(learner, now)
     day_end += timedelta(days=filters.ahead)
-    return state is None or aware(state.due) < max(day_end, now + LEARN_AHEAD)
+    return state is None or state.due < max(day_end, now + LEARN_AHEAD)

@@ -15,7 +15,8 @@ from app.errors import Conflict, NotFound, StudyError
 from app.infra.db import database_of
 from app.infra.models import Card, CardState, Learner, ReviewLog
 from app.scheduling import schedule
-from app.scheduling.cardstate import CardStateValue, Mode
+from app.scheduling.cardstate import CardStateValue, Mode, Rating
+from app.scheduling.statedoc import log_json, logged_state
 from app.study.marks import leech_values, undone_leech_values, upsert_marks
 from app.study.queue import STATE_COLUMNS, state_row
 from app.study.spread import spread_for
@@ -69,7 +70,7 @@ def record_review(
     learner used before is answered from the first rating's entry and records nothing more,
     also when the two arrive at once: the loser's write meets the winner's row.
     """
-    if rating not in schedule.RATINGS:
+    if rating not in tuple(Rating):
         raise StudyError("rating must be 1, 2, 3 or 4")
     if duration_ms is not None and not 0 <= duration_ms <= 24 * 3600 * 1000:
         raise StudyError("duration_ms must be between 0 and 86400000")
@@ -127,8 +128,8 @@ def record_review(
                 "queue": schedule.queue_of(before).value,
                 "reviewed_at": at,
                 "duration_ms": duration_ms,
-                "state_before": before.to_json() if before else None,
-                "state_after": after.to_json(),
+                "state_before": log_json(before) if before else None,
+                "state_after": log_json(after),
                 "idempotency_key": idempotency_key,
             }
             # A key used before fails on the log's unique index: the rating is a repeat.
@@ -224,8 +225,8 @@ def _replay(session: Session, learner: Learner, key: str) -> ReviewResult | None
     if log is None:
         return None
     row = state_row(session, learner=learner, card_id=log.card_id)
-    state = CardStateValue.from_json(log.state_after)
-    before = CardStateValue.from_json(log.state_before) if log.state_before else None
+    state = logged_state(log.state_after)
+    before = logged_state(log.state_before) if log.state_before else None
     leech = _leech(learner, before, state) is not None
     version = row.version if row else 0
     return ReviewResult(log.card_id, log.rating, state, version, log.id, True, leech)
@@ -297,7 +298,7 @@ def undo_last(
             CardState.card_id == log.card_id,
             CardState.version == version,
         )
-        before = CardStateValue.from_json(log.state_before) if log.state_before else None
+        before = logged_state(log.state_before) if log.state_before else None
         try:
             if before is None:
                 done = (
@@ -351,7 +352,7 @@ def _undone_leech(
     if after is None:
         return None
     lapses = before.lapses if before else 0
-    return undone_leech_values(learner, lapses, CardStateValue.from_json(after).lapses)
+    return undone_leech_values(learner, lapses, logged_state(after).lapses)
 
 
 def _undone(session: Session, learner: Learner, key: str) -> UndoResult | None:

@@ -7,7 +7,6 @@ from sqlmodel import Session, col, select
 
 from app.accounts.learners import day_start, local_day
 from app.infra.models import CardState, Learner
-from app.scheduling.cardstate import aware
 from app.scheduling.schedule import Spread
 
 
@@ -26,7 +25,7 @@ def due_counts(
             CardState.learner_id == learner.id, col(CardState.due) >= start, CardState.due < end
         )
     )
-    return dict(Counter((local_day(learner, aware(due)) - today).days for (due,) in rows))
+    return dict(Counter((local_day(learner, due) - today).days for (due,) in rows))
 
 
 def spread_for(session: Session, *, learner: Learner, card_id: str, now: datetime) -> Spread:

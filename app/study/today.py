@@ -9,7 +9,7 @@ from sqlmodel import Session, col, select
 
 from app.accounts.learners import study_day
 from app.infra.models import Card, CardMark, CardState, Deck, Learner, ReviewLog
-from app.scheduling.cardstate import Mode, aware
+from app.scheduling.cardstate import Mode
 from app.study.filters import Filters
 
 
@@ -83,5 +83,4 @@ def next_due(
             or_(col(CardMark.suspended).is_(None), col(CardMark.suspended).is_(False)),
         )
     )
-    due = session.connection().execute(statement).scalar_one()
-    return aware(due) if due else None
+    return session.connection().execute(statement).scalar_one()

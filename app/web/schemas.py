@@ -3,11 +3,23 @@
 from datetime import datetime
 from typing import Literal
 
-from pydantic import AwareDatetime, BaseModel, Field
+from pydantic import (
+    AliasChoices,
+    AliasGenerator,
+    AliasPath,
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+)
 
-from app.scheduling.cardstate import CardStateValue
+from app.scheduling.cardstate import Queue, Rating
 from app.scheduling.schedule import format_interval
-from app.study import Counts, NextCard
+from app.scheduling.statedoc import Count, Difficulty, Stability
+from app.study import Counts, ReviewResult, UndoResult
+from app.study.service import Next
 
 
 class CountsOut(BaseModel):
@@ -46,9 +58,23 @@ class FollowupOut(BaseModel):
     answer_html: str
 
 
+def _on(*path: str) -> AliasGenerator:
+    """Read each field at `path` + name (the domain object's nesting), or else by its name."""
+    return AliasGenerator(validation_alias=lambda name: AliasChoices(AliasPath(*path, name), name))
+
+
+# A response model reads its fields from the domain object (`from_attributes`): its names, or
+# where the object keeps them, so that no dict of the same fields is built by hand between.
+# Read from a `CardView` (the study loop's `Next` keeps it at .card.card).
 class CardOut(BaseModel):
+    model_config = ConfigDict(
+        alias_generator=_on("card", "card"), json_schema_serialization_defaults_required=True
+    )
+
     id: str
-    deck: str
+    deck: str = Field(
+        validation_alias=AliasChoices(AliasPath("card", "card", "deck_slug"), "deck_slug", "deck")
+    )
     deck_title: str
     section: str
     question: str
@@ -62,30 +88,75 @@ class CardOut(BaseModel):
     retired: bool
 
 
+def _at(*path: str) -> AliasChoices:
+    return AliasChoices(AliasPath(*path), path[-1])
+
+
+# Read from the study loop's `Next`; the validation context is the language of the labels.
 class NextOut(CardOut):
-    queue: str
-    due: datetime | None = Field(description="When the card fell due; null for a new card.")
-    version: int = Field(description="Send it back with the rating; a stale one gets 409.")
+    queue: Queue = Field(validation_alias=_at("card", "queue"))
+    due: datetime | None = Field(
+        default=None,
+        validation_alias=_at("card", "state", "due"),
+        description="When the card fell due; null for a new card.",
+    )
+    version: int = Field(
+        validation_alias=_at("card", "version"),
+        description="Send it back with the rating; a stale one gets 409.",
+    )
     counts: CountsOut
-    intervals: list[IntervalOut]
-    flag: int = Field(ge=0, le=7, description="The learner's flag on the card: 0 none, 1-7.")
-    leech: bool = Field(description="The card lapsed as often as the leech threshold.")
+    intervals: list[IntervalOut] = Field(validation_alias=_at("card", "intervals"))
+    flag: int = Field(
+        ge=0,
+        le=7,
+        validation_alias=_at("card", "mark", "flag"),
+        description="The learner's flag on the card: 0 none, 1-7.",
+    )
+    leech: bool = Field(
+        validation_alias=_at("card", "mark", "leech"),
+        description="The card lapsed as often as the leech threshold.",
+    )
+
+    @field_validator("intervals", mode="before")
+    @classmethod
+    def _labelled(cls, value: object, info: ValidationInfo) -> object:
+        # The schedule's intervals by rating, labelled in the request's language.
+        if not isinstance(value, dict):
+            return value
+        lang = info.context or "en"
+        return [
+            IntervalOut(rating=r, seconds=int(d.total_seconds()), label=format_interval(d, lang))
+            for r, d in value.items()
+        ]
 
 
+# Read from a ReviewResult or an UndoResult; the numbers are the state document's (statedoc).
 class StateOut(BaseModel):
+    model_config = ConfigDict(
+        alias_generator=_on("state"), json_schema_serialization_defaults_required=True
+    )
+
     card_id: str
-    state: str
-    due: datetime | None
-    stability: float | None
-    difficulty: float | None
-    reps: int
-    lapses: int
+    # A card without a schedule is new (the result's state is None).
+    state: Queue = Field(
+        validation_alias=AliasChoices(AliasPath("state", "queue"), "state"),
+    )
+    due: datetime | None = None
+    stability: Stability | None = None
+    difficulty: Difficulty | None = None
+    reps: Count = 0
+    lapses: Count = 0
     version: int
+
+    @field_validator("state", mode="before")
+    @classmethod
+    def _new_without_state(cls, value: object) -> object:
+        return Queue.NEW if value is None else value
 
 
 class ReviewIn(BaseModel):
     card_id: str = Field(max_length=200)
-    rating: int = Field(ge=1, le=4)
+    rating: Rating
     duration_ms: int | None = Field(default=None, ge=0, le=86_400_000)
     version: int | None = Field(
         default=None, ge=0, description="The version from /api/study/next; a stale one gets 409."
@@ -97,17 +168,34 @@ class ReviewIn(BaseModel):
     )
 
 
+# Read from the study loop's `Rated`; the validation context is the language.
 class ReviewOut(StateOut):
+    model_config = ConfigDict(alias_generator=_on("review", "state"))
+
+    card_id: str = Field(validation_alias=_at("review", "card_id"))
+    state: Queue = Field(
+        validation_alias=AliasChoices(AliasPath("review", "state", "queue"), "state")
+    )
+    version: int = Field(validation_alias=_at("review", "version"))
     replayed: bool = Field(
-        description="True when this answers a repeat of an Idempotency-Key already used."
+        validation_alias=_at("review", "replayed"),
+        description="True when this answers a repeat of an Idempotency-Key already used.",
     )
     leech: bool = Field(
         default=False,
+        validation_alias=_at("review", "leech"),
         description="This lapse made the card a leech (or warned again): it is marked, and "
         "suspended unless the learner's leech action is 'tag'.",
     )
-    counts: CountsOut
-    next: NextOut | None = Field(description="The card to study next; null when nothing is due.")
+    counts: CountsOut = Field(validation_alias=_at("next", "counts"))
+    next: NextOut | None = Field(
+        validation_alias="next", description="The card to study next; null when nothing is due."
+    )
+
+    @field_validator("next", mode="before")
+    @classmethod
+    def _nothing_due(cls, value: object) -> object:
+        return None if isinstance(value, Next) and value.card is None else value
 
 
 class UndoIn(BaseModel):
@@ -149,35 +237,15 @@ class HitOut(BaseModel):
 
 
 def counts_out(today: Counts) -> CountsOut:
-    return CountsOut(new=today.new, learning=today.learning, review=today.review)
+    return CountsOut.model_validate(today, from_attributes=True)
 
 
-def next_out(found: NextCard | None, today: Counts, lang: str) -> NextOut | None:
-    if found is None:
+def next_out(found: Next, lang: str) -> NextOut | None:
+    """The study loop's next card as the API shows it; None when nothing is due."""
+    if found.card is None:
         return None
-    return NextOut(
-        **found.card.payload,
-        queue=found.queue.value,
-        due=found.state.due if found.state else None,
-        version=found.version,
-        counts=counts_out(today),
-        intervals=[
-            IntervalOut(rating=r, seconds=int(d.total_seconds()), label=format_interval(d, lang))
-            for r, d in found.intervals.items()
-        ],
-        flag=found.mark.flag,
-        leech=found.mark.leech,
-    )
+    return NextOut.model_validate(found, from_attributes=True, context=lang)
 
 
-def state_out(card_id: str, state: CardStateValue | None, version: int) -> StateOut:
-    return StateOut(
-        card_id=card_id,
-        state=state.queue.value if state else "new",
-        due=state.due if state else None,
-        stability=state.stability if state else None,
-        difficulty=state.difficulty if state else None,
-        reps=state.reps if state else 0,
-        lapses=state.lapses if state else 0,
-        version=version,
-    )
+def state_out(result: ReviewResult | UndoResult) -> StateOut:
+    return StateOut.model_validate(result, from_attributes=True)

@@ -12,8 +12,9 @@ from starlette.responses import HTMLResponse
 
 from app.accounts.learners import learner_zone
 from app.config import resource_dir
-from app.scheduling.cardstate import aware
+from app.scheduling.cardstate import Mode, Queue, Rating, aware
 from app.scheduling.schedule import format_interval
+from app.study.marks import Flag
 from app.web.assets import Assets
 from app.web.i18n import language, translator
 
@@ -22,6 +23,15 @@ templates = Jinja2Templates(directory=str(resource_dir("templates")))
 templates.env.globals["static_url"] = assets.url
 templates.env.globals["urlencode"] = urlencode
 templates.env.filters["interval"] = format_interval
+# The names ratings, flags, queues and modes go by, one list of each: the enums for templates,
+# and as the page's #qbank-names JSON for the scripts (static/names.js).
+templates.env.globals.update(Rating=Rating, Flag=Flag, Queue=Queue, Mode=Mode)
+templates.env.globals["names"] = {
+    "ratings": [int(rating) for rating in Rating],
+    "flags": [flag.value for flag in Flag],
+    "queues": [queue.value for queue in Queue],
+    "modes": [mode.value for mode in Mode],
+}
 
 
 @pass_context

@@ -15,6 +15,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from app.accounts import learners
+from app.accounts.settings import LearnerSettings
 from app.config import Settings
 from app.content.sync import import_content
 from app.infra.models import CardState, Learner, PracticeSession, ReviewLog
@@ -208,14 +209,9 @@ class Bank:
         """Change some study settings through app.accounts.learners.update_settings."""
         with Session(self.engine) as session:
             row = get_learner(session, learner)
-            values = {
-                "desired_retention": row.desired_retention,
-                "new_per_day": row.new_per_day,
-                "max_reviews_per_day": row.max_reviews_per_day,
-                "rollover_hour": row.rollover_hour,
-                "timezone": row.timezone,
-            } | changes
-            return learners.update_settings(session, learner=row, **values)
+            values = LearnerSettings.of(row).columns() | changes
+            settings = LearnerSettings.model_validate(values)
+            return learners.update_settings(session, learner=row, settings=settings)
 
     def make_learner(self, name: str, **fields: Any) -> Learner:
         with Session(self.engine) as session:

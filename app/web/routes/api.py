@@ -23,7 +23,6 @@ from app.web.schemas import (
     TopicCardOut,
     TopicOut,
     UndoIn,
-    counts_out,
     next_out,
     state_out,
 )
@@ -85,7 +84,7 @@ async def next_to_study(
 ) -> NextOut | Response:
     """The next card to study in the scope, after the `exclude`d ones; 204 when nothing is due."""
     found = await call.run(lambda study: study.next(filters, exclude))
-    out = next_out(found.card, found.counts, lang)
+    out = next_out(found, lang)
     return out if out is not None else Response(status_code=204)
 
 
@@ -123,18 +122,9 @@ async def review(
             exclude=exclude,
         )
     )
-    result, found = rated.review, rated.next
-    assert found is not None  # asked for with the scope
-    if not result.replayed:
+    if not rated.review.replayed:
         REVIEWS.labels(str(body.rating)).inc()
-    state = state_out(result.card_id, result.state, result.version)
-    return ReviewOut(
-        **state.model_dump(),
-        replayed=result.replayed,
-        leech=result.leech,
-        counts=counts_out(found.counts),
-        next=next_out(found.card, found.counts, lang),
-    )
+    return ReviewOut.model_validate(rated, from_attributes=True, context=lang)
 
 
 @study_api.post("/reviews/undo", responses={404: {"description": "Nothing to undo"}, **CONFLICT})
@@ -144,7 +134,7 @@ async def undo(
     """Undo the learner's last study rating, then the one before; the card's restored state."""
     card_id = body.card_id if body else None
     result = await call.run(lambda study: study.undo(card_id, idempotency_key))
-    return state_out(result.card_id, result.state, result.version)
+    return state_out(result)
 
 
 @router.get("/cards/{card_id}", responses={404: {"description": "No such card"}})
@@ -152,7 +142,7 @@ def card(card_id: str, session: SessionDep) -> CardOut:
     view = card_view(session, card_id)
     if view is None:
         raise NotFound(f"no card '{card_id}'")
-    return CardOut(**view.payload)
+    return CardOut.model_validate(view, from_attributes=True)
 
 
 @router.get("/topics/{slug}", responses={404: {"description": "No such topic"}})

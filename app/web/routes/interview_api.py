@@ -22,6 +22,7 @@ from app.interview.recordings import (
     usage,
 )
 from app.interview.today import ahead
+from app.scheduling.cardstate import Rating
 from app.study import Filters
 from app.web.deps import IdempotencyKey, LearnerDep, NowDep, RowId, SessionDep, SettingsDep
 
@@ -205,9 +206,7 @@ class MockAnswerIn(BaseModel):
     followups_answered: Annotated[int, Field(ge=0, le=100)] = 0
     answer_ms: Millis = Field(description="From the question to the end of the main answer.")
     total_ms: Millis = Field(description="Follow-ups and checklist included.")
-    rating: Annotated[int | None, Field(ge=1, le=4)] = Field(
-        default=None, description="None: the rating coverage suggests."
-    )
+    rating: Rating | None = Field(default=None, description="None: the rating coverage suggests.")
     count_as_review: bool = False
 
 

@@ -7,7 +7,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from app.infra.jobs import get_job
-from app.infra.models import Job, as_utc
+from app.infra.models import Job
 from app.study import NotFound
 from app.web.deps import LearnerDep, RowId, SessionDep, SettingsDep
 
@@ -35,9 +35,9 @@ def job_out(job: Job) -> JobOut:
         finished=job.status in ("done", "failed"),
         message=job.message,
         result=job.result,
-        created_at=as_utc(job.created_at),
-        started_at=as_utc(job.started_at) if job.started_at else None,
-        finished_at=as_utc(job.finished_at) if job.finished_at else None,
+        created_at=job.created_at,
+        started_at=job.started_at if job.started_at else None,
+        finished_at=job.finished_at if job.finished_at else None,
     )
 
 

@@ -10,11 +10,12 @@ from pydantic import BaseModel, Field
 from starlette.responses import Response
 
 from app.errors import NotFound
+from app.scheduling.cardstate import Rating
 from app.study import marks
 from app.study.browse import MarkKind, marked_cards
 from app.study.cardview import card_view
 from app.study.filters import Filters
-from app.study.marks import FLAGS, Mark
+from app.study.marks import Flag, Mark
 from app.study.service import Acted, CardAction, Study, UndoAction
 from app.web.deps import FiltersDep, LangDep, LearnerDep, NowDep, SessionDep
 from app.web.routes.api import ExcludeQuery
@@ -25,7 +26,6 @@ from app.web.templating import render
 api = APIRouter(prefix="/api", tags=["card actions"])
 router = APIRouter(include_in_schema=False)
 
-FlagColour = Literal["red", "orange", "green", "blue", "pink", "turquoise", "purple"]
 NOT_FOUND = {404: {"description": "No such card"}}
 
 
@@ -37,7 +37,7 @@ class MarkOut(BaseModel):
         description="The start of the learner's next study day, ISO with offset; null if never."
     )
     flag: int = Field(ge=0, le=7, description="0: no flag; 1-7: red, orange, green, blue, …")
-    flag_colour: FlagColour | None
+    flag_colour: Flag | None
     leech: bool = Field(description="Lapsed as often as the learner's leech threshold.")
 
 
@@ -71,7 +71,7 @@ def mark_out(mark: Mark, now: datetime) -> MarkOut:
         buried=mark.buried(now),
         buried_until=mark.buried_until,
         flag=mark.flag,
-        flag_colour=FLAGS[mark.flag - 1] if mark.flag else None,  # type: ignore[arg-type]
+        flag_colour=Flag.of(mark.flag),
         leech=mark.leech,
     )
 
@@ -105,7 +105,7 @@ def _action_out(
         changed=mark_out(acted.before, study.now) != after,
         undo=undo_out(acted.undo),
         counts=counts_out(found.counts),
-        next=next_out(found.card, found.counts, lang),
+        next=next_out(found, lang),
     )
 
 
@@ -156,7 +156,7 @@ def card_marks(card_id: str, session: SessionDep, learner: LearnerDep, now: NowD
 
 class RatingOut(BaseModel):
     at: datetime
-    rating: int = Field(ge=1, le=4)
+    rating: Rating
 
 
 class MarkedCardOut(MarkOut):
@@ -241,7 +241,6 @@ def marked_page(
         "kinds": [k.value for k in MarkKind],
         "cards": cards,
         "flag": flag,
-        "flags": FLAGS,
         "message": msg,
         "now": now,
     }

@@ -8,6 +8,7 @@ from fastapi.responses import RedirectResponse
 from starlette.responses import Response
 
 from app.practice.quiz import current_card, get_practice, rate_practice, start_practice, summary
+from app.scheduling.cardstate import Rating
 from app.study import catalog
 from app.study.cardview import card_view
 from app.web.deps import FiltersDep, LearnerDep, NowDep, RowId, ScopeFormDep, SessionDep
@@ -83,7 +84,7 @@ def practice_rate(
     learner: LearnerDep,
     now: NowDep,
     card_id: Annotated[str, Form(max_length=200)],
-    rating: Annotated[int, Form(ge=1, le=4)],
+    rating: Annotated[Rating, Form()],
     shown_at: Annotated[int | None, Form()] = None,
 ) -> Response:
     run = get_practice(session, learner=learner, practice_id=practice_id)

@@ -10,6 +10,7 @@ from sqlmodel import Session
 from starlette.responses import Response
 
 from app.accounts import learners
+from app.accounts.settings import LearnerSettings
 from app.errors import StudyError
 from app.infra.models import Learner
 from app.scheduling.optimize import optimization_status, reset_parameters, start_optimize
@@ -75,23 +76,25 @@ def save_settings(
     leech_threshold: Annotated[str | None, Form()] = None,
     leech_action: Annotated[str | None, Form()] = None,
 ) -> Response:
-    # Unticked checkboxes send nothing: absent means off and no easy days.
+    # Unticked checkboxes send nothing: absent means off and no easy days. Leech settings
+    # the form leaves out stay as they are.
+    kept = {"leech_threshold": learner.leech_threshold, "leech_action": learner.leech_action}
+    form = {
+        "desired_retention": desired_retention,
+        "new_per_day": new_per_day,
+        "max_reviews_per_day": max_reviews_per_day,
+        "rollover_hour": rollover_hour,
+        "timezone": timezone,
+        "load_balance": load_balance is not None,
+        "easy_days": easy_days or [],
+        "leech_threshold": leech_threshold,
+        "leech_action": leech_action,
+    }
     try:
-        learners.update_settings(
-            session,
-            learner=learner,
-            desired_retention=desired_retention,
-            new_per_day=new_per_day,
-            max_reviews_per_day=max_reviews_per_day,
-            rollover_hour=rollover_hour,
-            timezone=timezone,
-            load_balance=load_balance is not None,
-            easy_days=easy_days or [],
-            leech_threshold=leech_threshold,
-            leech_action=leech_action,
-        )
+        chosen = LearnerSettings.parse(kept | {k: v for k, v in form.items() if v is not None})
     except StudyError as exc:
         return settings_response(request, session, learner, status_code=400, error=str(exc))
+    learners.update_settings(session, learner=learner, settings=chosen)
     return RedirectResponse("/settings?saved=1", status_code=303)
 
 

@@ -11,6 +11,7 @@ from starlette.responses import Response
 
 from app.accounts.learners import new_limit
 from app.errors import Conflict, NotFound
+from app.scheduling.cardstate import Rating
 from app.study import (
     Filters,
     learner_zone,
@@ -127,7 +128,7 @@ def study(
         context |= scope_choices(session, learner=learner, now=now, filters=filters)
         return render(request, "done.html", context)
     t = translator(lang)
-    shown = next_out(current, today, lang)
+    shown = next_out(found, lang)
     client = {
         # The card's markup is on the page already: only what the script needs besides.
         "current": shown.model_dump(mode="json", include=SHOWN_FIELDS) if shown else None,
@@ -157,7 +158,7 @@ def review(
     study: StudyDep,
     filters: FiltersDep,
     card_id: Annotated[str, Form(max_length=200)],
-    rating: Annotated[int, Form(ge=1, le=4)],
+    rating: Annotated[Rating, Form()],
     version: Annotated[int | None, Form()] = None,
     shown_at: Annotated[int | None, Form()] = None,
     duration_ms: Annotated[int | None, Form(ge=0, le=86_400_000)] = None,
