@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from app.errors import StudyError
+from app.errors import Invalid
 from app.infra.models import Learner
 from app.scheduling.cardstate import aware
 from app.scheduling.parameters import usable_parameters
@@ -75,19 +75,19 @@ def _number(value: object, name: str, kind: type, low: float, high: float) -> fl
     try:
         number = kind(str(value).strip())
     except ValueError:
-        raise StudyError(f"{name} must be a number") from None
+        raise Invalid("setting_not_a_number", name=name) from None
     if not low <= number <= high:
-        raise StudyError(f"{name} must be between {low:g} and {high:g}")
+        raise Invalid("setting_out_of_range", name=name, low=f"{low:g}", high=f"{high:g}")
     return number
 
 
 def known_zone(value: object) -> str:
-    """`value` as an IANA zone name; StudyError when there is no such zone."""
+    """`value` as an IANA zone name; Invalid when there is no such zone."""
     zone = str(value).strip()
     try:
         ZoneInfo(zone)
     except (ZoneInfoNotFoundError, ValueError, OSError):
-        raise StudyError(f"unknown time zone '{zone}' (use a name like Asia/Shanghai)") from None
+        raise Invalid("unknown_time_zone", zone=zone) from None
     return zone
 
 
@@ -114,7 +114,7 @@ def update_settings(
     leech_threshold: object = None,
     leech_action: object = None,
 ) -> Learner:
-    """Validate and store a learner's settings; StudyError names the first bad value.
+    """Validate and store a learner's settings; Invalid names the first bad value.
 
     `load_balance` and `easy_days` (weekdays, 0 = Monday) and the leech settings stay as they
     are when None.
@@ -127,9 +127,9 @@ def update_settings(
     if easy_days is not None:
         days = {str(day).strip() for day in easy_days}
         if not days <= set("0123456"):
-            raise StudyError("easy days must be weekdays 0 (Monday) to 6 (Sunday)")
+            raise Invalid("easy_days_weekdays")
         if len(days) == 7:
-            raise StudyError("at most six easy days: one day a week must take the load")
+            raise Invalid("easy_days_too_many")
         learner.easy_days = "".join(sorted(days))
     if load_balance is not None:
         learner.load_balance = load_balance
@@ -138,7 +138,7 @@ def update_settings(
         learner.leech_threshold = int(_number(leech_threshold, "leech threshold", int, 0, 99))
     if leech_action is not None:
         if leech_action not in LEECH_ACTIONS:
-            raise StudyError("leech action must be 'suspend' or 'tag'")
+            raise Invalid("leech_action_invalid")
         learner.leech_action = str(leech_action)
     learner.desired_retention = retention
     learner.new_per_day = new

@@ -18,7 +18,7 @@ from pydantic import (
     field_validator,
 )
 
-from app.errors import StudyError
+from app.errors import Invalid
 
 FORMAT = "qbank-backup"
 VERSION = 1
@@ -48,8 +48,14 @@ MAX_COUNT = 2**31 - 1
 MAX_STABILITY = 1_000_000.0
 
 
-class BackupError(StudyError):
-    """A backup document that cannot be restored; the message says why, in one line."""
+class BackupError(Invalid):
+    """A backup document that cannot be restored; `reason` says why, in one line.
+
+    The reason names a place in the document (a field, an index), which stays as written.
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__("backup_invalid", reason=reason)
 
 
 def utc(moment: datetime | None) -> datetime | None:
