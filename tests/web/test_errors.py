@@ -14,13 +14,16 @@ from starlette.requests import Request
 from app.config import Settings
 from app.errors import AppError, NotFound
 from app.main import create_app
-from app.web.errors import wants_json
+from app.web.errors import HTTP_CODES, wants_json
 from app.web.i18n import STRINGS, say
 from app.web.redirects import safe_local_path
+from app.web.strings_errors import REFUSAL_STRINGS
 
 APP = Path(__file__).resolve().parents[2] / "app"
 # Classes whose first argument is a reason whose message lives under another prefix.
 REASON_PREFIXES = {"BadParameters": "params.", "FitRefused": "fit."}
+# Classes with one code whose first argument is the detail of the message.
+ONE_KEY = {"BackupError": "error.backup_invalid"}
 
 
 def test_a_json_refusal_carries_its_code_beside_the_message(client):
@@ -175,42 +178,55 @@ def test_str_is_the_english_wording():
     assert say(error, "zh") == "没有卡片 “q1”。"
 
 
+def _error_classes() -> dict[str, type]:
+    def subclasses(cls: type) -> list[type]:
+        return [cls, *(c for sub in cls.__subclasses__() for c in subclasses(sub))]
+
+    import app.main  # noqa: F401  (every module that defines an error class)
+
+    return {cls.__name__: cls for cls in subclasses(AppError)}
+
+
 def _raised_keys() -> set[str]:
-    """The message key of every refusal raised with a literal code in app/."""
-    keys: set[str] = set()
+    """The message key of every refusal made with a literal code in app/."""
+    classes = _error_classes()
+    # Starlette's own refusals, by status.
+    keys = {f"error.{code}" for code in (*HTTP_CODES.values(), "http")}
     for path in APP.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if not (isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call)):
+        for call in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(call, ast.Call):
                 continue
-            call = node.exc
             name = getattr(call.func, "id", getattr(call.func, "attr", ""))
+            code = next((k.value for k in call.keywords if k.arg == "code"), None)
+            if name == "owned" and isinstance(code, ast.Constant):
+                keys.add(f"error.{code.value}")  # owned(..., code=): its NotFound
             first = call.args[0] if call.args else None
-            if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
+            if name not in classes or not isinstance(first, ast.Constant):
                 continue
             key = next((k.value for k in call.keywords if k.arg == "key"), None)
             if isinstance(key, ast.Constant):
                 keys.add(key.value)
+            elif name in ONE_KEY:
+                keys.add(ONE_KEY[name])
             elif name in REASON_PREFIXES:
                 keys.add(REASON_PREFIXES[name] + first.value)
-            elif key is None and name[:1].isupper() and not name.endswith(("Error", "Exception")):
+            elif key is None:
                 keys.add(f"error.{first.value}")
     return keys
 
 
-def test_every_refusal_is_worded_in_both_languages():
+def test_every_refusal_is_worded_in_both_languages_and_every_wording_is_used():
     keys = _raised_keys()
-    assert len(keys) > 60, "the scan finds the app's refusals"
+    assert len(keys) > 70, "the scan finds the app's refusals"
     missing = sorted(key for key in keys if key not in STRINGS)
     assert missing == []
     for key in keys:
         zh, en = STRINGS[key]
         assert zh and en and zh != en, key
+    assert sorted(set(REFUSAL_STRINGS) - keys) == []
 
 
 def test_every_error_class_has_a_status():
-    def subclasses(cls: type) -> list[type]:
-        return [cls, *(c for sub in cls.__subclasses__() for c in subclasses(sub))]
-
-    found = subclasses(AppError)
+    found = _error_classes().values()
     assert len(found) > 10
     assert all(400 <= c.status < 600 for c in found)
