@@ -107,7 +107,7 @@ def test_host_names_drop_port_case_and_trailing_dot(value, name):
 def test_local_state_changes_from_another_site_are_refused(client, bank, headers):
     response = client.post("/settings", data=SETTINGS_FORM, headers=headers)
     assert response.status_code == 403
-    assert "cross-site request refused" in response.text
+    assert 'data-code="cross_site"' in response.text
     assert bank.learner().new_per_day == 20
 
 
