@@ -73,6 +73,7 @@ REFUSAL_STRINGS: dict[str, tuple[str, str]] = {
     ),
     "error.user_exists": ("用户 “{name}” 已存在。", "user '{name}' already exists"),
     "error.user_not_found": ("没有用户 “{name}”。", "no user '{name}'"),
+    "error.learner_not_found": ("没有学习者 “{name}”。", "no learner '{name}'"),
     "error.signup_invite_only": ("只能通过邀请注册。", "sign-up is by invitation only"),
     "error.invite_invalid": ("此邀请链接无效。", "this invite link is not valid"),
     "error.invite_used": ("此邀请链接已被使用。", "this invite link has already been used"),
