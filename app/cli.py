@@ -185,13 +185,13 @@ def _bank() -> "Iterator[Session]":
     """A session on the configured bank; refusals and file errors end the command in one line."""
     from sqlmodel import Session
 
+    from app.errors import AppError
     from app.infra.bank import open_engine
-    from app.study import StudyError
 
     try:
         with Session(open_engine(_settings())) as session:
             yield session
-    except StudyError as exc:
+    except AppError as exc:
         _fail(str(exc))
     except OSError as exc:
         _fail(_os_error(exc))

@@ -1,35 +1,27 @@
 """Build the FastAPI application."""
 
 import gc
-import logging
 from collections import deque
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from urllib.parse import quote
 
 from fastapi import Depends, FastAPI, Request
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, RedirectResponse
+from fastapi.responses import RedirectResponse
 from fastapi.routing import iter_route_contexts
-from sqlalchemy.exc import DataError
-from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.responses import Response
+from starlette.types import ASGIApp
 
 from app.config import Settings, get_settings
-from app.errors import StudyError
 from app.infra.bank import open_database
 from app.infra.jobs import wait_for_all
-from app.infra.logs import REQUEST_ID
 from app.interview.pins import InterviewPins
-from app.web import overload
+from app.web import errors, overload
 from app.web.admission import Admission
 from app.web.assets import IMMUTABLE, VersionedStaticFiles
-from app.web.auth import NotSignedIn
 from app.web.deps import csrf_protect, members_only
-from app.web.headers import SecurityHeaders, headers_for
+from app.web.headers import SecurityHeaders
 from app.web.hosts import HostGuard
-from app.web.i18n import language, say
 from app.web.observe import AccessLog, metrics
 from app.web.routes import (
     account,
@@ -52,31 +44,23 @@ from app.web.routes import (
     study,
 )
 from app.web.routes import settings as settings_routes
-from app.web.templating import assets, render, templates
+from app.web.templating import assets, templates
 
-OUT_OF_RANGE = ("less_than_equal", "greater_than_equal")
 JOB_GRACE_SECONDS = 30  # a stopping server lets background jobs finish their write
 
-log = logging.getLogger("qbank")
 
+class App(FastAPI):
+    """FastAPI with the access log, the security headers and the host check around everything.
 
-def _wants_json(request: Request) -> bool:
-    return request.url.path.startswith("/api/") or "application/json" in request.headers.get(
-        "accept", ""
-    )
+    Starlette puts its ServerErrorMiddleware, which sends the 500 of an unexpected error, outside
+    every middleware added with `add_middleware`; these three wrap it too, so every answer, a 500
+    included, is logged, carries the request id and the security headers, and no foreign Host
+    reaches even the error handler.
+    """
 
-
-def _error(
-    request: Request, status: int, detail: object, headers: Mapping[str, str] | None = None
-) -> Response:
-    if _wants_json(request):
-        return JSONResponse({"detail": detail}, status_code=status, headers=headers)
-    message = detail if isinstance(detail, str) else "invalid request"
-    response = render(
-        request, "error.html", {"status": status, "detail": message}, status_code=status
-    )
-    response.headers.update(headers or {})
-    return response
+    def build_middleware_stack(self) -> ASGIApp:
+        inner = super().build_middleware_stack()
+        return AccessLog(SecurityHeaders(HostGuard(inner, settings=self.state.settings)))
 
 
 @asynccontextmanager
@@ -100,7 +84,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The web app over the bank in `settings.database_url`."""
     settings = settings or get_settings()
-    app = FastAPI(
+    app = App(
         title="qbank",
         description="Interview-prep flashcards: decks, FSRS study, topics and search.",
         version="0.1.0",
@@ -163,61 +147,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # and zstd only over HTTPS, where the proxy in front of qbank can add them.
     app.add_middleware(GZipMiddleware, minimum_size=1000, compresslevel=6)
     app.add_middleware(Admission)
-    # The last added runs first: every response, refusals included, is logged and gets headers.
-    app.add_middleware(HostGuard, settings=settings)
-    app.add_middleware(SecurityHeaders)
-    app.add_middleware(AccessLog)
-
     overload.add_handlers(app)
-
-    @app.exception_handler(StudyError)
-    async def _study_error(request: Request, exc: StudyError) -> Response:
-        if isinstance(exc, NotSignedIn) and not _wants_json(request):
-            if request.method != "GET":
-                # A form post cannot be replayed by the GET that follows signing in.
-                return RedirectResponse("/login", status_code=303)
-            target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
-            return RedirectResponse(f"/login?next={quote(target, safe='')}", status_code=303)
-        return _error(request, exc.status, say(exc, language(request)))
-
-    @app.exception_handler(StarletteHTTPException)
-    async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
-        # Kept headers: a 405's Allow, a 401's WWW-Authenticate.
-        return _error(request, exc.status_code, exc.detail, exc.headers)
-
-    @app.exception_handler(RequestValidationError)
-    async def _validation_error(request: Request, exc: RequestValidationError) -> Response:
-        problems = [
-            {"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")}
-            for e in exc.errors()
-        ]
-        if any(p["loc"][:1] == ["path"] and p["type"] in OUT_OF_RANGE for p in problems):
-            # An id past the integer columns (RowId) names nothing that could exist.
-            return _error(request, 404, f"nothing at {request.url.path}")
-        if _wants_json(request):
-            return JSONResponse({"detail": problems}, status_code=422)
-        text = "; ".join(f"{'.'.join(map(str, p['loc'][1:]))}: {p['msg']}" for p in problems)
-        return _error(request, 400, text)
-
-    @app.exception_handler(DataError)
-    async def _bad_data(request: Request, exc: DataError) -> Response:
-        # e.g. a NUL character, which PostgreSQL text cannot hold: the input is at fault.
-        return _error(
-            request, 400, "the request contains characters or values that cannot be stored"
-        )
-
-    @app.exception_handler(Exception)
-    async def _unexpected(request: Request, exc: Exception) -> Response:
-        log.exception("unhandled error on %s %s", request.method, request.url.path)
-        response = _error(request, 500, "internal error; the details are in the server log")
-        # Sent from outside the access-log and headers middleware, which add the id and the
-        # security headers to other answers.
-        if request_id := REQUEST_ID.get():
-            response.headers["x-request-id"] = request_id
-        for name, value in headers_for(request.url.scheme):
-            response.headers[name.decode()] = value.decode()
-        return response
-
+    errors.add_handlers(app)
     return app
 
 

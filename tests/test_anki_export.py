@@ -236,8 +236,9 @@ def test_reading_links_topics_only_when_qbank_address_is_known(
 
 def test_one_deck_or_an_error_for_an_unknown_one(bank: Engine, tmp_path: Path) -> None:
     assert set(export(bank, tmp_path, deck_slug="systems").notes) == {"nvlink"}
-    with Session(bank) as session, pytest.raises(NotFound, match="no deck 'nope'"):
+    with Session(bank) as session, pytest.raises(NotFound) as refused:
         export_apkg(session=session, deck_slug="nope", path=tmp_path / "nope.apkg")
+    assert (refused.value.code, refused.value.values) == ("deck_not_found", {"deck": "nope"})
     assert not (tmp_path / "nope.apkg").exists()
 
 

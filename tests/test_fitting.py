@@ -105,9 +105,7 @@ def test_too_few_reviews_are_refused_saying_how_many_are_needed() -> None:
         fitting.fit(log, DEFAULT_PARAMETERS)
     assert refused.value.reason == "not_enough"
     assert refused.value.result == {"reason": "not_enough", "counted": 20, "needed": MIN_REVIEWS}
-    assert str(refused.value).startswith(
-        f"not enough reviews to fit personal parameters yet: 20 of the {MIN_REVIEWS} needed"
-    )
+    assert (refused.value.code, refused.value.status) == ("fit_not_enough", 409)
 
 
 def test_a_log_of_same_day_reviews_only_is_refused() -> None:

@@ -21,7 +21,8 @@ from app.infra.jobs import (
 )
 from app.infra.models import Job, Learner
 from app.main import create_app
-from app.study import StudyError, get_learner
+from app.scheduling.fitting import FitRefused
+from app.study import get_learner
 
 pytestmark = pytest.mark.storage
 
@@ -90,14 +91,16 @@ def test_failures_are_recorded_with_a_clear_message(engine: Engine, make_learner
     learner: Learner = make_learner()
 
     def refuse(session: Session, job: Job) -> tuple[str, dict | None]:
-        raise StudyError("not enough reviews yet: 3 of the 8 needed")
+        raise FitRefused("not_enough", counted=3, needed=8)
 
     def crash(session: Session, job: Job) -> tuple[str, dict | None]:
         raise ZeroDivisionError("boom")
 
     refused = run_job(engine, kind="optimize", learner_id=learner.id, work=refuse)
     assert refused.status == FAILED
-    assert refused.message == "not enough reviews yet: 3 of the 8 needed"
+    # The message in English; the result keeps the reason and figures for a page to word.
+    assert refused.message.startswith("Not enough reviews yet: 3 of 8.")
+    assert refused.result == {"reason": "not_enough", "counted": 3, "needed": 8}
     crashed = run_job(engine, kind="optimize", learner_id=learner.id, work=crash)
     assert crashed.status == FAILED
     assert crashed.message == "unexpected error; the server log has the details"

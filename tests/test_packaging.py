@@ -20,6 +20,7 @@ def _locked() -> dict[str, str]:
 
 def test_the_lock_pins_every_dependency_within_its_range() -> None:
     locked = _locked()
+    assert locked and PYPROJECT["project"]["dependencies"]
     for line in PYPROJECT["project"]["dependencies"]:
         requirement = Requirement(line)
         name = canonicalize_name(requirement.name)

@@ -25,22 +25,23 @@ GOOD = list(DEFAULT_PARAMETERS)
 
 
 @pytest.mark.parametrize(
-    ("values", "reason", "message"),
+    ("values", "reason", "details"),
     [
-        (GOOD[:19], "wrong_length", "FSRS parameters: 19 numbers where FSRS-6 has 21"),
-        ([*GOOD, 0.1], "wrong_length", "FSRS parameters: 22 numbers where FSRS-6 has 21"),
-        ([math.nan, *GOOD[1:]], "not_finite", "FSRS parameter 0 is nan, not a number"),
-        ([*GOOD[:5], math.inf, *GOOD[6:]], "not_finite", "FSRS parameter 5 is inf, not a number"),
-        ([*GOOD[:3], "8", *GOOD[4:]], "not_finite", "FSRS parameter 3 is not a number"),
-        ([*GOOD[:20], 5.0], "out_of_range", "FSRS parameter 20 is 5, outside 0.1-0.8"),
+        (GOOD[:19], "wrong_length", {"count": 19, "expected": 21}),
+        ([*GOOD, 0.1], "wrong_length", {"count": 22, "expected": 21}),
+        ([math.nan, *GOOD[1:]], "not_finite", {"index": 0}),
+        ([*GOOD[:5], math.inf, *GOOD[6:]], "not_finite", {"index": 5}),
+        ([*GOOD[:3], "8", *GOOD[4:]], "not_finite", {"index": 3}),
+        ([*GOOD[:20], 5.0], "out_of_range", {"index": 20}),
     ],
 )
 def test_bad_vectors_are_refused_saying_what_is_wrong(
-    values: list[Any], reason: str, message: str
+    values: list[Any], reason: str, details: dict[str, int]
 ) -> None:
     with pytest.raises(BadParameters) as refused:
         check_parameters(values)
-    assert (refused.value.reason, str(refused.value)) == (reason, message)
+    assert (refused.value.code, refused.value.status) == (f"parameters_{reason}", 400)
+    assert (refused.value.reason, refused.value.details) == (reason, details)
 
 
 def test_the_defaults_pass() -> None:
@@ -94,7 +95,7 @@ def test_a_restored_backup_with_bad_parameters_keeps_the_defaults_and_the_rest(
     path.write_text(text, encoding="utf-8")
     result = CliRunner().invoke(cli, ["restore", str(path)])
     assert result.exit_code == 0, result.output
-    assert result.output.splitlines()[-1].startswith("FSRS parameters not restored (FSRS param")
+    assert result.output.splitlines()[-1].startswith(f"FSRS parameters not restored ({english})")
     with Session(open_engine(settings)) as session:
         assert get_learner(session, settings.learner_name).fsrs_parameters is None
 

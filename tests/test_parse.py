@@ -660,6 +660,7 @@ def test_block_lines_keep_their_file_offsets() -> None:
     card = only_card(source)
     lines = textwrap.dedent(source).lstrip("\n").splitlines()
     # Line k of the block text is line (block.line + k) of the file, or a blank stand-in.
+    assert card.answer.text.count("\n") >= 2
     for offset, text in enumerate(card.answer.text.split("\n")):
         if text:
             assert lines[card.answer.line - 1 + offset].endswith(text)

@@ -167,7 +167,9 @@ def test_a_view_of_the_settings_page_reads_no_review_rows(
     on_log = [sql for sql in first if re.search(r"\bFROM reviewlog\b", sql)]
     assert on_log, "the page counts the log"
     for sql in on_log:
-        assert all(column.lower().startswith(AGGREGATES) for column in select_list(sql)), sql
+        columns = select_list(sql)
+        assert columns, sql
+        assert all(column.lower().startswith(AGGREGATES) for column in columns), sql
     # The curve is simulated once; the second view reads no card states to simulate again.
     reads_states = [sql for sql in first if "SELECT cardstate.stability" in sql]
     assert len(reads_states) == 1

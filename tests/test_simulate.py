@@ -66,6 +66,7 @@ def test_the_advice_is_the_retention_with_the_least_time_per_card_remembered(
 
 def test_a_daily_review_limit_caps_the_simulated_reviews() -> None:
     capped = workload(DEFAULT_PARAMETERS, new_bank(400), new_per_day=10, max_reviews_per_day=15)
+    assert capped
     assert all(point.reviews_per_day <= 15 for point in capped)
 
 

@@ -13,7 +13,9 @@ import pytest
 from tests.conftest import LiveServer, WriteContent
 
 ROOT = Path(__file__).resolve().parent.parent
-HEAD = max(p.name.split("_")[0] for p in (ROOT / "app" / "infra" / "migrations" / "versions").glob("0*.py"))
+HEAD = max(
+    p.name.split("_")[0] for p in (ROOT / "app" / "infra" / "migrations" / "versions").glob("0*.py")
+)
 
 DECK = """
 ---

@@ -8,7 +8,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from app.accounts.settings import LearnerSettings, known_zone
-from app.errors import StudyError
+from app.errors import Invalid
 from app.infra.models import Learner
 from app.scheduling.cardstate import aware
 from app.scheduling.parameters import usable_parameters
@@ -90,10 +90,11 @@ def update_settings(session: Session, *, learner: Learner, settings: LearnerSett
 
 def choose_zone(session: Session, *, learner: Learner, timezone: object) -> Learner:
     """Store the zone the learner chose (the browser's, offered on a first visit)."""
+    zone = str(timezone).strip()
     try:
-        learner.timezone = known_zone(str(timezone).strip())
-    except ValueError as exc:
-        raise StudyError(str(exc)) from None
+        learner.timezone = known_zone(zone)
+    except ValueError:
+        raise Invalid("unknown_time_zone", zone=zone) from None
     learner.timezone_chosen = True
     session.add(learner)
     session.commit()

@@ -17,7 +17,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from app.accounts import throttle
-from app.errors import Conflict, NotFound, StudyError
+from app.errors import Busy, Conflict, Invalid, NotFound, Throttled, WrongCredentials
 from app.infra.models import ApiToken, AuthSession, Invite, Learner
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{1,39}$")
@@ -31,14 +31,6 @@ _hasher = PasswordHasher()  # argon2id with the library's current recommended pa
 _verifications = threading.BoundedSemaphore(CONCURRENT_VERIFICATIONS)
 
 
-class AuthError(StudyError):
-    status = 401
-
-
-class Throttled(StudyError):
-    status = 429
-
-
 def _digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
@@ -49,7 +41,7 @@ def hash_password(password: str) -> str:
 
 def _check_new_password(password: str) -> None:
     if len(password) < MIN_PASSWORD:
-        raise StudyError(f"the password must have at least {MIN_PASSWORD} characters")
+        raise Invalid("password_too_short", min=MIN_PASSWORD)
 
 
 def create_user(session: Session, *, name: str, password: str, is_admin: bool = False) -> Learner:
@@ -63,26 +55,26 @@ def create_user(session: Session, *, name: str, password: str, is_admin: bool = 
 def _add_user(session: Session, *, name: str, password: str, is_admin: bool) -> Learner:
     """Add an account in the session's transaction, uncommitted; Conflict if the name is taken."""
     if not NAME.match(name):
-        raise StudyError("user names are 2-40 letters, digits, '.', '_' or '-'")
+        raise Invalid("user_name_invalid")
     _check_new_password(password)
     password_hash = hash_password(password)
     # Sign-in matches names without case, so "Ana" next to "ana" could never sign in.
     if session.exec(select(Learner).where(func.lower(Learner.name) == name.lower())).first():
-        raise Conflict(f"user '{name}' already exists")
+        raise Conflict("user_exists", name=name)
     learner = Learner(name=name, password_hash=password_hash, is_admin=is_admin)
     session.add(learner)
     try:
         session.flush()
     except IntegrityError:
         session.rollback()
-        raise Conflict(f"user '{name}' already exists") from None
+        raise Conflict("user_exists", name=name) from None
     return learner
 
 
 def get_user(session: Session, name: str) -> Learner:
     learner = session.exec(select(Learner).where(Learner.name == name)).first()
     if learner is None or learner.password_hash is None:
-        raise NotFound(f"no user '{name}'")
+        raise NotFound("user_not_found", name=name)
     return learner
 
 
@@ -122,12 +114,8 @@ def change_password(
     session: Session, *, learner: Learner, old: str, new: str, current_token: str | None
 ) -> None:
     if not _verify(learner.password_hash, old):
-        raise AuthError("the current password is wrong")
+        raise WrongCredentials("wrong_password")
     set_password(session, learner=learner, password=new, keep=current_token)
-
-
-class Busy(StudyError):
-    status = 503
 
 
 @functools.cache
@@ -140,7 +128,7 @@ def _verify(stored: str | None, password: str) -> bool:
     # Each argon2 check holds its memory cost (64 MiB) while it runs: a burst of sign-ins waits here
     # instead of raising the server's memory by gigabytes.
     if not _verifications.acquire(timeout=VERIFY_WAIT_SECONDS):
-        raise Busy("the server is busy checking passwords; try again in a moment")
+        raise Busy("password_checks_busy")
     try:
         _hasher.verify(stored or _dummy_hash(_hasher), password)
         return stored is not None
@@ -160,7 +148,7 @@ def authenticate(
     try:
         for key in keys:
             if not throttle.take(session, key=key, now=now):
-                raise Throttled("too many failed sign-ins; wait 15 minutes and try again")
+                raise Throttled("sign_in_throttled")
             taken.append(key)
         learner = session.exec(select(Learner).where(func.lower(Learner.name) == account)).first()
         stored = learner.password_hash if learner is not None else None
@@ -170,7 +158,7 @@ def authenticate(
         if not _verify(stored, password) or disabled:
             taken.clear()  # a failure keeps its places
             throttle.forget_ended(session, now=now)
-            raise AuthError("wrong user name or password")
+            raise WrongCredentials("wrong_credentials")
     finally:
         for key in taken:
             throttle.give_back(session, key=key)
@@ -246,11 +234,11 @@ def create_invite(
 def check_invite(session: Session, token: str, now: datetime) -> Invite:
     invite = session.get(Invite, _digest(token))
     if invite is None:
-        raise NotFound("this invite link is not valid")
+        raise NotFound("invite_invalid")
     if invite.used_at is not None:
-        raise Conflict("this invite link has already been used")
+        raise Conflict("invite_used")
     if invite.expires_at <= now:
-        raise Conflict("this invite link has expired; ask for a new one")
+        raise Conflict("invite_expired")
     return invite
 
 
@@ -268,7 +256,7 @@ def redeem_invite(
     )
     if claimed.rowcount != 1:
         session.rollback()
-        raise Conflict("this invite link has already been used")
+        raise Conflict("invite_used")
     session.commit()
     session.refresh(learner)
     return learner
@@ -283,7 +271,7 @@ def create_api_token(session: Session, *, learner: Learner, name: str, now: date
     """A personal token for scripts (`Authorization: Bearer …`); shown once, stored hashed."""
     name = name.strip()
     if not 1 <= len(name) <= 100:
-        raise StudyError("give the token a name of 1-100 characters")
+        raise Invalid("token_name_invalid")
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
     session.add(
         ApiToken(
@@ -308,7 +296,7 @@ def api_tokens(session: Session, *, learner: Learner) -> list[ApiToken]:
 def revoke_api_token(session: Session, *, learner: Learner, token_id: int, now: datetime) -> None:
     token = session.get(ApiToken, token_id)
     if token is None or token.learner_id != learner.id or token.revoked_at is not None:
-        raise NotFound("no such token")
+        raise NotFound("token_not_found")
     token.revoked_at = now
     session.add(token)
     session.commit()

@@ -15,7 +15,7 @@ from pydantic import (
 )
 from pydantic_core import ErrorDetails
 
-from app.errors import StudyError
+from app.errors import Invalid
 
 
 def known_zone(value: str) -> str:
@@ -82,11 +82,11 @@ class LearnerSettings(BaseModel):
 
     @classmethod
     def parse(cls, values: Mapping[str, object]) -> Self:
-        """Settings from a form's values; StudyError names the first bad one in one line."""
+        """Settings from a form's values; Invalid names the first bad one."""
         try:
             return cls.model_validate(values)
         except ValidationError as exc:
-            raise StudyError(_problem(exc.errors()[0])) from None
+            raise _problem(exc.errors()[0], values) from None
 
     @field_serializer("easy_days")
     def _digits(self, days: list[int]) -> str:
@@ -108,18 +108,19 @@ def _bounds(name: str) -> tuple[float, float] | None:
     return (limits["ge"], limits["le"]) if len(limits) == 2 else None
 
 
-def _problem(error: ErrorDetails) -> str:
+def _problem(error: ErrorDetails, values: Mapping[str, object]) -> Invalid:
     name = str(error["loc"][0]) if error["loc"] else ""
     label = LABELS.get(name, name)
-    kind, context = error["type"], error.get("ctx", {})
-    if kind == "value_error":
-        return str(context.get("error", error["msg"]))
+    kind = error["type"]
+    if name == "timezone":
+        return Invalid("unknown_time_zone", zone=str(values.get("timezone", "")).strip())
     if name == "easy_days":
-        return "easy days must be weekdays 0 (Monday) to 6 (Sunday)"
-    if kind in ("int_parsing", "float_parsing", "int_from_float", "finite_number"):
-        return f"{label} must be a number"
+        too_many = kind == "value_error"
+        return Invalid("easy_days_too_many" if too_many else "easy_days_weekdays")
+    if name == "leech_action":
+        return Invalid("leech_action_invalid")
     if kind in ("greater_than_equal", "less_than_equal") and (bounds := _bounds(name)):
-        return f"{label} must be between {bounds[0]:g} and {bounds[1]:g}"
-    if kind == "literal_error":
-        return f"{label} must be {context.get('expected', '')}"
-    return f"{label}: {error['msg']}"
+        return Invalid(
+            "setting_out_of_range", name=label, low=f"{bounds[0]:g}", high=f"{bounds[1]:g}"
+        )
+    return Invalid("setting_not_a_number", name=label)

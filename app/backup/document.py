@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from app.accounts.settings import LearnerSettings
-from app.errors import StudyError
+from app.errors import Invalid
 from app.scheduling.cardstate import Mode, Queue, Rating
 from app.scheduling.statedoc import MAX_COUNT, Count, Document, Moment, StateDoc
 
@@ -21,8 +21,14 @@ MARK_FIELDS = ("suspended", "buried_until", "flag", "leech")
 MAX_DEPTH = 16
 
 
-class BackupError(StudyError):
-    """A backup document that cannot be restored; the message says why, in one line."""
+class BackupError(Invalid):
+    """A backup document that cannot be restored; `reason` says why, in one line.
+
+    The reason names a place in the document (a field, an index), which stays as written.
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__("backup_invalid", reason=reason)
 
 
 def iso(moment: datetime | None) -> str | None:

@@ -18,7 +18,7 @@ from app.infra.models import Card, CardMark, CardState, Deck, Learner, PracticeS
 def find_learner(*, session: Session, name: str) -> Learner:
     learner = session.exec(select(Learner).where(Learner.name == name)).first()
     if learner is None:
-        raise NotFound(f"no learner '{name}'")
+        raise NotFound("learner_not_found", name=name)
     return learner
 
 

@@ -39,8 +39,9 @@ def _outcome(report: ImportReport, source: str) -> Outcome:
 
 def _failure(errors: list[ContentError], source: str) -> JobFailed:
     return JobFailed(
-        f"import failed with {len(errors)} error(s); the bank is unchanged",
+        "import_failed",
         {"source": source, "errors": [_problem(e) for e in errors]},
+        count=len(errors),
     )
 
 

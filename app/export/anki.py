@@ -110,7 +110,7 @@ def _decks(session: Session, deck_slug: str | None) -> list[Deck]:
         )
     deck = catalog.get_deck(session, deck_slug)
     if deck is None:
-        raise NotFound(f"no deck '{deck_slug}'")
+        raise NotFound("deck_not_found", deck=deck_slug)
     return [deck]
 
 

@@ -6,9 +6,9 @@ job is queued or running) — so starting one while another runs hands back the 
 double click, a second tab or a retried request never starts the work twice.
 
 The work is a function of a fresh Session and the job's row; it returns a one-line message and
-an optional JSON-ready result. A StudyError it raises is the job's failure message, shown as
-is, with the error's `result` (if it has one, as JobFailed does) kept so a page can word it in
-its own language; anything else is logged and reported as an unexpected error. Pages poll
+an optional JSON-ready result. An AppError it raises is the job's failure message (in English),
+with the error's `result` (if it has one, as JobFailed does) kept so a page can word it in its
+own language; anything else is logged and reported as an unexpected error. Pages poll
 `GET /api/jobs/{id}`.
 """
 
@@ -24,8 +24,8 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
+from app.errors import AppError, Invalid
 from app.infra.models import Job
-from app.study import StudyError
 
 log = logging.getLogger("qbank.jobs")
 
@@ -45,11 +45,12 @@ _threads: dict[int, threading.Thread] = {}
 _threads_lock = threading.Lock()
 
 
-class JobFailed(StudyError):
+class JobFailed(Invalid):
     """The work refused, with figures for its result (such as the problems it found)."""
 
-    def __init__(self, message: str, result: dict[str, Any] | None = None) -> None:
-        super().__init__(message)
+    def __init__(self, code: str, result: dict[str, Any] | None = None, **values: object) -> None:
+        super().__init__(code)
+        self.values = values
         self.result = result
 
 
@@ -143,7 +144,7 @@ def _run(engine: Engine, job_id: int, work: Work) -> None:
             try:
                 message, result = work(session, job)
                 status = DONE
-            except StudyError as exc:
+            except AppError as exc:
                 session.rollback()
                 message, result, status = str(exc), getattr(exc, "result", None), FAILED
             except Exception:

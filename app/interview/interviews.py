@@ -5,8 +5,9 @@ from datetime import date, datetime, timedelta
 from sqlmodel import Session, col, func, select
 
 from app.accounts.learners import local_day
-from app.errors import NotFound, StudyError
+from app.errors import Invalid
 from app.infra.models import Card, Deck, Interview, Learner
+from app.infra.owned import owned
 from app.study import Filters
 
 MAX_DAYS_AHEAD = 366
@@ -37,24 +38,24 @@ def create_interview(
     now: datetime,
     target: float = 0.9,
 ) -> Interview:
-    """Set an interview; StudyError says what is wrong with the name, the day or the scope."""
+    """Set an interview; Invalid says what is wrong with the name, the day or the scope."""
     name = name.strip()
     if not name:
-        raise StudyError("give the interview a name")
+        raise Invalid("interview_name_missing")
     today = local_day(learner, now)
     if day < today:
-        raise StudyError(f"the interview date {day.isoformat()} is in the past")
+        raise Invalid("interview_date_past", day=day.isoformat())
     if day > today + timedelta(days=MAX_DAYS_AHEAD):
-        raise StudyError(f"the interview date {day.isoformat()} is more than a year ahead")
+        raise Invalid("interview_date_too_far", day=day.isoformat())
     if not 0.7 <= target <= 0.99:
-        raise StudyError("the target recall must be between 0.7 and 0.99")
+        raise Invalid("target_recall_out_of_range")
     if scope_size(session, filters) == 0:
-        raise StudyError(f"no cards match the scope '{filters.label or '—'}'")
+        raise Invalid("scope_empty", scope=filters.label or "—")
     count = session.exec(
         select(func.count()).select_from(Interview).where(Interview.learner_id == learner.id)
     ).one()
     if count >= MAX_INTERVIEWS:
-        raise StudyError(f"at most {MAX_INTERVIEWS} interviews; delete a past one first")
+        raise Invalid("too_many_interviews", count=MAX_INTERVIEWS)
     interview = Interview(
         learner_id=learner.id,  # type: ignore[arg-type]
         name=name,
@@ -90,11 +91,7 @@ def upcoming(session: Session, *, learner: Learner, now: datetime) -> list[Inter
 
 
 def get_interview(session: Session, *, learner: Learner, interview_id: int) -> Interview:
-    found = session.get(Interview, interview_id)
-    # Another learner's interview is reported as missing: its existence is private too.
-    if found is None or found.learner_id != learner.id:
-        raise NotFound("no such interview")
-    return found
+    return owned(session, Interview, interview_id, learner=learner, code="interview_not_found")
 
 
 def delete_interview(session: Session, *, learner: Learner, interview_id: int) -> None:

@@ -12,9 +12,10 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from app.accounts.learners import personal_parameters
-from app.errors import Conflict, NotFound, Refusal, StudyError
+from app.errors import Conflict, Invalid
 from app.infra.db import database_of
 from app.infra.models import CardState, Learner, MockAnswer, MockSession, ReviewLog
+from app.infra.owned import owned
 from app.interview.keypoints import key_points, points_key, suggested_rating
 from app.scheduling import schedule
 from app.scheduling.cardstate import CardStateValue, Mode, Queue, Rating
@@ -32,8 +33,8 @@ MAX_MS = 24 * 3600 * 1000
 MAX_UNFINISHED = 5
 
 
-class TooManyOpen(Refusal):
-    status = 409
+class TooManyOpen(Conflict):
+    """The learner keeps as many unfinished mock interviews as allowed."""
 
 
 class PointsChanged(Conflict):
@@ -72,15 +73,15 @@ def start_mock(
 ) -> MockSession:
     """Start a mock interview of `count` questions from the scope, at random or weakest first."""
     if order not in ORDERS:
-        raise StudyError("order must be 'random' or 'weakest'")
+        raise Invalid("mock_order_invalid")
     if not 1 <= count <= MAX_QUESTIONS:
-        raise StudyError(f"a mock interview has 1 to {MAX_QUESTIONS} questions")
+        raise Invalid("mock_question_count", max=MAX_QUESTIONS)
     for seconds in (seconds_per_question, followup_seconds):
         if not 10 <= seconds <= MAX_SECONDS:
-            raise StudyError(f"time limits must be between 10 and {MAX_SECONDS} seconds")
+            raise Invalid("mock_seconds_out_of_range", max=MAX_SECONDS)
     ids = scope_card_ids(session, filters=filters, learner=learner, now=now, skip_held=False)
     if not ids:
-        raise StudyError(f"no cards match the scope '{filters.label or '—'}'")
+        raise Invalid("scope_empty", scope=filters.label or "—")
     random.Random(seed).shuffle(ids)
     if order == "weakest":
         recall = _weakness(session, learner, ids, now)
@@ -99,7 +100,7 @@ def start_mock(
         # Held to the commit: two starts at once, in any worker, count one another.
         database.lock_learner(session, learner.id)  # type: ignore[arg-type]
         if len(unfinished(session, learner=learner)) >= MAX_UNFINISHED:
-            raise TooManyOpen("limits.mocks_open", count=MAX_UNFINISHED)
+            raise TooManyOpen("too_many_open_mocks", key="limits.mocks_open", count=MAX_UNFINISHED)
         session.add(run)
         session.commit()
     session.refresh(run)
@@ -128,11 +129,7 @@ def end_mock(session: Session, *, run: MockSession, now: datetime) -> MockSessio
 
 
 def get_mock(session: Session, *, learner: Learner, mock_id: int) -> MockSession:
-    run = session.get(MockSession, mock_id)
-    # Another learner's session is reported as missing: its existence is private too.
-    if run is None or run.learner_id != learner.id:
-        raise NotFound("no such mock interview")
-    return run
+    return owned(session, MockSession, mock_id, learner=learner, code="mock_not_found")
 
 
 @dataclass(frozen=True)
@@ -221,25 +218,22 @@ def answer(
     if (done := _done(session, run, card_id)) is not None:
         return Answered(done, run.finished_at is not None, replayed=True)
     if run.finished_at is not None:
-        raise Conflict("this mock interview is over")
+        raise Conflict("mock_over")
     current = asked(session, run, card_id)
     if current is None and (done := _done(session, run, card_id)) is not None:
         return Answered(done, run.finished_at is not None, replayed=True)  # answered meanwhile
     if current is None:
-        raise Conflict("that is not a question of this mock interview left to answer")
+        raise Conflict("mock_question_not_open")
     if key != current.key:
-        raise PointsChanged(
-            "the key points of this answer changed while you were answering (the content was "
-            "imported again): tick them again; your time and recording are kept"
-        )
+        raise PointsChanged("key_points_changed")
     total = len(current.points)
     if any(not 0 <= index < total for index in said):
-        raise StudyError(f"key points are numbered 0 to {total - 1}")
+        raise Invalid("key_point_out_of_range", last=total - 1)
     if rating is not None and rating not in tuple(Rating):
-        raise StudyError("rating must be 1, 2, 3 or 4")
+        raise Invalid("rating_out_of_range")
     followups = len(current.card.followups)
     if not 0 <= followups_answered <= followups:
-        raise StudyError(f"this question has {followups} follow-ups")
+        raise Invalid("followups_out_of_range", count=followups)
     answer_ms = min(max(answer_ms, 0), MAX_MS)
     total_ms = min(max(total_ms, answer_ms), MAX_MS)
     limit_ms = run.seconds_per_question * 1000

@@ -12,20 +12,17 @@ from datetime import datetime
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from app.errors import NotFound, Refusal, StudyError
+from app.errors import Invalid, NotFound, TooLarge, WrongType
 from app.infra.db import database_of
 from app.infra.models import Learner, MockSession, Recording, TeamLimits
+from app.infra.owned import owned
 
 MB = 1024 * 1024
 MAX_BYTES = 8 * MB  # about 15 minutes of Opus speech at browsers' default rate
 
 
-class TooLarge(StudyError):
-    status = 413
-
-
-class OverQuota(Refusal):
-    status = 413
+class OverQuota(TooLarge):
+    """A recording, or a backup's recordings, past the learner's recording space."""
 
 
 @dataclass(frozen=True)
@@ -50,7 +47,7 @@ def team_quota_mb(session: Session) -> int | None:
 def set_team_quota(session: Session, *, quota_mb: int | None) -> None:
     """Set every member's recording quota (None: the server's setting)."""
     if quota_mb is not None and not 0 <= quota_mb <= 1024 * 1024:
-        raise Refusal("limits.quota_range")
+        raise Invalid("quota_out_of_range", key="limits.quota_range")
     limits = session.get(TeamLimits, 1) or TeamLimits(id=1)
     limits.recording_quota_mb = quota_mb
     session.add(limits)
@@ -83,11 +80,13 @@ def check_room(session: Session, *, learner: Learner, adding: int, quota: int, k
     """
     used = used_bytes(session, learner=learner)
     if used + adding > quota:
-        raise OverQuota(key, size=megabytes(adding), used=megabytes(used), quota=megabytes(quota))
-
-
-class WrongType(StudyError):
-    status = 415
+        raise OverQuota(
+            "recording_quota_exceeded",
+            key=key,
+            size=megabytes(adding),
+            used=megabytes(used),
+            quota=megabytes(quota),
+        )
 
 
 def _is(data: bytes, mime: str) -> bool:
@@ -111,16 +110,16 @@ TYPES = ("audio/webm", "audio/ogg", "audio/mp4", "audio/mpeg", "audio/wav", "aud
 def check_audio(content_type: str, data: bytes) -> str:
     """The recording's audio type; TooLarge or WrongType say what is wrong with it."""
     if len(data) > MAX_BYTES:
-        raise TooLarge(f"a recording may be at most {MAX_BYTES // (1024 * 1024)} MB")
+        raise TooLarge("recording_too_large", mb=MAX_BYTES // MB)
     if not data:
-        raise StudyError("the recording is empty")
+        raise Invalid("recording_empty")
     mime = content_type.split(";")[0].strip().lower()
     if mime == "video/webm":  # what some browsers call an audio-only WebM
         mime = "audio/webm"
     if mime not in TYPES:
-        raise WrongType(f"recordings must be audio ({', '.join(TYPES[:5])}), not '{mime or '—'}'")
+        raise WrongType("recording_not_audio", types=", ".join(TYPES[:5]), mime=mime or "—")
     if not _is(data, mime):
-        raise WrongType(f"the recording's bytes are not {mime}")
+        raise WrongType("recording_bytes_mismatch", mime=mime)
     return mime
 
 
@@ -138,7 +137,7 @@ def save_recording(
     """Keep a question's recording, replacing an earlier one of the same question."""
     mime = check_audio(content_type, data)
     if card_id not in run.card_ids:
-        raise NotFound("that question is not part of this mock interview")
+        raise NotFound("question_not_in_mock")
     database = database_of(session)
     with database.writing(session):
         database.lock_learner(session, learner.id)  # type: ignore[arg-type]
@@ -165,11 +164,7 @@ def save_recording(
 
 
 def get_recording(session: Session, *, learner: Learner, recording_id: int) -> Recording:
-    found = session.get(Recording, recording_id)
-    # Another learner's recording is missing to everyone else, administrators included.
-    if found is None or found.learner_id != learner.id:
-        raise NotFound("no such recording")
-    return found
+    return owned(session, Recording, recording_id, learner=learner, code="recording_not_found")
 
 
 def delete_recording(session: Session, *, learner: Learner, recording_id: int) -> Recording:

@@ -7,9 +7,10 @@ from datetime import datetime
 from sqlalchemy import insert, update
 from sqlmodel import Session, col, select
 
-from app.errors import NotFound, StudyError
+from app.errors import Invalid, NotFound
 from app.infra.db import database_of
 from app.infra.models import Card, Learner, PracticeSession, ReviewLog
+from app.infra.owned import owned
 from app.scheduling.cardstate import Mode, Queue, Rating
 from app.scheduling.statedoc import log_json
 from app.study import Filters
@@ -35,15 +36,15 @@ def start_practice(
     Cards the learner suspended or buried are left out.
     """
     if order not in ("content", "random"):
-        raise StudyError("order must be 'content' or 'random'")
+        raise Invalid("practice_order_invalid")
     if not 0 <= seconds_per_card <= MAX_SECONDS:
-        raise StudyError(f"seconds per card must be between 0 and {MAX_SECONDS}")
+        raise Invalid("practice_seconds_out_of_range", max=MAX_SECONDS)
     ids = scope_card_ids(session, filters=filters, learner=learner, now=now)
     if card_ids is not None:
         wanted = set(card_ids)
         ids = [card_id for card_id in ids if card_id in wanted]
     if not ids:
-        raise NotFound("no cards match this selection")
+        raise NotFound("practice_empty")
     if order == "random":
         random.Random(seed).shuffle(ids)
     run = PracticeSession(
@@ -60,11 +61,7 @@ def start_practice(
 
 
 def get_practice(session: Session, *, learner: Learner, practice_id: int) -> PracticeSession:
-    run = session.get(PracticeSession, practice_id)
-    # Another learner's run is reported as missing, not forbidden: its existence is private too.
-    if run is None or run.learner_id != learner.id:
-        raise NotFound("no such practice session")
-    return run
+    return owned(session, PracticeSession, practice_id, learner=learner, code="practice_not_found")
 
 
 def current_card(session: Session, run: PracticeSession) -> Card | None:
@@ -85,13 +82,13 @@ def rate_practice(
 ) -> None:
     """Log a self-rating for the current card and move on; the FSRS schedule is untouched."""
     if rating not in tuple(Rating):
-        raise StudyError("rating must be 1, 2, 3 or 4")
+        raise Invalid("rating_out_of_range")
     if card_id in run.card_ids[: run.position]:
         return  # a repeated submission (double click, back button): its rating is logged already
     if run.finished_at is not None or run.position >= len(run.card_ids):
-        raise StudyError("this practice session is finished")
+        raise Invalid("practice_finished")
     if run.card_ids[run.position] != card_id:
-        raise StudyError("that card is not the current card of this practice session")
+        raise Invalid("practice_not_current")
     position, finished = run.position, run.position + 1 >= len(run.card_ids)
     database = database_of(session)
     with database.writing(session) as connection:

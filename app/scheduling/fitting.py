@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 from fsrs_rs_python import FSRS, FSRSItem, FSRSReview
 
-from app.errors import StudyError
+from app.errors import Conflict
 from app.scheduling.parameters import DEFAULT_PARAMETERS
 
 # fsrs-rs fits nothing below 8 items (it hands back the defaults) and below 64 only the four
@@ -41,13 +41,11 @@ class Review(NamedTuple):
     at: datetime
 
 
-class FitRefused(StudyError):
+class FitRefused(Conflict):
     """The log cannot be fitted; `reason` names the i18n message, `details` its values."""
 
-    status = 409
-
-    def __init__(self, reason: str, message: str, **details: object) -> None:
-        super().__init__(message)
+    def __init__(self, reason: str, **details: object) -> None:
+        super().__init__(f"fit_{reason}", key=f"fit.{reason}", **details)
         self.reason = reason
         self.details = details
         # What a failed job records as its result, so a page can say it in the reader's language.
@@ -161,24 +159,18 @@ def check_log(reviews: Sequence[Review]) -> list[Item]:
     if not items and reviews:
         raise FitRefused(
             "same_day",
-            "every review came on the same study day as the card's previous one; fitting "
-            "needs reviews from later days",
             counted=0,
             needed=MIN_REVIEWS,
         )
     if len(items) < MIN_REVIEWS:
         raise FitRefused(
             "not_enough",
-            f"not enough reviews to fit personal parameters yet: {len(items)} of the "
-            f"{MIN_REVIEWS} needed (only ratings a study day or more after the card's previous "
-            "one count)",
             counted=len(items),
             needed=MIN_REVIEWS,
         )
     if not any(_recalled(item) for item in items):
         raise FitRefused(
             "all_again",
-            "every counted review is Again: there is no recall to fit the model to",
             counted=len(items),
             needed=MIN_REVIEWS,
         )

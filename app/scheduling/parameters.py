@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from fsrs.scheduler import LOWER_BOUNDS_PARAMETERS, UPPER_BOUNDS_PARAMETERS
 
-from app.errors import StudyError
+from app.errors import Invalid
 
 MODEL = "FSRS-6"
 DEFAULT_PARAMETERS: tuple[float, ...] = (
@@ -38,11 +38,11 @@ DEFAULT_PARAMETERS: tuple[float, ...] = (
 COUNT = len(DEFAULT_PARAMETERS)
 
 
-class BadParameters(StudyError):
+class BadParameters(Invalid):
     """A parameter vector the model cannot use; `reason` names the i18n message."""
 
-    def __init__(self, reason: str, message: str, **details: object) -> None:
-        super().__init__(message)
+    def __init__(self, reason: str, **details: object) -> None:
+        super().__init__(f"parameters_{reason}", key=f"params.{reason}", **details)
         self.reason = reason
         self.details = details
         # What a failed job records as its result, so a page can say it in the reader's language.
@@ -52,29 +52,16 @@ class BadParameters(StudyError):
 def check_parameters(values: Sequence[object]) -> tuple[float, ...]:
     """Return `values` as FSRS-6 parameters, or raise BadParameters saying what is wrong."""
     if len(values) != COUNT:
-        raise BadParameters(
-            "wrong_length",
-            f"FSRS parameters: {len(values)} numbers where {MODEL} has {COUNT}",
-            count=len(values),
-            expected=COUNT,
-        )
+        raise BadParameters("wrong_length", count=len(values), expected=COUNT)
     numbers: list[float] = []
     for index, value in enumerate(values):
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise BadParameters(
-                "not_finite", f"FSRS parameter {index} is not a number", index=index
-            )
+            raise BadParameters("not_finite", index=index)
         if not math.isfinite(value):
-            raise BadParameters(
-                "not_finite", f"FSRS parameter {index} is {value}, not a number", index=index
-            )
+            raise BadParameters("not_finite", index=index)
         low, high = LOWER_BOUNDS_PARAMETERS[index], UPPER_BOUNDS_PARAMETERS[index]
         if not low <= value <= high:
-            raise BadParameters(
-                "out_of_range",
-                f"FSRS parameter {index} is {value:g}, outside {low:g}-{high:g}",
-                index=index,
-            )
+            raise BadParameters("out_of_range", index=index)
         numbers.append(float(value))
     return tuple(numbers)
 

@@ -34,7 +34,7 @@ from sqlmodel import Session, col, select
 from sqlmodel.sql.expression import Select
 
 from app.content.searchtext import FIELDS, fold, fold_with_map
-from app.errors import Refusal
+from app.errors import Invalid
 from app.infra.models import Deck, SearchEntry
 from app.search.searchdb import ALL_TEXT, FTS_TABLE, TRIGRAM
 
@@ -48,8 +48,8 @@ _ALL_TEXT = literal_column(f"({ALL_TEXT})", type_=Text)
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
-class BadQuery(Refusal):
-    status = 400
+class BadQuery(Invalid):
+    """A search the index cannot run."""
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,7 @@ def printable(text: str) -> str:
 def check_input(*texts: str | None) -> None:
     """Refuse (BadQuery) search input holding control characters."""
     if any(text and _CONTROL.search(text) for text in texts):
-        raise BadQuery("limits.search_control")
+        raise BadQuery("search_control_characters", key="limits.search_control")
 
 
 def terms_of(query: str) -> list[str]:

@@ -1,7 +1,7 @@
 """The study loop: the queue (what to show next), ratings and undo."""
 
 from app.accounts.learners import get_learner, learner_zone, personal_parameters, study_day
-from app.errors import Conflict, NotFound, StudyError
+from app.errors import AppError, Conflict, NotFound
 from app.study.filters import Filters
 from app.study.queue import (
     Counts,
@@ -11,18 +11,17 @@ from app.study.queue import (
     next_card,
     study_next,
 )
-from app.study.reviews import STALE, ReviewResult, UndoResult, record_review, undo_last
+from app.study.reviews import ReviewResult, UndoResult, record_review, undo_last
 from app.study.today import done_today, next_due, reviewed_today
 
 __all__ = [
-    "STALE",
+    "AppError",
     "Conflict",
     "Counts",
     "Filters",
     "NextCard",
     "NotFound",
     "ReviewResult",
-    "StudyError",
     "UndoResult",
     "card_state",
     "counts",

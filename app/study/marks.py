@@ -10,7 +10,7 @@ from sqlalchemy import bindparam, or_, select
 from sqlmodel import Session, col
 
 from app.accounts.learners import study_day
-from app.errors import NotFound, StudyError
+from app.errors import Invalid, NotFound
 from app.infra.db import Database, database_of
 from app.infra.models import Card, CardMark, Learner
 
@@ -121,7 +121,7 @@ def _write(session: Session, learner: Learner, card_id: str, now: datetime, **va
     database = database_of(session)
     with database.writing(session) as connection:
         if connection.execute(select(Card.id).where(Card.id == card_id)).first() is None:
-            raise NotFound(f"no card '{card_id}'")
+            raise NotFound("card_not_found", card=card_id)
         keys = {"learner_id": learner.id, "card_id": card_id}
         connection.execute(upsert_marks(database, keys, {**values, "updated_at": now}))
         session.commit()
@@ -150,7 +150,7 @@ def unbury(session: Session, *, learner: Learner, card_id: str, now: datetime) -
 def set_flag(session: Session, *, learner: Learner, card_id: str, flag: int, now: datetime) -> Mark:
     """Flag the card with colour `flag` (1-7, see Flag), or clear its flag (0)."""
     if not 0 <= flag <= len(FLAGS):
-        raise StudyError(f"flag must be between 0 and {len(FLAGS)}")
+        raise Invalid("flag_out_of_range", count=len(FLAGS))
     return _write(session, learner, card_id, now, flag=flag)
 
 

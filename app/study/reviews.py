@@ -11,7 +11,7 @@ from sqlalchemy.sql.elements import BindParameter
 from sqlmodel import Session, col
 
 from app.accounts.learners import personal_parameters
-from app.errors import Conflict, NotFound, StudyError
+from app.errors import Conflict, Invalid, NotFound
 from app.infra.db import database_of
 from app.infra.models import Card, CardState, Learner, ReviewLog
 from app.scheduling import schedule
@@ -20,8 +20,6 @@ from app.scheduling.statedoc import log_json, logged_state
 from app.study.marks import leech_values, undone_leech_values, upsert_marks
 from app.study.queue import STATE_COLUMNS, state_row
 from app.study.spread import spread_for
-
-STALE = "this card was rated or changed meanwhile; reload to see its current state"
 
 
 @dataclass(frozen=True)
@@ -71,9 +69,9 @@ def record_review(
     also when the two arrive at once: the loser's write meets the winner's row.
     """
     if rating not in tuple(Rating):
-        raise StudyError("rating must be 1, 2, 3 or 4")
+        raise Invalid("rating_out_of_range")
     if duration_ms is not None and not 0 <= duration_ms <= 24 * 3600 * 1000:
-        raise StudyError("duration_ms must be between 0 and 86400000")
+        raise Invalid("duration_out_of_range")
     database = database_of(session)
     key = {"learner_id": learner.id, "card_id": card_id}
     try:
@@ -84,7 +82,7 @@ def record_review(
             if found is None or found.retired:
                 if idempotency_key and (done := _replay(session, learner, idempotency_key)):
                     return done  # rated before its card left the bank
-                raise NotFound(f"no card '{card_id}' to study")
+                raise NotFound("card_not_found", card=card_id)
             version = found.version or 0
             if expected_version is not None and expected_version != version:
                 return _replayed_or_stale(session, learner, idempotency_key)
@@ -147,7 +145,7 @@ def _replayed_or_stale(session: Session, learner: Learner, key: str | None) -> R
     """The first answer to a repeated key; otherwise the card changed meanwhile (Conflict)."""
     if key and (done := _replay(session, learner, key)):
         return done
-    raise Conflict(STALE)
+    raise Conflict("version_conflict")
 
 
 def _leech(
@@ -286,9 +284,9 @@ def undo_last(
             .limit(1)
         ).scalar_one_or_none()
         if log is None:
-            raise NotFound("there is no rating to undo")
+            raise NotFound("nothing_to_undo")
         if card_id is not None and log.card_id != card_id:
-            raise Conflict(STALE)
+            raise Conflict("version_conflict")
         row = state_row(session, learner=learner, card_id=log.card_id)
         version = row.version if row is not None else 0
         # Compare-and-set on the version, as in record_review: a rating of this card committed
@@ -339,7 +337,7 @@ def undo_last(
             session.rollback()
             if idempotency_key and (replayed := _undone(session, learner, idempotency_key)):
                 return replayed
-            raise Conflict(STALE)
+            raise Conflict("version_conflict")
         result = UndoResult(log.card_id, before, restored, log.id)
         session.commit()
         return result

@@ -1,21 +1,12 @@
-"""Session cookies and the errors of authentication."""
+"""Session cookies."""
 
 from itsdangerous import URLSafeSerializer
 from starlette.requests import Request
 from starlette.responses import Response
 
 from app.config import Settings
-from app.errors import StudyError
 
 SESSION_COOKIE = "qbank_session"
-
-
-class NotSignedIn(StudyError):
-    status = 401
-
-
-class Forbidden(StudyError):
-    status = 403
 
 
 def signer(settings: Settings) -> URLSafeSerializer:

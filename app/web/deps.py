@@ -14,9 +14,10 @@ from sqlmodel import Session
 from app.accounts import members
 from app.accounts.learners import get_learner
 from app.config import Settings
+from app.errors import Forbidden, NotSignedIn
 from app.infra.models import AuthSession, Learner
 from app.study import Filters
-from app.web.auth import SESSION_COOKIE, Forbidden, NotSignedIn, signer
+from app.web.auth import SESSION_COOKIE, signer
 from app.web.hosts import trusted_origin
 from app.web.i18n import language
 
@@ -105,7 +106,7 @@ def _identify(request: Request, session: Session, settings: Settings, now: datet
     if header[:7].lower() == "bearer ":
         learner = members.token_learner(session, header[7:].strip(), now)
         if learner is None:
-            raise NotSignedIn("invalid or revoked API token")
+            raise NotSignedIn("token_invalid")
         return Identity(learner, "token")
     cookie = request.cookies.get(SESSION_COOKIE)
     if cookie:
@@ -125,7 +126,7 @@ IdentityDep = Annotated[Identity, Depends(get_identity)]
 def signed_in(identity: Identity) -> Learner:
     """The learner behind `identity`; NotSignedIn for nobody."""
     if identity.learner is None:
-        raise NotSignedIn("sign in first")
+        raise NotSignedIn("not_signed_in")
     return identity.learner
 
 
@@ -137,7 +138,7 @@ async def get_admin(identity: IdentityDep, settings: SettingsDep) -> Learner:
     learner = await get_current_learner(identity)
     # The local learner administers their own machine.
     if settings.team and not learner.is_admin:
-        raise Forbidden("this page is for administrators")
+        raise Forbidden("admin_only")
     return learner
 
 
@@ -165,17 +166,17 @@ def check_csrf(request: Request, identity: Identity, sent: object) -> None:
         return
     # Fetch metadata first: a browser that sends it says outright whether another site asked.
     if request.headers.get("sec-fetch-site") in ("cross-site", "same-site"):
-        raise Forbidden("cross-site request refused")
+        raise Forbidden("cross_site")
     # Browsers send Origin on every cross-origin POST; `null` is a sandboxed frame or a file,
     # which could otherwise sign a victim's browser into the attacker's account.
     origin = request.headers.get("origin")
     settings: Settings = request.app.state.settings
     if origin is not None and not trusted_origin(origin, request.headers.get("host"), settings):
-        raise Forbidden("cross-site request refused")
+        raise Forbidden("cross_site")
     if identity.via != "cookie":
         return  # browsers never send API tokens on their own; local mode has no session
     if not isinstance(sent, str) or not hmac.compare_digest(sent, identity.csrf_token or ""):
-        raise Forbidden("missing or wrong CSRF token; reload the page and try again")
+        raise Forbidden("csrf_token")
 
 
 async def get_filters(

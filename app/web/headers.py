@@ -46,11 +46,7 @@ def headers_for(scheme: str) -> tuple[tuple[bytes, bytes], ...]:
 
 
 class SecurityHeaders:
-    """Add the security headers to every HTTP response that does not set them itself.
-
-    An unexpected error's 500 is sent from outside every middleware, by Starlette's
-    ServerErrorMiddleware; its handler (app.main) adds them itself.
-    """
+    """Add the security headers to every HTTP response that does not set them itself."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app

@@ -8,12 +8,12 @@ such a request from the learner's own browser.
 from urllib.parse import urlsplit
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.config import Settings
-from app.web.i18n import language, translator
-from app.web.templating import render
+from app.errors import Invalid
+from app.web.errors import answer
 
 # A load balancer's probe names the container's address: the health check reads nothing.
 UNCHECKED_PATHS = ("/healthz",)
@@ -76,7 +76,4 @@ class HostGuard:
 
 def refusal(request: Request, host: str) -> Response:
     """The 400 for a foreign Host, in the browser's language."""
-    message = translator(language(request))("error.bad_host").format(host=host[:100] or "-")
-    if request.url.path.startswith("/api/"):
-        return JSONResponse({"detail": message}, status_code=400)
-    return render(request, "error.html", {"status": 400, "detail": message}, status_code=400)
+    return answer(request, Invalid("bad_host", host=host[:100] or "-"))

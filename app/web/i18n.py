@@ -2,8 +2,8 @@
 
 from fastapi import Request
 
-from app.errors import Refusal
-from app.web.strings_errors import ERROR_STRINGS
+from app.errors import AppError
+from app.web.strings_errors import ERROR_STRINGS, REFUSAL_STRINGS
 from app.web.strings_fsrs import FSRS_STRINGS
 from app.web.strings_interview import INTERVIEW_STRINGS
 from app.web.strings_limits import LIMIT_STRINGS
@@ -462,6 +462,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     **FSRS_STRINGS,
     **INTERVIEW_STRINGS,
     **ERROR_STRINGS,
+    **REFUSAL_STRINGS,
     **LIMIT_STRINGS,
     **NOTES_STRINGS,
 }
@@ -504,8 +505,6 @@ def translator(lang: str):  # type: ignore[no-untyped-def]
     return t
 
 
-def say(exc: Exception, lang: str) -> str:
-    """The message of a refused request in `lang`: a Refusal's own string, else the error's text."""
-    if isinstance(exc, Refusal):
-        return str(translator(lang)(exc.key)).format(**exc.values)
-    return str(exc)
+def say(exc: AppError, lang: str) -> str:
+    """The message of a refused request in `lang`."""
+    return exc.say(STRINGS, 0 if lang == "zh" else 1)

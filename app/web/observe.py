@@ -47,8 +47,7 @@ class AccessLog:
         incoming = dict(scope["headers"]).get(b"x-request-id", b"").decode("latin-1")
         request_id = incoming if _REQUEST_ID.match(incoming) else secrets.token_hex(8)
         scope.setdefault("state", {})["request_id"] = request_id
-        # Not reset on the way out: the handler of an unexpected error runs outside this
-        # middleware and logs under the same id. The request's task ends with it.
+        # Not reset on the way out: the request's task ends with it.
         REQUEST_ID.set(request_id)
         started = time.perf_counter()
         status = 500

@@ -12,13 +12,13 @@ import inspect
 import logging
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
 from sqlalchemy.exc import InternalError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.responses import Response
 
-from app.web.i18n import language, translator
-from app.web.templating import render
+from app.errors import Busy
+from app.web.errors import answer
+from app.web.i18n import translator
 
 log = logging.getLogger("qbank")
 
@@ -92,23 +92,10 @@ def database_problem(exc: OperationalError | InternalError) -> str | None:
     return UNAVAILABLE
 
 
-def reason(request: Request, key: str) -> str:
-    """The reason `key` in the language of the request."""
-    return str(translator(language(request))(key))
-
-
 def unavailable(request: Request, key: str, retry_after: int) -> Response:
     """A 503 saying why (`key`) and when to try again, as JSON or as the error page."""
-    headers = {"Retry-After": str(retry_after)}
-    detail = reason(request, key)
-    wants_json = request.url.path.startswith("/api/") or "application/json" in request.headers.get(
-        "accept", ""
-    )
-    if wants_json:
-        return JSONResponse({"detail": detail}, status_code=503, headers=headers)
-    response = render(request, "error.html", {"status": 503, "detail": detail}, status_code=503)
-    response.headers.update(headers)
-    return response
+    code = key.removeprefix("error.")
+    return answer(request, Busy(code), {"Retry-After": str(retry_after)})
 
 
 def add_handlers(app: FastAPI) -> None:

@@ -64,6 +64,7 @@ def test_30_sign_ins_at_once_keep_each_worker_within_4_password_checks_of_memory
 
     assert statuses == [401] * SIGN_INS
     growth = {pid: _peak_resident(pid) - before[pid] for pid in workers}
+    assert growth, "the workers are measured"
     # At most 4 checks at once per worker (one was held before), plus one check's worth of room
     # for the rest of its requests; unbounded, a worker held 7 or more checks' worth at its peak.
     allowed = (members.CONCURRENT_VERIFICATIONS + 1) * cost

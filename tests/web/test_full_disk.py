@@ -61,12 +61,12 @@ def test_a_rating_the_full_disk_cannot_hold_is_a_503_and_is_stored_once_space_is
         pytest.fail("1000 ratings fitted in the database as it was: the limit did not apply")
 
     assert answer.status_code == 503, answer.text
-    assert answer.json() == {"detail": EN}
+    assert answer.json() == {"detail": EN, "code": "disk_full"}
     assert answer.headers["retry-after"] == "10"
     zh = client.post(
         "/api/reviews", json=body, headers={"Idempotency-Key": key, "Accept-Language": "zh"}
     )
-    assert (zh.status_code, zh.json()) == (503, {"detail": ZH})
+    assert (zh.status_code, zh.json()) == (503, {"detail": ZH, "code": "disk_full"})
     # The same rating from the page's plain form (no JavaScript): the error page, in Chinese.
     form = {**body, "idempotency_key": key}
     page = client.post("/study/review", data=form, headers={"Accept-Language": "zh"})

@@ -138,10 +138,13 @@ def test_no_template_has_inline_script(client):
     templates = Path(__file__).resolve().parents[2] / "templates"
     pages = list(templates.rglob("*.html"))
     assert pages
+    scripts = 0
     for template in pages:
         text = template.read_text(encoding="utf-8")
         for attributes, body in re.findall(r"<script([^>]*)>(.*?)</script>", text, flags=re.S):
+            scripts += 1
             assert 'src="' in attributes or 'type="application/json"' in attributes, template
             assert 'src="' not in attributes or body.strip() == "", template
         assert not re.search(r"\son[a-z]+\s*=", text), template
         assert "javascript:" not in text, template
+    assert scripts, "the templates load their scripts"

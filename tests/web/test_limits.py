@@ -71,7 +71,7 @@ def test_recordings_fill_the_quota_exactly_and_not_a_byte_more(client, bank):
     mock_id, (first, other) = mock_cards(client)
     assert upload(client, mock_id, first, audio(MB)).status_code == 201  # at the quota
     over = upload(client, mock_id, other, audio(5))
-    assert over.status_code == 413, over.text
+    assert (over.status_code, over.json()["code"]) == (413, "recording_quota_exceeded"), over.text
     assert over.json()["detail"].startswith("Not enough recording space")
     chinese = client.post(
         f"/api/mocks/{mock_id}/recordings",

@@ -54,7 +54,7 @@ def test_a_rating_on_a_read_only_database_is_a_503_that_says_why(
     response = client.post("/api/reviews", json={"card_id": card_id, "rating": 3})
     assert response.status_code == 503
     assert response.headers["retry-after"] == "10"
-    assert response.json() == {"detail": ERROR_STRINGS[READ_ONLY][1]}
+    assert response.json() == {"detail": ERROR_STRINGS[READ_ONLY][1], "code": "read_only"}
     page = client.post("/settings", data={"new_per_day": "3"})
     assert page.status_code in (400, 503)  # a form error first, or the refused write
     assert "Traceback" not in page.text
@@ -84,7 +84,7 @@ def test_an_exhausted_pool_sheds_with_503_and_recovers_at_once(small_pool: FastA
         response = client.get("/api/study/next")
         assert response.status_code == 503
         assert response.headers["retry-after"] == "2"
-        assert response.json() == {"detail": ERROR_STRINGS[BUSY][1]}
+        assert response.json() == {"detail": ERROR_STRINGS[BUSY][1], "code": "busy"}
         page = client.get("/")
         assert page.status_code == 503
         assert ERROR_STRINGS[BUSY][1] in page.text

@@ -189,8 +189,7 @@ def test_unknown_things_get_a_404_page(client, url):
 
 def test_unknown_card_asked_for_json_gets_json(client):
     response = client.get("/cards/nope", headers={"Accept": "application/json"})
-    assert response.status_code == 404
-    assert response.json() == {"detail": "no card 'nope'"}
+    assert (response.status_code, response.json()["code"]) == (404, "card_not_found")
 
 
 def test_bad_query_value_gets_a_400_page_not_a_traceback(client):

@@ -208,6 +208,6 @@ def test_bad_practice_requests_get_a_400_page(client):
     assert client.post("/practice", data={"seconds": "-1"}).status_code == 400
     response = client.post("/practice", data={"deck": "nope"})
     assert response.status_code == 404
-    assert "no cards match this selection" in response.text
+    assert 'data-code="practice_empty"' in response.text
     response = client.post("/practice/1/rate", data={"card_id": "gemm-core", "rating": "5"})
     assert response.status_code == 400

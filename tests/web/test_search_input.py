@@ -35,8 +35,7 @@ FINE = ["", "gpu", "gemm\tkernel", "kv\ncache", "显存", '"unterminated', "a%_\
 def test_control_characters_are_a_400_before_the_database(client, find, caplog, query):
     caplog.set_level(logging.WARNING, logger="qbank")
     api = client.get("/api/search", params={"q": query})
-    assert api.status_code == 400, api.text
-    assert api.json()["detail"].startswith("The search contains control characters")
+    assert (api.status_code, api.json()["code"]) == (400, "search_control_characters"), api.text
     page = client.get("/search", params={"q": query})
     assert page.status_code == 400
     assert find(page.text, "search-error") is not None
@@ -50,8 +49,12 @@ def test_the_refusal_is_said_in_the_readers_language(client):
     refused = client.get(
         "/api/search", params={"q": "abc\x00def"}, headers={"Accept-Language": "zh"}
     )
-    assert refused.status_code == 400
+    assert (refused.status_code, refused.json()["code"]) == (400, "search_control_characters")
     assert refused.json()["detail"].startswith("搜索词里有控制字符")
+    english = client.get(
+        "/api/search", params={"q": "abc\x00def"}, headers={"Accept-Language": "en"}
+    )
+    assert english.json()["detail"].startswith("The search contains control characters")
 
 
 @pytest.mark.parametrize("path", ["/api/search", "/search"])

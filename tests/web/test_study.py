@@ -271,8 +271,7 @@ def test_undo_with_nothing_to_undo(client):
     assert response.headers["location"] == "/study?msg=nothing_to_undo"
     assert "There is no rating to undo." in study_page(client, response.headers["location"])
     response = client.post("/api/reviews/undo")
-    assert response.status_code == 404
-    assert response.json() == {"detail": "there is no rating to undo"}
+    assert (response.status_code, response.json()["code"]) == (404, "nothing_to_undo")
 
 
 def test_each_undo_goes_one_rating_further_back(client, bank):

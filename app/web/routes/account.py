@@ -7,9 +7,11 @@ from fastapi.responses import RedirectResponse
 from starlette.responses import Response
 
 from app.accounts import members
-from app.errors import StudyError
-from app.web.auth import NotSignedIn, clear_session_cookie, set_session_cookie
+from app.errors import AppError, Invalid, NotSignedIn
+from app.web.auth import clear_session_cookie, set_session_cookie
 from app.web.deps import IdentityDep, LearnerDep, NowDep, RowId, SessionDep, SettingsDep
+from app.web.i18n import language, say
+from app.web.redirects import safe_local_path
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
@@ -17,19 +19,12 @@ router = APIRouter(include_in_schema=False)
 Text = Annotated[str, Form(max_length=200)]
 
 
-def _safe_next(target: str | None) -> str:
-    # Only ever continue to a path on this site, never to another host.
-    if target and target.startswith("/") and not target.startswith("//") and "\\" not in target:
-        return target
-    return "/"
-
-
 def _client(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
 
 def _signed_in(request: Request, settings: SettingsDep, token: str, target: str) -> Response:
-    response = RedirectResponse(_safe_next(target), status_code=303)
+    response = RedirectResponse(safe_local_path(target), status_code=303)
     set_session_cookie(response, request, settings, token)
     return response
 
@@ -38,7 +33,7 @@ def _signed_in(request: Request, settings: SettingsDep, token: str, target: str)
 def login_page(request: Request, settings: SettingsDep, next: str = "/") -> Response:
     if not settings.team:
         return RedirectResponse("/", status_code=303)
-    return render(request, "login.html", {"next": _safe_next(next), "error": None})
+    return render(request, "login.html", {"next": safe_local_path(next), "error": None})
 
 
 @router.post("/login")
@@ -57,8 +52,12 @@ def login(
         learner = members.authenticate(
             session, name=name, password=password, client=_client(request), now=now
         )
-    except StudyError as exc:
-        context = {"next": _safe_next(next), "error": str(exc), "name": name}
+    except AppError as exc:
+        context = {
+            "next": safe_local_path(next),
+            "error": say(exc, language(request)),
+            "name": name,
+        }
         return render(request, "login.html", context, status_code=exc.status)
     signed = members.start_session(session, learner=learner, now=now, days=settings.session_days)
     return _signed_in(request, settings, signed.token, next)
@@ -96,8 +95,8 @@ def accept_invite(
 ) -> Response:
     try:
         learner = members.redeem_invite(session, token=token, name=name, password=password, now=now)
-    except StudyError as exc:
-        context = {"action": f"/invite/{token}", "error": str(exc), "name": name}
+    except AppError as exc:
+        context = {"action": f"/invite/{token}", "error": say(exc, language(request)), "name": name}
         return render(request, "signup.html", context, status_code=exc.status)
     signed = members.start_session(session, learner=learner, now=now, days=settings.session_days)
     return _signed_in(request, settings, signed.token, "/")
@@ -106,7 +105,7 @@ def accept_invite(
 @router.get("/signup")
 def signup_page(request: Request, settings: SettingsDep) -> Response:
     if not (settings.team and settings.open_signup):
-        raise StudyError("sign-up is by invitation only")
+        raise Invalid("signup_invite_only")
     return render(request, "signup.html", {"action": "/signup", "error": None})
 
 
@@ -120,11 +119,11 @@ def signup(
     password: Text,
 ) -> Response:
     if not (settings.team and settings.open_signup):
-        raise StudyError("sign-up is by invitation only")
+        raise Invalid("signup_invite_only")
     try:
         learner = members.create_user(session, name=name, password=password)
-    except StudyError as exc:
-        context = {"action": "/signup", "error": str(exc), "name": name}
+    except AppError as exc:
+        context = {"action": "/signup", "error": say(exc, language(request)), "name": name}
         return render(request, "signup.html", context, status_code=exc.status)
     signed = members.start_session(session, learner=learner, now=now, days=settings.session_days)
     return _signed_in(request, settings, signed.token, "/")
@@ -154,7 +153,7 @@ def change_password(
     new_password: Text,
 ) -> Response:
     if identity.learner is None or identity.via != "cookie":
-        raise NotSignedIn("sign in first")
+        raise NotSignedIn("not_signed_in")
     try:
         members.change_password(
             session,
@@ -163,9 +162,10 @@ def change_password(
             new=new_password,
             current_token=identity.token,
         )
-    except StudyError as exc:
+    except AppError as exc:
         tokens = members.api_tokens(session, learner=identity.learner)
-        context = {"tokens": tokens, "done": None, "error": str(exc), "new_token": None}
+        error = say(exc, language(request))
+        context = {"tokens": tokens, "done": None, "error": error, "new_token": None}
         return render(request, "account.html", context, status_code=exc.status)
     return RedirectResponse("/account?done=password", status_code=303)
 

@@ -10,9 +10,8 @@ from app.accounts import members
 from app.accounts.team import team_progress
 from app.backup import BackupError, restore_learner
 from app.content.imports import import_job, start_import
-from app.errors import NotFound, StudyError
+from app.errors import AppError, Invalid, NotFound, TooLarge
 from app.interview.recordings import (
-    OverQuota,
     quota_bytes,
     set_team_quota,
     team_quota_mb,
@@ -61,15 +60,15 @@ def add_user(
 ) -> Response:
     try:
         members.create_user(session, name=name, password=password, is_admin=is_admin)
-    except StudyError as exc:
-        return _users_page(request, session, now, error=str(exc))
+    except AppError as exc:
+        return _users_page(request, session, now, error=say(exc, language(request)))
     return RedirectResponse("/admin/users?done=added", status_code=303)
 
 
 @router.post("/users/{name}/disable")
 def disable_user(name: str, session: SessionDep, admin: AdminDep) -> Response:
     if name == admin.name:
-        raise StudyError("you cannot disable your own account")
+        raise Invalid("cannot_disable_self")
     members.set_disabled(session, name=name, disabled=True)
     return RedirectResponse("/admin/users?done=disabled", status_code=303)
 
@@ -86,8 +85,8 @@ def reset_password(
 ) -> Response:
     try:
         members.set_password(session, learner=members.get_user(session, name), password=password)
-    except StudyError as exc:
-        return _users_page(request, session, now, error=str(exc))
+    except AppError as exc:
+        return _users_page(request, session, now, error=say(exc, language(request)))
     return RedirectResponse("/admin/users?done=password", status_code=303)
 
 
@@ -119,7 +118,7 @@ def user_restore(
         restore_learner(
             session=session, learner=learner, data=data, new_cards=False, recording_quota=quota
         )
-    except (BackupError, OverQuota) as exc:
+    except (BackupError, TooLarge) as exc:  # TooLarge: the file, or its recordings
         return _users_page(request, session, now, error=f"{name}: {say(exc, language(request))}")
     return RedirectResponse("/admin/users?done=restored", status_code=303)
 
@@ -187,5 +186,5 @@ def import_page(
     """The import job `job` (else the latest one): running, its report, or its errors."""
     found = import_job(session, job_id=job)
     if job is not None and found is None:
-        raise NotFound(f"no import job {job}")
+        raise NotFound("job_not_found", job=job)
     return render(request, "admin_import.html", {"job": found})

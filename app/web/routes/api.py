@@ -141,7 +141,7 @@ async def undo(
 def card(card_id: str, session: SessionDep) -> CardOut:
     view = card_view(session, card_id)
     if view is None:
-        raise NotFound(f"no card '{card_id}'")
+        raise NotFound("card_not_found", card=card_id)
     return CardOut.model_validate(view, from_attributes=True)
 
 
@@ -149,7 +149,7 @@ def card(card_id: str, session: SessionDep) -> CardOut:
 def topic(slug: str, session: SessionDep) -> TopicOut:
     found = catalog.get_topic(session, slug)
     if found is None:
-        raise NotFound(f"no topic '{slug}'")
+        raise NotFound("topic_not_found", topic=slug)
     return TopicOut(
         slug=found.slug,
         title=found.title,

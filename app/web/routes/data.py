@@ -10,9 +10,10 @@ from sqlmodel import Session
 from starlette.responses import Response
 
 from app.backup import BackupError, dump_backup, export_learner, log_csv, restore_learner
+from app.errors import TooLarge
 from app.export.anki import export_apkg
 from app.infra.models import Learner
-from app.interview.recordings import OverQuota, quota_bytes
+from app.interview.recordings import quota_bytes
 from app.study.marks import learner_marks
 from app.web.deps import LearnerDep, SessionDep, SettingsDep
 from app.web.i18n import language, say
@@ -74,7 +75,7 @@ def log_download(session: Session, learner: Learner) -> Response:
 def read_backup(file: UploadFile) -> bytes:
     raw = file.file.read(MAX_BACKUP_BYTES + 1)
     if len(raw) > MAX_BACKUP_BYTES:
-        raise BackupError(f"the file is larger than {MAX_BACKUP_BYTES // 2**20} MB")
+        raise TooLarge("backup_too_large", mb=MAX_BACKUP_BYTES // 2**20)
     return raw
 
 
@@ -106,7 +107,7 @@ def restore(
             new_cards=not settings.team,
             recording_quota=quota_bytes(session, default_mb=settings.recording_quota_mb),
         )
-    except (BackupError, OverQuota) as exc:
+    except (BackupError, TooLarge) as exc:  # TooLarge: the file, or its recordings
         error = say(exc, language(request))
         return settings_response(
             request, session, learner, status_code=exc.status, restore_error=error

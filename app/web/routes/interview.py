@@ -9,7 +9,7 @@ from sqlmodel import Session
 from starlette.responses import Response
 
 from app.accounts.learners import local_day
-from app.errors import StudyError
+from app.errors import AppError, Invalid
 from app.infra.models import Learner
 from app.interview.interviews import create_interview, delete_interview, get_interview
 from app.interview.pins import refresh_plan
@@ -17,6 +17,7 @@ from app.interview.readiness import readiness
 from app.interview.today import ahead
 from app.study import Filters, catalog
 from app.web.deps import LearnerDep, NowDep, RowId, SessionDep
+from app.web.i18n import language, say
 from app.web.scope import folders
 from app.web.templating import render
 
@@ -77,7 +78,7 @@ def interviews_add(
         try:
             day = dt.date.fromisoformat(date)
         except ValueError:
-            raise StudyError(f"'{date}' is not a date (use YYYY-MM-DD)") from None
+            raise Invalid("not_a_date", value=date) from None
         interview = create_interview(
             session,
             learner=learner,
@@ -90,10 +91,16 @@ def interviews_add(
             target=target / 100,
         )
         refresh_plan(session, learner=learner, now=now)
-    except StudyError as exc:
+    except AppError as exc:
         # The form comes back filled in, with the reason, so nothing typed is lost.
         return _interviews_page(
-            request, session, learner, now, form=form, error=str(exc), status_code=400
+            request,
+            session,
+            learner,
+            now,
+            form=form,
+            error=say(exc, language(request)),
+            status_code=400,
         )
     return RedirectResponse(f"/interviews/{interview.id}", status_code=303)
 

@@ -7,6 +7,7 @@ from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
+from app.errors import TooLarge
 from app.infra.models import Interview
 from app.interview.interviews import create_interview, delete_interview, get_interview, interviews
 from app.interview.mock import MAX_MS, answer, get_mock
@@ -14,7 +15,7 @@ from app.interview.pins import refresh_plan
 from app.interview.readiness import Readiness, readiness
 from app.interview.recordings import (
     MAX_BYTES,
-    TooLarge,
+    MB,
     delete_recording,
     quota_bytes,
     recordings,
@@ -287,12 +288,12 @@ async def _body(request: Request) -> bytes:
     except ValueError:
         declared = 0
     if declared > MAX_BYTES:
-        raise TooLarge(f"a recording may be at most {MAX_BYTES // (1024 * 1024)} MB")
+        raise TooLarge("recording_too_large", mb=MAX_BYTES // MB)
     data = bytearray()
     async for chunk in request.stream():
         data += chunk
         if len(data) > MAX_BYTES:
-            raise TooLarge(f"a recording may be at most {MAX_BYTES // (1024 * 1024)} MB")
+            raise TooLarge("recording_too_large", mb=MAX_BYTES // MB)
     return bytes(data)
 
 

@@ -6,9 +6,9 @@ from typing import Any
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
+from app.errors import NotFound
 from app.infra.jobs import get_job
 from app.infra.models import Job
-from app.study import NotFound
 from app.web.deps import LearnerDep, RowId, SessionDep, SettingsDep
 
 api = APIRouter(prefix="/api", tags=["api"])
@@ -50,5 +50,5 @@ def job_status(
     if job is None and (learner.is_admin or not settings.team):
         job = get_job(session, job_id=job_id, learner_id=None)
     if job is None:
-        raise NotFound(f"no job {job_id}")
+        raise NotFound("job_not_found", job=job_id)
     return job_out(job)

@@ -2,7 +2,7 @@
 
 from datetime import datetime
 from typing import Annotated, Literal
-from urllib.parse import urlencode, urlparse
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import RedirectResponse
@@ -18,6 +18,7 @@ from app.study.filters import Filters
 from app.study.marks import Flag, Mark
 from app.study.service import Acted, CardAction, Study, UndoAction
 from app.web.deps import FiltersDep, LangDep, LearnerDep, NowDep, SessionDep
+from app.web.redirects import safe_local_path
 from app.web.routes.api import ExcludeQuery
 from app.web.schemas import CountsOut, NextOut, counts_out, next_out
 from app.web.study_deps import StudyDep
@@ -150,7 +151,7 @@ def leech_card(
 def card_marks(card_id: str, session: SessionDep, learner: LearnerDep, now: NowDep) -> MarkOut:
     """The learner's own marks on the card."""
     if card_view(session, card_id) is None:
-        raise NotFound(f"no card '{card_id}'")
+        raise NotFound("card_not_found", card=card_id)
     return mark_out(marks.get_mark(session, learner=learner, card_id=card_id), now)
 
 
@@ -200,12 +201,8 @@ def marked(
 
 def _back(target: str | None, card_id: str, message: str) -> str:
     """`target` (a path on this site, else the card's page) with `msg` set to `message`."""
-    parsed = urlparse(target or "")
-    path = parsed.path
-    off_site = parsed.scheme or parsed.netloc or path.startswith(("//", "/\\"))
-    if off_site or not path.startswith("/"):
-        path, parsed = f"/cards/{card_id}", urlparse("")
-    query = "&".join(p for p in parsed.query.split("&") if p and not p.startswith("msg="))
+    path, _, query = safe_local_path(target, f"/cards/{card_id}").partition("?")
+    query = "&".join(p for p in query.split("&") if p and not p.startswith("msg="))
     return f"{path}?{query + '&' if query else ''}{urlencode({'msg': message})}"
 
 

@@ -23,7 +23,7 @@ def media(
     try:
         image = load(settings.content_dir, resolve(path, ""))
     except ImageError:
-        raise NotFound("no such image") from None
+        raise NotFound("image_not_found") from None
     headers = {"Cache-Control": IMMUTABLE if v == image.sha else REVALIDATE}
     if image.media_type == "image/svg+xml":
         headers["Content-Security-Policy"] = _SVG_POLICY

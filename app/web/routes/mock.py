@@ -310,7 +310,7 @@ def mock_answer(
             phase="answer",
             t0=start,
             t1=end,
-            error=str(exc),
+            error=say(exc, language(request)),
             form=form,
             status_code=409,
         )

@@ -1,7 +1,6 @@
 """Browsing pages: home, decks, cards, topics, search and language (settings: routes/settings)."""
 
 from typing import Annotated, Literal
-from urllib.parse import urlparse
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import RedirectResponse
@@ -16,6 +15,7 @@ from app.study.cardview import card_view
 from app.study.marks import get_mark
 from app.web.deps import FiltersDep, LearnerDep, NowDep, SessionDep
 from app.web.i18n import COOKIE, LANGUAGES, language, say
+from app.web.redirects import back
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
@@ -42,7 +42,7 @@ def deck(
 ) -> Response:
     found = catalog.get_deck(session, slug)
     if found is None:
-        raise NotFound(f"no deck '{slug}'")
+        raise NotFound("deck_not_found", deck=slug)
     page = catalog.deck_page(session, deck=found, learner=learner, now=now)
     return render(request, "deck.html", {"page": page, "deck": found})
 
@@ -58,7 +58,7 @@ def card(
 ) -> Response:
     view = card_view(session, card_id)
     if view is None:
-        raise NotFound(f"no card '{card_id}'")
+        raise NotFound("card_not_found", card=card_id)
     state = card_state(session, learner=learner, card_id=card_id)
     mark = get_mark(session, learner=learner, card_id=card_id)
     context = {"card": view, "state": state, "mark": mark, "now": now, "message": msg}
@@ -83,7 +83,7 @@ def topic_by_title(
 def topic(request: Request, slug: str, session: SessionDep) -> Response:
     found = catalog.get_topic(session, slug)
     if found is None:
-        raise NotFound(f"no topic '{slug}'")
+        raise NotFound("topic_not_found", topic=slug)
     cards = catalog.topic_cards(session, slug)
     return render(request, "topic.html", {"topic": found, "cards": cards})
 
@@ -109,20 +109,10 @@ def search(
 
 @public.get("/lang/{code}")
 def switch_language(request: Request, code: str) -> Response:
-    response = RedirectResponse(local_path(request.headers.get("referer")), status_code=303)
+    response = RedirectResponse(back(request), status_code=303)
     if code in LANGUAGES:
         response.set_cookie(COOKIE, code, max_age=365 * 86400, samesite="lax", httponly=True)
     return response
-
-
-def local_path(url: str | None) -> str:
-    """The path and query of `url`, or "/" when they could lead a browser off this site."""
-    parsed = urlparse(url or "/")
-    path = parsed.path or "/"
-    # "//host/x" and "/\\host/x" are protocol-relative to browsers: an open redirect.
-    if not path.startswith("/") or path.startswith(("//", "/\\")):
-        return "/"
-    return path + (f"?{parsed.query}" if parsed.query else "")
 
 
 def _q(text: str) -> str:

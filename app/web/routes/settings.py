@@ -11,13 +11,13 @@ from starlette.responses import Response
 
 from app.accounts import learners
 from app.accounts.settings import LearnerSettings
-from app.errors import StudyError
+from app.errors import AppError
 from app.infra.models import Learner
 from app.scheduling.optimize import optimization_status, reset_parameters, start_optimize
 from app.scheduling.simulate import DAYS, learner_workload
 from app.web.deps import LearnerDep, NowDep, SessionDep
-from app.web.i18n import language, translator
-from app.web.routes.pages import local_path
+from app.web.i18n import language, say, translator
+from app.web.redirects import back
 from app.web.svg_workload import workload_chart
 from app.web.templating import render
 
@@ -92,8 +92,9 @@ def save_settings(
     }
     try:
         chosen = LearnerSettings.parse(kept | {k: v for k, v in form.items() if v is not None})
-    except StudyError as exc:
-        return settings_response(request, session, learner, status_code=400, error=str(exc))
+    except AppError as exc:
+        error = say(exc, language(request))
+        return settings_response(request, session, learner, status_code=400, error=error)
     learners.update_settings(session, learner=learner, settings=chosen)
     return RedirectResponse("/settings?saved=1", status_code=303)
 
@@ -107,7 +108,7 @@ def choose_timezone(
 ) -> Response:
     """The first visit's offer: the browser's zone, or keep the current one."""
     learners.choose_zone(session, learner=learner, timezone=timezone)
-    return RedirectResponse(local_path(request.headers.get("referer")), status_code=303)
+    return RedirectResponse(back(request), status_code=303)
 
 
 @router.post("/settings/optimize")

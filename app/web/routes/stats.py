@@ -32,7 +32,7 @@ def _scope(session: Session, slug: str | None) -> Deck | None:
         return None
     deck = catalog.get_deck(session, slug)
     if deck is None:
-        raise NotFound(f"no deck '{slug}'")
+        raise NotFound("deck_not_found", deck=slug)
     return deck
 
 
