@@ -5,8 +5,9 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from app.scheduling import Spread, fuzz_range, schedule, spread_interval
+from app.scheduling import schedule
 from app.scheduling.cardstate import CardStateValue, State
+from app.scheduling.schedule import Spread, fuzz_range, spread_interval
 
 NOW = datetime(2025, 3, 3, 9, 0, tzinfo=UTC)  # a Monday
 TODAY = date(2025, 3, 3)
