@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
+from refusals import raised_keys
 
 from app.content.imports import SOURCES
 from app.scheduling.cardstate import Queue
@@ -68,6 +69,8 @@ DYNAMIC: dict[str, Iterable[str]] = {
     ),
     # templates/search.html: a hit's kind (app/search/query.py).
     "search.": ("card", "topic"),
+    # app/errors.py: a refusal's message is `error.<code>` (tests/refusals.py finds the codes).
+    "error.": {key.removeprefix("error.") for key in raised_keys() if key.startswith("error.")},
     # templates/import.html: who ran the import.
     "import.source_": SOURCES,
 }

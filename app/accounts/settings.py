@@ -115,8 +115,9 @@ def _problem(error: ErrorDetails, values: Mapping[str, object]) -> Invalid:
     if name == "timezone":
         return Invalid("unknown_time_zone", zone=str(values.get("timezone", "")).strip())
     if name == "easy_days":
-        too_many = kind == "value_error"
-        return Invalid("easy_days_too_many" if too_many else "easy_days_weekdays")
+        if kind == "value_error":
+            return Invalid("easy_days_too_many")
+        return Invalid("easy_days_weekdays")
     if name == "leech_action":
         return Invalid("leech_action_invalid")
     if kind in ("greater_than_equal", "less_than_equal") and (bounds := _bounds(name)):

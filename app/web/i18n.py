@@ -126,6 +126,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "queue.learning": ("学习中", "Learning"),
     "queue.review": ("复习", "Review"),
     "queue.relearning": ("重学", "Relearning"),
+    "queue.practice": ("练习", "Practice"),
     "study.title": ("学习", "Study"),
     "study.show": ("显示答案", "Show answer"),
     "study.show_hint": ("空格 / 回车", "Space / Enter"),

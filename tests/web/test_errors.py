@@ -4,26 +4,19 @@ Also the one rule for where a browser may be sent back to (`safe_local_path`) an
 JSON (`wants_json`).
 """
 
-import ast
-from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from refusals import error_classes, raised_keys
 from starlette.requests import Request
 
 from app.config import Settings
-from app.errors import AppError, NotFound
+from app.errors import NotFound
 from app.main import create_app
-from app.web.errors import HTTP_CODES, wants_json
+from app.web.errors import wants_json
 from app.web.i18n import STRINGS, say
 from app.web.redirects import safe_local_path
 from app.web.strings_errors import REFUSAL_STRINGS
-
-APP = Path(__file__).resolve().parents[2] / "app"
-# Classes whose first argument is a reason whose message lives under another prefix.
-REASON_PREFIXES = {"BadParameters": "params.", "FitRefused": "fit."}
-# Classes with one code whose first argument is the detail of the message.
-ONE_KEY = {"BackupError": "error.backup_invalid"}
 
 
 def test_a_json_refusal_carries_its_code_beside_the_message(client):
@@ -178,45 +171,8 @@ def test_str_is_the_english_wording():
     assert say(error, "zh") == "没有卡片 “q1”。"
 
 
-def _error_classes() -> dict[str, type]:
-    def subclasses(cls: type) -> list[type]:
-        return [cls, *(c for sub in cls.__subclasses__() for c in subclasses(sub))]
-
-    import app.main  # noqa: F401  (every module that defines an error class)
-
-    return {cls.__name__: cls for cls in subclasses(AppError)}
-
-
-def _raised_keys() -> set[str]:
-    """The message key of every refusal made with a literal code in app/."""
-    classes = _error_classes()
-    # Starlette's own refusals, by status.
-    keys = {f"error.{code}" for code in (*HTTP_CODES.values(), "http")}
-    for path in APP.rglob("*.py"):
-        for call in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if not isinstance(call, ast.Call):
-                continue
-            name = getattr(call.func, "id", getattr(call.func, "attr", ""))
-            code = next((k.value for k in call.keywords if k.arg == "code"), None)
-            if name == "owned" and isinstance(code, ast.Constant):
-                keys.add(f"error.{code.value}")  # owned(..., code=): its NotFound
-            first = call.args[0] if call.args else None
-            if name not in classes or not isinstance(first, ast.Constant):
-                continue
-            key = next((k.value for k in call.keywords if k.arg == "key"), None)
-            if isinstance(key, ast.Constant):
-                keys.add(key.value)
-            elif name in ONE_KEY:
-                keys.add(ONE_KEY[name])
-            elif name in REASON_PREFIXES:
-                keys.add(REASON_PREFIXES[name] + first.value)
-            elif key is None:
-                keys.add(f"error.{first.value}")
-    return keys
-
-
 def test_every_refusal_is_worded_in_both_languages_and_every_wording_is_used():
-    keys = _raised_keys()
+    keys = raised_keys()
     assert len(keys) > 70, "the scan finds the app's refusals"
     missing = sorted(key for key in keys if key not in STRINGS)
     assert missing == []
@@ -227,6 +183,6 @@ def test_every_refusal_is_worded_in_both_languages_and_every_wording_is_used():
 
 
 def test_every_error_class_has_a_status():
-    found = _error_classes().values()
+    found = error_classes().values()
     assert len(found) > 10
     assert all(400 <= c.status < 600 for c in found)
