@@ -299,9 +299,7 @@ def _general(outline: Outline, house: bool) -> Recognised:
         if heading is title:
             continue
         kind = kinds[heading.index]
-        if kind == "labelled":
-            found.not_taken.append(NotTaken(heading.line, heading.text, "inside-answer"))
-        elif _inside_card(heading, kinds):
+        if kind == "labelled" or _inside_card(heading, kinds):
             found.not_taken.append(NotTaken(heading.line, heading.text, "inside-answer"))
         elif kind == "card":
             cards.append((heading, _answer_stop(heading, kinds)))
