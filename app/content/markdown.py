@@ -124,7 +124,7 @@ def _render_raw(self: Any, tokens: list[Token], idx: int, options: Any, env: Any
 
 
 def _mapped(rule: Any) -> Any:
-    """`rule` (a block rule) giving the tokens it makes the lines they span, as markdown-it's own do."""
+    """Block `rule`, with the lines they span on the tokens it makes, as markdown-it's own rules."""
 
     def rule_with_map(state: StateBlock, start: int, end: int, silent: bool) -> bool:
         count = len(state.tokens)

@@ -3,7 +3,8 @@
 from dataclasses import dataclass
 
 from app.content.errors import ContentError
-from app.content.parse import normalise_title, note_stem
+from app.content.frontmatter import normalise_title
+from app.content.parse import note_stem
 
 
 @dataclass(frozen=True)
