@@ -96,7 +96,7 @@ def _render_text_special(self: Any, tokens: list[Token], idx: int, options: Any,
 
 def _render_link_open(self: Any, tokens: list[Token], idx: int, options: Any, env: Any) -> str:
     token = tokens[idx]
-    href = token.attrGet("href") or ""
+    href = str(token.attrGet("href") or "")
     if href.startswith(("http://", "https://")):
         token.attrSet("rel", "noopener noreferrer")
     return str(self.renderToken(tokens, idx, options, env))

@@ -76,9 +76,9 @@ def recognise_region(outline: Outline, start: int, end: int, section: str) -> Re
                 current = None
             elif current is not None:
                 current.body += answer
-            elif out.intro and (question := _last_paragraph(out.intro)):
+            elif out.intro and (last := _last_paragraph(out.intro)):
                 # "1. What is X?" then <details><summary>Answer</summary>…
-                index, asked = question
+                index, asked = last
                 out.intro = [(i, t) for i, t in out.intro if i < index]
                 text, _ = question_text(_strip_marker(asked))
                 out.cards.append(Found(text, index, None, answer, section, "details"))
@@ -142,10 +142,10 @@ def recognise_region(outline: Outline, start: int, end: int, section: str) -> Re
                 text = lines[index]
                 if match := Q_PREFIX.match(_unbold(text)[0]):
                     question, explicit = _split_id(match.group(1))
-                    rest = _unbold(text)[1]
+                    after = _unbold(text)[1]
                     current = open_card(question, index, "qa-lines", explicit)
-                    if rest:
-                        current.body.append((index, rest))
+                    if after:
+                        current.body.append((index, after))
                     continue
                 if index in openers:
                     current = open_card(_opener_question(text), index, "numbered-line")

@@ -53,8 +53,9 @@ def number_cards(session: Session) -> None:
         ).all()
     )
     for deck in session.exec(select(Deck)):
-        if deck.card_count != active.get(deck.id, 0):
-            deck.card_count = active.get(deck.id, 0)
+        count = active.get(deck.id, 0) if deck.id is not None else 0
+        if deck.card_count != count:
+            deck.card_count = count
             session.add(deck)
 
 
@@ -141,7 +142,7 @@ def _write_followups(session: Session, items: list[CompiledCard]) -> None:
     ]
     for chunk in chunks([item.card.id for item in items]):
         session.exec(delete(Followup).where(col(Followup.card_id).in_(chunk)))
-    for chunk in chunks([row["id"] for row in rows]):
+    for chunk in chunks([str(row["id"]) for row in rows]):
         session.exec(delete(Followup).where(col(Followup.id).in_(chunk)))
     if rows:
         session.exec(insert(Followup), params=rows)
