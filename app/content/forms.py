@@ -70,11 +70,12 @@ def section_groups(tokens: list[Token]) -> dict[str, str]:
     groups: dict[str, list[str]] = {"body": [], "extra": [], "reading": []}
     group = "body"
     for index, token in enumerate(tokens):
+        before = tokens[index - 1] if index else None
         if token.type == "heading_open" and token.tag == "h2":
             heading = _block_text(tokens[index + 1])
             group = section_group(heading)
-            groups["body"].append(heading)
-        elif not (index and tokens[index - 1].type == "heading_open" and token.type == "inline"):
+            groups["body"].append(heading)  # a heading is the topic's own words
+        elif not (before and before.type == "heading_open" and before.tag == "h2"):
             groups[group].append(_block_text(token))
     return {name: _clean(parts) for name, parts in groups.items()}
 

@@ -231,12 +231,12 @@ def test_folding_and_plain_text() -> None:
     assert fold("ＧＥＭＭ École ﬁ") == "gemm école fi"
     assert readable_math(r"I=\frac{\text{FLOPs}}{\text{Bytes}}") == "I=FLOPs/Bytes"
     assert readable_math(r"\min(\pi, \beta I)") == "min(π, βI)"
-    body = "intro $\\beta$\n\n## 易错点\n\ntrap\n\n## 延伸阅读\n\n- paper\n"
+    body = "intro $\\beta$\n\n## 易错点\n\n### 边界\n\ntrap\n\n## 延伸阅读\n\n- paper\n"
     groups = Renderer().render(body, path="t.md", line=1, errors=[], sections=True).groups
     fields = topic_fields(title="T", aliases=["alias"], summary="S", **groups)
     assert (fields.title, fields.body, fields.extra, fields.reading) == (
         "T · alias",
         "S intro β 易错点 延伸阅读",
-        "trap",
+        "边界 trap",
         "paper",
     )
