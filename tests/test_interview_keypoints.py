@@ -110,3 +110,9 @@ def test_the_fingerprint_changes_with_the_points():
 )
 def test_coverage_suggests_a_rating(said, total, overtime, rating):
     assert suggested_rating(said, total, overtime=overtime) == rating
+
+
+def test_an_image_on_its_own_is_a_point(key_points):
+    points = key_points("![the roofline](roofline.png)\n\nLeft is memory bound. Right is compute.")
+    assert len(points) == 3
+    assert "the roofline" in points[0] and points[1] == "Left is memory bound."

@@ -125,7 +125,12 @@ def _sentences(inline: Token) -> list[list[Token]]:
         pieces = _SENTENCE_END.split(token.content)
         sentences[-1].append(_text(pieces[0]))
         sentences.extend([_text(piece)] for piece in pieces[1:])
-    return [s for s in sentences if _inline_text(s).strip()]
+    # An image on its own is a point too: it is what the author shows.
+    return [s for s in sentences if _inline_text(s).strip() or any(_shown(t) for t in s)]
+
+
+def _shown(token: Token) -> bool:
+    return token.type not in ("text", "softbreak", "hardbreak")
 
 
 def _text(content: str) -> Token:
