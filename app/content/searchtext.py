@@ -7,6 +7,7 @@ Folding one character at a time keeps a map from folded positions back to the di
 which is what snippets highlight.
 """
 
+import logging
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -22,6 +23,9 @@ _SPACE = re.compile(r"\s+")
 _READING = ("延伸阅读", "接下来读", "继续读", "外部参考", "参考", "阅读", "reading", "references")
 _EXTRA = ("易错", "坑", "面试角度", "pitfall", "follow-up", "追问")
 _LATEX = LatexNodes2Text(math_mode="text", strict_latex_spaces=True)
+# pylatexenc logs what it cannot make of a formula (`\frac` without its arguments); KaTeX
+# reports the author's real problems with a line, so those complaints only add noise.
+logging.getLogger("pylatexenc").setLevel(logging.CRITICAL)
 
 
 def fold(text: str) -> str:
