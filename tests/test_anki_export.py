@@ -25,7 +25,6 @@ from app.config import Settings, get_settings
 from app.content.render import Renderer
 from app.content.sync import import_content
 from app.export.anki import FIELDS, MODEL, export_apkg, stable_id
-from app.export.tex import katex_to_tex
 from app.infra.bank import open_engine
 from app.main import create_app
 from app.study import NotFound, marks
@@ -246,11 +245,11 @@ def test_empty_bank_gives_an_empty_package(engine: Engine, tmp_path: Path) -> No
     assert export(engine, tmp_path).notes == {}
 
 
-# --- KaTeX HTML back to TeX ---------------------------------------------------------------
+# --- The Anki form, compiled at import -------------------------------------------------
 
 
-def rendered(markdown: str, *, inline: bool = False) -> str:
-    return Renderer().render(markdown, path="t.md", line=1, errors=[], inline=inline).html
+def anki_form(markdown: str, *, inline: bool = False) -> str:
+    return Renderer().render(markdown, path="t.md", line=1, errors=[], inline=inline).anki
 
 
 @pytest.mark.parametrize(
@@ -262,15 +261,14 @@ def rendered(markdown: str, *, inline: bool = False) -> str:
         ("$$\nE=mc^2\n$$", False, r"\[E=mc^2\]"),
         ("no math, just <b>text</b>", False, "<p>no math, just <b>text</b></p>\n"),
         ("$a$ and $$b$$", True, r"\(a\) and \[b\]"),
+        ("```math\nx^2\n```", False, r"\[x^2\]"),
+        ("\\(a\\) and\n\n\\[\nb\n\\]", False, "<p>\\(a\\) and</p>\n\\[b\\]"),
     ],
 )
-def test_katex_html_becomes_delimited_tex(markdown: str, inline: bool, expected: str) -> None:
-    assert katex_to_tex(rendered(markdown, inline=inline))[0] == expected
-
-
-def test_unrecognised_katex_markup_is_kept_as_is() -> None:
-    broken = '<p><span class="katex">no annotation</span> and <span class="katex">open</p>'
-    assert katex_to_tex(broken) == (broken, 0)
+def test_the_anki_form_has_formulas_as_delimited_tex(
+    markdown: str, inline: bool, expected: str
+) -> None:
+    assert anki_form(markdown, inline=inline) == expected
 
 
 # --- CLI and web --------------------------------------------------------------------------

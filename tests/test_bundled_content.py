@@ -8,9 +8,9 @@ import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, func, select
 
-from app.content.compile import TopicRef, resolve, topic_index
 from app.content.parse import Link, ParsedDeck, ParsedTopic, parse_deck, parse_topic
 from app.content.sync import check_content, import_content
+from app.content.topicindex import TopicRef, resolve, topic_index
 from app.infra.models import Card, CardState, Followup, Learner, ReviewLog
 
 pytestmark = pytest.mark.storage

@@ -67,11 +67,5 @@ def test_the_graph_sees_the_study_package() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
-# The one cycle left, inside the content pipeline: followups.py takes render's markdown-it
-# instance through a function-level import while render imports parse and parse imports
-# followups. It goes when follow-ups come from the one parse; then this list is empty.
-KNOWN = [["app.content.followups", "app.content.parse", "app.content.render"]]
-
-
 def test_app_has_no_import_cycle() -> None:
-    assert cycles(import_graph()) == KNOWN
+    assert cycles(import_graph()) == []

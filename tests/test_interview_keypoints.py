@@ -1,15 +1,17 @@
-"""Key points from rendered answers: list items, sentences, and the author's own list."""
+"""Key points compiled from answers: list items, sentences, and the author's own list."""
 
 import pytest
 
 from app.content.render import Renderer
-from app.interview.keypoints import key_points, points_key, suggested_rating
+from app.interview.keypoints import points_key, suggested_rating
 
 
 @pytest.fixture(scope="module")
-def render():
+def key_points():
     renderer = Renderer()
-    return lambda markdown: renderer.render(markdown, path="t.md", line=1, errors=[]).html
+    return lambda markdown, breaks=False: (
+        renderer.render(markdown, path="t.md", line=1, errors=[], points=True, breaks=breaks).points
+    )
 
 
 CASES = [
@@ -56,22 +58,36 @@ CASES = [
 
 
 @pytest.mark.parametrize(("title", "markdown", "expected"), CASES, ids=[c[0] for c in CASES])
-def test_key_points(render, title, markdown, expected):
-    assert key_points(render(markdown)) == expected
+def test_key_points(key_points, title, markdown, expected):
+    assert key_points(markdown) == expected
 
 
-def test_a_formula_stays_whole_inside_its_point(render):
-    points = key_points(render("Intensity is $I = F / B$. It decides the side.\n\n$$x^2$$\n"))
+def test_a_formula_stays_whole_inside_its_point(key_points):
+    points = key_points("Intensity is $I = F / B$. It decides the side.\n\n$$x^2$$\n")
     assert len(points) == 2
     assert 'class="katex"' in points[0] and points[0].endswith("</span>.")
     assert 'class="katex"' in points[1]  # a display formula belongs to the point before it
 
 
-def test_a_display_formula_keeps_its_class_and_so_scrolls_on_a_phone(render):
-    html = render("The limits:\n\n$$\n\\begin{aligned} a &= 1 \\\\ b &= 2 \\end{aligned}\n$$\n")
-    (point,) = key_points(html)
+def test_a_display_formula_keeps_its_class_and_so_scrolls_on_a_phone(key_points):
+    (point,) = key_points(
+        "The limits:\n\n$$\n\\begin{aligned} a &= 1 \\\\ b &= 2 \\end{aligned}\n$$\n"
+    )
     assert point.startswith("The limits:")
     assert point.startswith('The limits:<span class="katex-display"><span class="katex">')
+
+
+def test_a_line_break_after_a_full_stop_ends_a_point(key_points):
+    points = key_points("First we load the tile.\nThen we reuse it.", breaks=True)
+    assert points == ["First we load the tile.", "Then we reuse it."]
+
+
+def test_a_formula_or_link_is_never_cut_and_nested_lists_stay_in_their_item(key_points):
+    points = key_points("- Outer point $a. b$ here\n  - inner one\n- [Next. Link](x) item")
+    assert len(points) == 2
+    assert points[0].startswith('Outer point <span class="katex">')
+    assert "<li>inner one</li>" in points[0]
+    assert points[1] == '<a href="x">Next. Link</a> item'
 
 
 def test_the_fingerprint_changes_with_the_points():
@@ -94,3 +110,9 @@ def test_the_fingerprint_changes_with_the_points():
 )
 def test_coverage_suggests_a_rating(said, total, overtime, rating):
     assert suggested_rating(said, total, overtime=overtime) == rating
+
+
+def test_an_image_on_its_own_is_a_point(key_points):
+    points = key_points("![the roofline](roofline.png)\n\nLeft is memory bound. Right is compute.")
+    assert len(points) == 3
+    assert "the roofline" in points[0] and points[1] == "Left is memory bound."

@@ -7,7 +7,7 @@ import pytest
 from markdown_it.utils import read_fixture_file
 
 from app.content.errors import ContentError, ContentWarning
-from app.content.render import Renderer, strip_tags
+from app.content.render import Renderer
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -112,11 +112,28 @@ def test_formulas_are_rendered_once_per_distinct_formula() -> None:
 
 def test_plain_text_and_wikilinks() -> None:
     out = Renderer().render(
-        "强度$I$很低，见 [[FlashAttention]] 和 `code`", path="p", line=1, errors=[]
+        "强度$\\beta I$很低，见 [[FlashAttention]] 和 `code`", path="p", line=1, errors=[]
     )
     assert out.wikilinks == ["FlashAttention"]
-    assert " ".join(out.text.split()) == "强度 I 很低，见 FlashAttention 和 code"
-    assert "katex" not in strip_tags(out.html)
+    # The formula as readable text, from its TeX: the text never holds KaTeX's markup.
+    assert out.text == "强度 βI 很低，见 FlashAttention 和 code"
+
+
+def test_plain_text_keeps_blocks_apart_and_drops_markup() -> None:
+    text = "a **b**c  \nd\n\n- x &amp; y\n\n```\nz\n```\n\n$$\n\\frac{a}{b}\n$$\n"
+    out = Renderer().render(text, path="p", line=1, errors=[])
+    assert out.text == "a bc d x & y z a/b"
+
+
+def test_the_anki_form_has_each_formula_as_tex_between_mathjax_delimiters() -> None:
+    out = Renderer().render(
+        "Inline $a<b$ and\n\n$$\nx^2\n$$\n\nbad $\\frac$", path="p", line=1, errors=[]
+    )
+    assert "\\(a&lt;b\\)" in out.anki
+    assert "\\[x^2\\]" in out.anki
+    assert "katex" not in out.anki
+    assert '<code class="math-error"' in out.anki  # shown as its source, as on the page
+    assert out.formulas == 2
 
 
 def test_inline_rendering_for_questions_has_no_paragraph() -> None:

@@ -85,3 +85,18 @@ def test_every_highlighting_class_has_a_light_and_dark_colour() -> None:
     assert variables
     for variable in variables:
         assert css.count(f"{variable}:") == 2, f"{variable} needs a light and a dark value"
+
+
+MATH_LINES = read_fixture_file(FIXTURES / "math_error_lines.md")
+
+
+@pytest.mark.parametrize(
+    ("line", "title", "text", "expected"), MATH_LINES, ids=[c[1] for c in MATH_LINES]
+)
+def test_math_problems_are_reported_at_their_line(
+    line: int, title: str, text: str, expected: str
+) -> None:
+    errors: list[ContentError] = []
+    Renderer().render(text, path="decks/case.md", line=1, errors=errors)
+    found = [f"{e.line}: {e.message if isinstance(e, ContentWarning) else 'KaTeX'}" for e in errors]
+    assert found == expected.splitlines()

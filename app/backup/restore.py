@@ -207,7 +207,7 @@ def _restore_placeholders(
                 question=question,
                 question_html=html.escape(question),
                 answer_html="",
-                search_text=question,
+                question_text=question,
                 retired=True,
             )
         )

@@ -1,9 +1,10 @@
 """Parse and render sources into ready-to-store data, and validate the bank as a whole."""
 
+import hashlib
 import logging
 import multiprocessing
 import os
-from collections import defaultdict, deque
+from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -18,12 +19,9 @@ from app.content.parse import (
     ParsedCard,
     ParsedDeck,
     ParsedTopic,
-    normalise_title,
-    note_stem,
     parse_note,
 )
-from app.content.render import FormulaKey, Renderer
-from app.content.searchtext import SearchFields, card_fields
+from app.content.render import FormulaKey, Rendered, Renderer
 from app.content.source import SourceText
 
 
@@ -34,22 +32,31 @@ class CompiledFollowup:
     line: int
     question_html: str
     answer_html: str
+    question_anki: str = ""
+    answer_anki: str = ""
 
 
 @dataclass
 class CompiledCard:
+    """A card in every form its readers need, all made from one parse of each block."""
+
     card: ParsedCard
     question_html: str
     answer_html: str
     followups_html: str
     pitfalls_html: str
-    answer_text: str
-    search_text: str
     fingerprint: str
     followups: list[CompiledFollowup] = field(default_factory=list)
-    # Made where the card is rendered: recovering readable math from the HTML is as dear as
-    # rendering it, and the import's own process would do it for every card, one at a time.
-    search: SearchFields | None = None
+    # Plain text for search, formulas readable: the question, the answer, and the rest
+    # (follow-up questions and prose, pitfalls), which ranks below them.
+    question_text: str = ""
+    answer_text: str = ""
+    extra_text: str = ""
+    key_points: list[str] = field(default_factory=list)  # the answer's, as HTML fragments
+    # The Anki note's fields (formulas as TeX), the images they show and the formula count.
+    anki_fields: dict[str, str] = field(default_factory=dict)
+    anki_media: dict[str, str] = field(default_factory=dict)
+    formula_count: int = 0
 
 
 @dataclass
@@ -63,8 +70,9 @@ class CompiledDeck:
 class CompiledTopic:
     topic: ParsedTopic
     body_html: str
-    search_text: str
     wikilinks: list[tuple[str, int]]
+    # The body's plain text by group (body, extra, reading), as its level-2 headings divide it.
+    text: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -269,51 +277,63 @@ def _collect(
     return compiled, _problems(problems)
 
 
+# Stored with every card's fingerprint: changing how cards compile rewrites each stored card.
+COMPILE_VERSION = "forms-1"
+
+
 def _compile_deck(deck: ParsedDeck, renderer: Renderer, errors: list[ContentError]) -> CompiledDeck:
-    def render(block: Block) -> tuple[str, str]:
-        result = renderer.render(
-            block.text, path=deck.path, line=block.line, errors=errors, breaks=deck.breaks
+    def render(block: Block, *, points: bool = False) -> Rendered:
+        return renderer.render(
+            block.text,
+            path=deck.path,
+            line=block.line,
+            errors=errors,
+            breaks=deck.breaks,
+            points=points,
         )
-        return result.html, result.text
 
     cards = []
     for card in deck.cards:
         question = renderer.render(
             card.question, path=deck.path, line=card.line, errors=errors, inline=True
         )
-        answer_html, answer_text = render(card.answer)
-        followups_html, followups_text = render(card.followups)
-        pitfalls_html, pitfalls_text = render(card.pitfalls)
-        questions, questions_text = _compile_followups(
+        answer = render(card.answer, points=True)
+        prose = render(card.followups)
+        pitfalls = render(card.pitfalls)
+        questions, rendered = _compile_followups(
             card, deck.path, renderer, errors, card_breaks=deck.breaks
         )
+        parts = [question, answer, prose, pitfalls, *rendered]
+        fingerprint = f"{COMPILE_VERSION}\x1e{card.fingerprint()}"
         cards.append(
             CompiledCard(
                 card=card,
                 question_html=question.html,
-                answer_html=answer_html,
-                followups_html=followups_html,
-                pitfalls_html=pitfalls_html,
-                answer_text=answer_text,
-                search_text="\n".join(
-                    (question.text, answer_text, followups_text, *questions_text, pitfalls_text)
-                ),
-                fingerprint=card.fingerprint(),
+                answer_html=answer.html,
+                followups_html=prose.html,
+                pitfalls_html=pitfalls.html,
+                fingerprint=hashlib.sha256(fingerprint.encode()).hexdigest(),
                 followups=questions,
-                search=card_fields(
-                    question=question.html,
-                    answer_html=answer_html,
-                    followups_html="".join(
-                        f"<p>{f.question_html}</p>{f.answer_html}" for f in questions
-                    )
-                    + followups_html,
-                    pitfalls_html=pitfalls_html,
-                    reading=" · ".join(link.title for link in card.links),
-                ),
+                question_text=question.text,
+                answer_text=answer.text,
+                # The follow-up questions rank with the follow-ups' prose.
+                extra_text=_joined([*(r.text for r in rendered), prose.text, pitfalls.text]),
+                key_points=answer.points,
+                anki_fields={
+                    "question": question.anki,
+                    "answer": answer.anki,
+                    "followups": prose.anki,
+                    "pitfalls": pitfalls.anki,
+                },
+                anki_media={name: path for part in parts for name, path in part.media.items()},
+                formula_count=sum(part.formulas for part in parts),
             )
         )
-    intro_html, _ = render(deck.intro)
-    return CompiledDeck(deck, intro_html, cards)
+    return CompiledDeck(deck, render(deck.intro).html, cards)
+
+
+def _joined(texts: list[str]) -> str:
+    return " ".join(text for text in texts if text)
 
 
 def _compile_followups(
@@ -323,8 +343,8 @@ def _compile_followups(
     errors: list[ContentError],
     *,
     card_breaks: bool,
-) -> tuple[list[CompiledFollowup], list[str]]:
-    compiled, texts = [], []
+) -> tuple[list[CompiledFollowup], list[Rendered]]:
+    compiled, rendered = [], []
     for item in card.questions:
         question = renderer.render(
             item.question, path=path, line=item.line, errors=errors, inline=True
@@ -333,102 +353,34 @@ def _compile_followups(
             item.answer, path=path, line=item.answer_line, errors=errors, breaks=card_breaks
         )
         compiled.append(
-            CompiledFollowup(item.id, item.position, item.line, question.html, answer.html)
+            CompiledFollowup(
+                item.id,
+                item.position,
+                item.line,
+                question.html,
+                answer.html,
+                question_anki=question.anki,
+                answer_anki=answer.anki,
+            )
         )
-        texts += [question.text, answer.text]
-    return compiled, texts
+        rendered += [question, answer]
+    return compiled, rendered
 
 
 def _compile_topic(
     topic: ParsedTopic, renderer: Renderer, errors: list[ContentError]
 ) -> CompiledTopic:
     body = renderer.render(
-        topic.body.text, path=topic.path, line=topic.body.line, errors=errors, breaks=topic.breaks
+        topic.body.text,
+        path=topic.path,
+        line=topic.body.line,
+        errors=errors,
+        breaks=topic.breaks,
+        sections=True,
     )
     return CompiledTopic(
         topic=topic,
         body_html=body.html,
-        search_text="\n".join((topic.title, " ".join(topic.aliases), topic.summary, body.text)),
         wikilinks=[(title, topic.body.line) for title in body.wikilinks],
+        text=body.groups,
     )
-
-
-@dataclass(frozen=True)
-class TopicRef:
-    slug: str
-    title: str
-    aliases: tuple[str, ...]
-    path: str
-
-
-@dataclass(frozen=True)
-class CardRef:
-    id: str
-    path: str
-    line: int
-
-
-def topic_index(topics: list[TopicRef]) -> tuple[dict[str, str], list[ContentError]]:
-    """Map every normalised title, alias and slug to its topic slug; report clashes."""
-    index: dict[str, str] = {}
-    errors: list[ContentError] = []
-    seen_slugs: dict[str, str] = {}
-    for topic in topics:
-        if topic.slug in seen_slugs:
-            errors.append(
-                ContentError(
-                    topic.path,
-                    1,
-                    f"topic slug '{topic.slug}' is also used by {seen_slugs[topic.slug]}",
-                )
-            )
-            continue
-        seen_slugs[topic.slug] = topic.path
-    for topic in topics:
-        # A note is linked by its file name too (`[[name]]`, `[x](name.md)`), as Obsidian does.
-        for name in dict.fromkeys((topic.slug, topic.title, *topic.aliases, note_stem(topic.path))):
-            key = normalise_title(name)
-            other = index.get(key)
-            if other is not None and other != topic.slug:
-                message = f"title or alias '{name}' also names topic '{other}'"
-                errors.append(ContentError(topic.path, 1, message))
-                continue
-            index[key] = topic.slug
-    return index, errors
-
-
-def duplicate_card_errors(cards: list[CardRef], kind: str = "card") -> list[ContentError]:
-    """Report every id used twice; `kind` names what the ids are of (card, follow-up)."""
-    by_id: dict[str, list[CardRef]] = defaultdict(list)
-    for ref in cards:
-        by_id[ref.id].append(ref)
-    errors = []
-    for card_id, refs in by_id.items():
-        if len(refs) < 2:
-            continue
-        first = refs[0]
-        for ref in refs[1:]:
-            errors.append(
-                ContentError(
-                    ref.path,
-                    ref.line,
-                    f"duplicate {kind} id '{card_id}' (also at {first.path}:{first.line}); "
-                    "give one of them an explicit {#id}",
-                )
-            )
-    return errors
-
-
-def duplicate_deck_errors(decks: list[ParsedDeck]) -> list[ContentError]:
-    seen: dict[str, str] = {}
-    errors = []
-    for deck in decks:
-        if deck.slug in seen:
-            message = f"deck slug '{deck.slug}' is also used by {seen[deck.slug]}"
-            errors.append(ContentError(deck.path, 1, message))
-        seen.setdefault(deck.slug, deck.path)
-    return errors
-
-
-def resolve(target: str, index: dict[str, str]) -> str | None:
-    return index.get(normalise_title(target))

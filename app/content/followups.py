@@ -14,6 +14,7 @@ from functools import cache
 from markdown_it import MarkdownIt
 
 from app.content.errors import ContentError
+from app.content.markdown import build_markdown
 
 _CANDIDATE = re.compile(r"^[ ]{0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+(?:追问|Q)[ \t]*[:：]", re.MULTILINE)
 _ITEM_MARKER = re.compile(r"^[ ]{0,3}(?:[-*+]|\d{1,9}[.)])(?:[ ]{1,4}|\t|$)")
@@ -36,9 +37,7 @@ class ParsedFollowup:
 
 @cache
 def _structure() -> MarkdownIt:
-    # Imported here: render.py builds the one configuration, with math and fences as it sees them.
-    from app.content.render import build_markdown
-
+    # The one configuration, so that math and fences are seen here as the renderer sees them.
     return build_markdown()
 
 

@@ -8,25 +8,25 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
-import yaml
-
 from app.content.errors import ContentError
 from app.content.followups import ParsedFollowup, split_followups
+from app.content.frontmatter import (
+    BLOCKS,
+    VALID_ID,
+    check_slug,
+    label_key,
+    label_table,
+    meta_list,
+    meta_str,
+    normalise_title,
+    split_front_matter,
+)
 from app.content.outline import Outline, build_outline
-from app.content.recognise import Found, NotTaken, Recognised, recognise
-
-BLOCKS = ("answer", "followups", "pitfalls", "reading")
-
-BUILTIN_LABELS: dict[str, tuple[str, ...]] = {
-    "answer": ("面试回答", "回答", "答案", "答", "a", "answer", "interview answer"),
-    "followups": ("追问展开", "追问", "follow-up", "follow-ups", "follow up", "follow ups"),
-    "pitfalls": ("易错点/边界", "易错点", "边界", "pitfalls", "pitfalls/edge cases", "edge cases"),
-    "reading": ("继续读", "延伸阅读", "continue reading", "further reading", "see also"),
-}
+from app.content.recognise import recognise
+from app.content.wording import Found, NotTaken, Recognised
 
 NOTE_SUFFIXES = (".md", ".markdown", ".txt")
 
-_VALID_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _LABEL = re.compile(r"^\*\*(.+?)\*\*[ \t]*[。.:：]?[ \t]*(.*)$")
 # A label without bold ("面试回答。 …", "Answer: …") must end in punctuation.
 _PLAIN_LABEL = re.compile(r"^([^\s*#>|`$-][^。.:：*]{0,15}?)[ \t]*([。.:：])[ \t]*(.*)$")
@@ -36,9 +36,6 @@ _WIKILINK = re.compile(r"^!?\[\[(.+?)\]\]$")
 _MDLINK = re.compile(r"^\[(.+?)\]\((\S+?)\)$")
 _URL = re.compile(r"^https?://\S+$")
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
-# Line breaks as Markdown (and editors) count them; str.splitlines() also splits on \x0c,
-# \x85, U+2028 and others, which would shift every reported line after one of them.
-_NEWLINE = re.compile(r"\r\n?|\n")
 
 
 @dataclass
@@ -116,11 +113,6 @@ class ParsedTopic:
     breaks: bool = False
 
 
-def normalise_title(text: str) -> str:
-    """Key used to match titles: NFKC, case-folded, whitespace collapsed."""
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
-
-
 def derived_card_id(question: str) -> str:
     key = normalise_title(question).rstrip("?？ ")
     return "q-" + hashlib.sha1(key.encode()).hexdigest()[:12]
@@ -135,100 +127,6 @@ def slug_from_path(path: str) -> str:
         return slug
     digest = hashlib.sha1(path.encode()).hexdigest()[:8]
     return f"{slug}-{digest}" if slug else f"n-{digest}"
-
-
-def _label_key(text: str) -> str:
-    text = normalise_title(text).rstrip("。.:：")
-    return re.sub(r"\s*/\s*", "/", text).strip()
-
-
-def split_front_matter(
-    path: str, text: str, errors: list[ContentError]
-) -> tuple[dict[str, Any], list[str], int]:
-    """Return (meta, body lines, 1-based line number of the first body line)."""
-    lines = _NEWLINE.split(text)
-    if lines[-1] == "":
-        lines.pop()
-    if not lines or lines[0].strip() != "---":
-        return {}, lines, 1
-    for end in range(1, len(lines)):
-        if lines[end].strip() in ("---", "..."):
-            break
-    else:
-        # Read as a horizontal rule and text, so that nothing in the note is lost.
-        errors.append(ContentError(path, 1, "front matter starts with '---' but never ends"))
-        return {}, lines, 1
-    raw = "\n".join(lines[1:end])
-    try:
-        meta = yaml.safe_load(raw) or {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = 2 + (mark.line if mark else 0)
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        errors.append(ContentError(path, line, f"invalid YAML in front matter: {problem}"))
-        meta = {}
-    if not isinstance(meta, dict):
-        errors.append(ContentError(path, 2, "front matter must be a mapping of keys to values"))
-        meta = {}
-    return meta, lines[end + 1 :], end + 2
-
-
-def _meta_str(meta: dict[str, Any], key: str, path: str, errors: list[ContentError]) -> str:
-    value = meta.get(key, "")
-    if value is None:
-        return ""
-    if not isinstance(value, str | int | float):
-        errors.append(ContentError(path, 1, f"front matter '{key}' must be text"))
-        return ""
-    return str(value).strip()
-
-
-def _meta_list(meta: dict[str, Any], key: str, path: str, errors: list[ContentError]) -> list[str]:
-    value = meta.get(key) or []
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list) or not all(isinstance(v, str | int | float) for v in value):
-        errors.append(ContentError(path, 1, f"front matter '{key}' must be a list of text"))
-        return []
-    return [str(v).strip() for v in value if str(v).strip()]
-
-
-def _label_table(meta: dict[str, Any], path: str, errors: list[ContentError]) -> dict[str, str]:
-    table = {
-        _label_key(alias): block for block, aliases in BUILTIN_LABELS.items() for alias in aliases
-    }
-    extra = meta.get("labels") or {}
-    if not isinstance(extra, dict):
-        errors.append(
-            ContentError(path, 1, "front matter 'labels' must map block names to aliases")
-        )
-        return table
-    for block, aliases in extra.items():
-        if block not in BLOCKS:
-            errors.append(
-                ContentError(
-                    path, 1, f"unknown label block '{block}' (expected one of {', '.join(BLOCKS)})"
-                )
-            )
-            continue
-        if isinstance(aliases, str | int | float):
-            aliases = [aliases]
-        if not isinstance(aliases, list | None) or not all(
-            isinstance(alias, str | int | float) for alias in aliases or []
-        ):
-            message = f"front matter 'labels.{block}' must be a list of text"
-            errors.append(ContentError(path, 1, message))
-            continue
-        for alias in aliases or []:
-            table[_label_key(str(alias))] = block
-    return table
-
-
-def _check_slug(slug: str, path: str, errors: list[ContentError]) -> None:
-    if not _VALID_ID.match(slug):
-        errors.append(
-            ContentError(path, 1, f"slug '{slug}' may only use letters, digits, '-', '_' and '.'")
-        )
 
 
 def parse_links(block: Block, path: str, errors: list[ContentError]) -> list[Link]:
@@ -302,12 +200,12 @@ def _label(line: str, labels: dict[str, str], current: str) -> tuple[str, str] |
     in running text is prose.
     """
     match = _LABEL.match(line)
-    if match and (block := labels.get(_label_key(match.group(1)))):
+    if match and (block := labels.get(label_key(match.group(1)))):
         return block, match.group(2)
     match = _PLAIN_LABEL.match(line)
     if not match:
         return None
-    block = labels.get(_label_key(match.group(1)))
+    block = labels.get(label_key(match.group(1)))
     if block is None or (match.group(2) in ":：" and not (block == current == "answer")):
         return None
     return block, match.group(3)
@@ -348,8 +246,8 @@ def parse_note(
     """
     errors: list[ContentError] = []
     meta, lines, first = split_front_matter(path, text, errors)
-    kind = _meta_str(meta, "kind", path, errors) or _meta_str(meta, "type", path, errors)
-    style = _meta_str(meta, "style", path, errors) or None
+    kind = meta_str(meta, "kind", path, errors) or meta_str(meta, "type", path, errors)
+    style = meta_str(meta, "style", path, errors) or None
     if style not in (None, "question", "numbered", "auto"):
         errors.append(
             ContentError(path, 1, f"style must be 'question' or 'numbered', not '{style}'")
@@ -380,13 +278,13 @@ def _deck(
     style: str | None,
     errors: list[ContentError],
 ) -> ParsedDeck:
-    title = _meta_str(meta, "title", path, errors) or found.title or note_stem(path)
-    slug = _meta_str(meta, "slug", path, errors)
+    title = meta_str(meta, "title", path, errors) or found.title or note_stem(path)
+    slug = meta_str(meta, "slug", path, errors)
     if slug:
-        _check_slug(slug, path, errors)
+        check_slug(slug, path, errors)
     else:
         slug = slug_from_path(path)
-    labels = _label_table(meta, path, errors)
+    labels = label_table(meta, path, errors)
     protected = _protected(outline)
     cards: list[ParsedCard] = []
     seen: dict[str, int] = {}
@@ -403,9 +301,9 @@ def _deck(
         path=path,
         slug=slug,
         title=title,
-        description=_meta_str(meta, "description", path, errors),
-        tags=_meta_list(meta, "tags", path, errors),
-        language=_meta_str(meta, "language", path, errors) or "zh",
+        description=meta_str(meta, "description", path, errors),
+        tags=meta_list(meta, "tags", path, errors),
+        language=meta_str(meta, "language", path, errors) or "zh",
         style=style or "auto",
         intro=_join_block(list(found.intro), first),
         cards=cards,
@@ -428,7 +326,7 @@ def _finish_card(
     if not found.question.strip(" ?？"):
         errors.append(ContentError(path, line, "card heading has no question text"))
         return None
-    if found.explicit_id is not None and not _VALID_ID.match(found.explicit_id):
+    if found.explicit_id is not None and not VALID_ID.match(found.explicit_id):
         errors.append(
             ContentError(
                 path,
@@ -479,15 +377,15 @@ def _topic(
     found: Recognised,
     errors: list[ContentError],
 ) -> "ParsedTopic":
-    title = _meta_str(meta, "title", path, errors)
+    title = meta_str(meta, "title", path, errors)
     skip = -1
     if not title and found.title:
         title = found.title
         skip = next((item.line for item in found.not_taken if item.reason == "title"), -1)
     body_lines = ["" if index == skip else line for index, line in enumerate(lines)]
-    slug = _meta_str(meta, "slug", path, errors)
+    slug = meta_str(meta, "slug", path, errors)
     if slug:
-        _check_slug(slug, path, errors)
+        check_slug(slug, path, errors)
     else:
         slug = slug_from_path(path)
     leading = next((index for index, line in enumerate(body_lines) if line.strip()), 0)
@@ -496,8 +394,8 @@ def _topic(
         path=path,
         slug=slug,
         title=title or note_stem(path),
-        aliases=_meta_list(meta, "aliases", path, errors),
-        summary=_meta_str(meta, "summary", path, errors),
+        aliases=meta_list(meta, "aliases", path, errors),
+        summary=meta_str(meta, "summary", path, errors),
         body=Block(body, first + leading if body else first),
         folder=note_folder(path),
         breaks=found.plain,

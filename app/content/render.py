@@ -1,44 +1,30 @@
-"""Markdown to safe HTML, with math rendered once per distinct formula by KaTeX."""
+"""Markdown compiled to safe HTML and its other forms, math rendered once per distinct formula."""
 
 import html
 import re
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import partial
 from itertools import islice
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, cast
-from urllib.parse import quote, unquote
+from urllib.parse import unquote
 
 import pykatex
-from markdown_it import MarkdownIt
-from markdown_it.rules_inline import StateInline
-from markdown_it.rules_inline.backticks import backtick
 from markdown_it.token import Token
 from markdown_it.utils import OptionsDict, OptionsType
-from mdit_py_plugins.amsmath import amsmath_plugin
-from mdit_py_plugins.dollarmath import dollarmath_plugin
-from mdit_py_plugins.texmath import texmath_plugin
 
-from app.content.cjk import cjk_emphasis_plugin
 from app.content.errors import ContentError, ContentWarning
-from app.content.highlight import highlight_code
+from app.content.forms import key_points, plain_text, section_groups
 from app.content.images import TYPES, Image, ImageError, image_names, load, resolve
 from app.content.lint import formula_warnings
+from app.content.markdown import MATH_TYPES, build_markdown, note_href
 from app.content.parse import NOTE_SUFFIXES, note_stem
 from app.content.rawhtml import clean
+from app.content.searchtext import readable_math
 
 FormulaKey = tuple[str, bool]  # (TeX, display mode)
 
-_MATH_TYPES = {
-    "math_inline": False,
-    "math_inline_double": True,
-    "math_block": True,
-    "math_block_eqno": True,
-    "amsmath": True,
-}
-_TAGS = re.compile(r"<[^>]+>")
 _KATEX_POSITION = re.compile(r" at position \d+: .*$", re.DOTALL)
 # Markup that should never survive into rendered text: an emphasis that did not open or close,
 # or a `$` that opened no formula. `$` before a digit is a price, never math, so it is fine.
@@ -69,99 +55,28 @@ def _katex(tex: str, display: bool) -> str:
     )
 
 
-def _wikilink_rule(state: StateInline, silent: bool) -> bool:
-    src, pos = state.src, state.pos
-    embed = src.startswith("![[", pos)
-    if not (embed or src.startswith("[[", pos)):
-        return False
-    start = pos + (3 if embed else 2)
-    end = src.find("]]", start)
-    if end < 0 or "\n" in src[start:end] or end == start:
-        return False
-    if not silent:
-        token = state.push("wikilink", "", 0)
-        target, _, text = src[start:end].partition("|")
-        token.content = target.strip()
-        token.meta = {"text": text.strip(), "embed": embed}
-    state.pos = end + 2
-    return True
+@dataclass
+class Rendered:
+    """One piece of content compiled from its tokens into every form its consumers read."""
 
-
-def _backtick_rule(state: StateInline, silent: bool) -> bool:
-    # A code span turns its line breaks into spaces; remember how many so that errors later
-    # in the paragraph can still be given the right line.
-    start, count = state.pos, len(state.tokens)
-    if not backtick(state, silent):
-        return False
-    if len(state.tokens) > count:
-        state.tokens[-1].meta["newlines"] = state.src.count("\n", start, state.pos)
-    return True
-
-
-def _render_wikilink(self: Any, tokens: list[Token], idx: int, options: Any, env: Any) -> str:
-    token = tokens[idx]
-    if "html" in token.meta:  # an embedded image, resolved while walking the tokens
-        return str(token.meta["html"])
-    target = token.content
-    note, _, anchor = target.partition("#")
-    env.setdefault("wikilinks", []).append(note.strip() or target)
-    text = token.meta.get("text") or target.replace("#", " › ")
-    return f'<a class="topic-link" href="{note_href(note, anchor)}">{html.escape(text)}</a>'
-
-
-def note_href(note: str, anchor: str = "") -> str:
-    """Where a link to another note goes: the page resolving it by name, at its heading."""
-    href = "/topics/go/" + quote(note.strip(), safe="")
-    return href + ("?h=" + quote(anchor.strip(), safe="") if anchor.strip() else "")
-
-
-def _render_math(self: Any, tokens: list[Token], idx: int, options: Any, env: Any) -> str:
-    return tokens[idx].meta.get("html", "")
-
-
-def _render_text_special(self: Any, tokens: list[Token], idx: int, options: Any, env: Any) -> str:
-    return html.escape(tokens[idx].content, quote=False)
-
-
-def _render_link_open(self: Any, tokens: list[Token], idx: int, options: Any, env: Any) -> str:
-    token = tokens[idx]
-    href = token.attrGet("href") or ""
-    if href.startswith(("http://", "https://")):
-        token.attrSet("rel", "noopener noreferrer")
-    return self.renderToken(tokens, idx, options, env)
-
-
-def build_markdown() -> MarkdownIt:
-    """The one Markdown configuration used for every piece of content."""
-    # Raw HTML is read as tokens and made safe by app.content.rawhtml; markdown-it's
-    # validateLink drops javascript:, vbscript:,
-    # file: and non-image data: URLs, so content can never inject script.
-    options = {"html": True, "linkify": False, "typographer": False, "highlight": highlight_code}
-    md = MarkdownIt("commonmark", options)
-    md.enable(["table", "strikethrough"])
-    # Escapes (`\*`, `\$`) and entities stay their own tokens instead of joining the text
-    # around them, so that literal markup the author escaped on purpose is not reported.
-    md.disable("text_join")
-    md.use(dollarmath_plugin, allow_space=True, allow_digits=False, double_inline=True)
-    # \(…\), \[…\] and a bare \begin{equation}…\end{equation} are math too.
-    md.use(texmath_plugin, delimiters="brackets")
-    md.use(amsmath_plugin)
-    md.use(cjk_emphasis_plugin)
-    md.inline.ruler.before("link", "wikilink", _wikilink_rule)
-    md.inline.ruler.at("backticks", _backtick_rule)
-    for name in (*_MATH_TYPES, "math_block_label"):
-        md.add_render_rule(name, _render_math)
-    md.add_render_rule("wikilink", _render_wikilink)
-    md.add_render_rule("link_open", _render_link_open)
-    md.add_render_rule("text_special", _render_text_special)
-    return md
+    html: str  # for the page: formulas as KaTeX's HTML
+    text: str  # plain, formulas as readable text: what search matches
+    anki: str = ""  # HTML with formulas as \(TeX\) / \[TeX\] and images by media name
+    points: list[str] = field(default_factory=list)  # key points (asked for with `points`)
+    groups: dict[str, str] = field(default_factory=dict)  # text by section group (`sections`)
+    wikilinks: list[str] = field(default_factory=list)
+    media: dict[str, str] = field(default_factory=dict)  # Anki media name: content path
+    formulas: int = 0  # formulas KaTeX rendered (a bad one stays marked source)
 
 
 @dataclass
-class Rendered:
-    html: str
-    text: str
-    wikilinks: list[str] = field(default_factory=list)
+class _Walk:
+    """What one render collects while walking its tokens."""
+
+    path: str
+    errors: list[ContentError]
+    media: dict[str, str] = field(default_factory=dict)
+    formulas: int = 0
 
 
 class Renderer:
@@ -225,96 +140,101 @@ class Renderer:
         errors: list[ContentError],
         inline: bool = False,
         breaks: bool = False,
+        points: bool = False,
+        sections: bool = False,
     ) -> Rendered:
-        """Render Markdown `text` that starts at `line` of `path`; math errors go to `errors`.
+        """Compile Markdown `text` that starts at `line` of `path`; math errors go to `errors`.
 
+        One parse, then every form from its tokens: the page's HTML, the plain text, the Anki
+        HTML, and on demand the key points (`points`) and the text by section (`sections`).
         With `breaks`, a single line break shows as one: notes written as plain text mean it.
         """
         if not text:
             return Rendered("", "")
         env: dict[str, Any] = {}
         tokens = self.md.parseInline(text, env) if inline else self.md.parse(text, env)
-        plain: list[str] = []
-        self._walk(tokens, line, path, errors, plain)
+        walk = _Walk(path, errors)
+        self._walk(tokens, line, walk)
         options = self.md.options
         if breaks:
             options = OptionsDict(cast("OptionsType", {**options, "breaks": True}))
-        body = self.md.renderer.render(tokens, options, env)
-        return Rendered(body, " ".join(plain), env.get("wikilinks", []))
+        renderer = self.md.renderer
+        return Rendered(
+            html=renderer.render(tokens, options, env),
+            text=plain_text(tokens),
+            anki=renderer.render(tokens, options, {"anki": True}),
+            points=key_points(tokens, renderer, options) if points else [],
+            groups=section_groups(tokens) if sections else {},
+            wikilinks=env.get("wikilinks", []),
+            media=walk.media,
+            formulas=walk.formulas,
+        )
 
-    def _walk(
-        self,
-        tokens: list[Token],
-        line: int,
-        path: str,
-        errors: list[ContentError],
-        plain: list[str],
-    ) -> None:
+    def _walk(self, tokens: list[Token], line: int, walk: _Walk) -> None:
         block_line = line
         for token in tokens:
             if token.map:
                 block_line = line + token.map[0]
             if token.type == "fence" and token.info.strip().lower() == "math":
                 token.type = "math_block"
+                token.meta["fenced"] = True
             if token.type == "image":
-                self._image(token, path, block_line, errors)
+                self._image(token, block_line, walk)
             elif token.type == "wikilink" and token.meta.get("embed"):
-                self._embed(token, path, block_line, errors)
+                self._embed(token, block_line, walk)
             elif token.type == "link_open":
                 _note_link(token)
             elif token.type in ("html_inline", "html_block"):
-                token.content = clean(
-                    token.content,
-                    partial(self._raw_image, path=path, line=block_line, errors=errors),
-                )
-            elif token.type in _MATH_TYPES or token.type == "math_block_label":
-                display = _MATH_TYPES.get(token.type, True)
-                plain.append(token.content)
-                for w in formula_warnings(token.content, inline=not display):
-                    errors.append(ContentWarning(path, block_line + w.offset, w.message))
-                try:
-                    token.meta["html"] = self.formula(token.content.strip(), display)
-                except pykatex.ParseError as exc:
-                    message = _KATEX_POSITION.sub("", str(exc))
-                    formula = " ".join(token.content.split())
-                    problem = f"KaTeX: {message} in ${formula}$"
-                    errors.append(ContentError(path, block_line, problem))
-                    token.meta["html"] = (
-                        f'<code class="math-error" title="{html.escape(message)}">'
-                        f"{html.escape(token.content)}</code>"
-                    )
+                self._raw(token, block_line, walk)
+            elif token.type in MATH_TYPES:
+                self._math(token, block_line, walk)
                 # Inline children carry no line map: count the line breaks they span instead.
                 block_line += token.content.count("\n") if not token.map else 0
-            elif token.type in (
-                "text",
-                "text_special",
-                "code_inline",
-                "code_block",
-                "fence",
-                "wikilink",
-            ):
-                plain.append(token.content)
+            elif token.type in ("text", "code_inline"):
                 if token.type == "text":
                     for marker in dict.fromkeys(_LITERAL_MARKUP.findall(token.content)):
                         message = f"'{marker}' is left literal in the rendered text"
-                        errors.append(ContentWarning(path, block_line, message))
+                        walk.errors.append(ContentWarning(walk.path, block_line, message))
                 block_line += token.meta.get("newlines", 0)
             elif token.type in ("softbreak", "hardbreak"):
                 block_line += 1
             if token.children:
-                self._walk(token.children, block_line, path, errors, plain)
+                self._walk(token.children, block_line, walk)
 
-    def _image(self, token: Token, path: str, line: int, errors: list[ContentError]) -> None:
+    def _math(self, token: Token, line: int, walk: _Walk) -> None:
+        """Render one formula: KaTeX's HTML, the Anki form and readable text into its meta."""
+        display = MATH_TYPES[token.type]
+        # A fence's formula starts on the line after the fence; `$$` and `\[` keep theirs.
+        first = line + 1 if token.meta.get("fenced") else line
+        for w in formula_warnings(token.content, inline=not display):
+            walk.errors.append(ContentWarning(walk.path, first + w.offset, w.message))
+        tex = _INVISIBLE.sub("", token.content.strip())
+        token.meta["text"] = readable_math(tex)
+        try:
+            token.meta["html"] = self.formula(tex, display)
+        except pykatex.ParseError as exc:
+            message = _KATEX_POSITION.sub("", str(exc))
+            formula = " ".join(token.content.split())
+            walk.errors.append(ContentError(walk.path, line, f"KaTeX: {message} in ${formula}$"))
+            token.meta["html"] = token.meta["anki"] = (
+                f'<code class="math-error" title="{html.escape(message)}">'
+                f"{html.escape(token.content)}</code>"
+            )
+            return
+        walk.formulas += 1
+        opening, closing = (r"\[", r"\]") if display else (r"\(", r"\)")
+        token.meta["anki"] = opening + html.escape(tex, quote=False) + closing
+
+    def _image(self, token: Token, line: int, walk: _Walk) -> None:
         src = str(token.attrGet("src") or "")
         name = unquote(src.rsplit("/", 1)[-1].split("?", 1)[0]) or src
         web = src.startswith(("http://", "https://"))
         if not web and not "".join(child.content for child in token.children or []).strip():
-            errors.append(
-                ContentWarning(path, line, f"image '{src}' has no alt text; shown as '{name}'")
-            )
+            message = f"image '{src}' has no alt text; shown as '{name}'"
+            walk.errors.append(ContentWarning(walk.path, line, message))
             token.children = [Token("text", "", 0, content=name)]
         try:
-            image = self.image(resolve(src, path))
+            image = self.image(resolve(src, walk.path))
         except ImageError as exc:
             # Notes moved between folders, or written for a site root ("/img/x.png"), still
             # name their image: found by that name, as Obsidian finds it.
@@ -324,12 +244,12 @@ class Renderer:
                     raise exc
                 image = self.image(found)
             except ImageError as problem:
-                errors.append(ContentError(path, line, str(problem)))
+                walk.errors.append(ContentError(walk.path, line, str(problem)))
                 _image_stand_in(token, src)
                 return
-        _show_image(token, image)
+        _show_image(token, image, walk.media)
 
-    def _embed(self, token: Token, path: str, line: int, errors: list[ContentError]) -> None:
+    def _embed(self, token: Token, line: int, walk: _Walk) -> None:
         """Obsidian's `![[name.png|300]]`: the image of that name anywhere in the folder."""
         name = token.content
         if not name.lower().endswith(tuple(TYPES)):
@@ -340,37 +260,54 @@ class Renderer:
         token.children = [Token("text", "", 0, content=name)]
         found = self.find_by_name(name)
         if found is None:
-            errors.append(ContentError(path, line, f"image '{name}' is not in the folder"))
+            walk.errors.append(
+                ContentError(walk.path, line, f"image '{name}' is not in the folder")
+            )
             _image_stand_in(token, name)
             return
         try:
             image = self.image(found)
         except ImageError as exc:
-            errors.append(ContentError(path, line, str(exc)))
+            walk.errors.append(ContentError(walk.path, line, str(exc)))
             _image_stand_in(token, name)
             return
-        _show_image(token, image)
+        _show_image(token, image, walk.media)
         width = token.meta.get("text", "")
         if width.isdigit() and image.size:
             token.attrSet("width", width)
             token.attrSet("height", str(round(image.size[1] * int(width) / image.size[0])))
 
-    def _raw_image(
-        self, src: str, alt: str, width: str, *, path: str, line: int, errors: list[ContentError]
-    ) -> str:
-        """An `<img>` written as HTML, checked as a Markdown image is."""
+    def _raw(self, token: Token, line: int, walk: _Walk) -> None:
+        """Raw HTML made safe; its images checked, with their Anki form beside the page's."""
+        made: list[tuple[str, str]] = []
+
+        def image(src: str, alt: str, width: str) -> str:
+            page, anki = self._raw_image(src, alt, width, line, walk)
+            made.append((page, anki))
+            return page
+
+        token.content = clean(token.content, image)
+        if any(page != anki for page, anki in made):
+            anki_content = token.content
+            for page, anki in made:
+                anki_content = anki_content.replace(page, anki)
+            token.meta["anki"] = anki_content
+
+    def _raw_image(self, src: str, alt: str, width: str, line: int, walk: _Walk) -> tuple[str, str]:
+        """An `<img>` written as HTML, checked as a Markdown image is: (page, Anki) markup."""
         token = Token("image", "img", 0)
         token.attrs = {"src": src, "alt": ""}
         token.children = [Token("text", "", 0, content=alt)] if alt else []
-        self._image(token, path, line, errors)
+        self._image(token, line, walk)
         if token.type != "image":
-            return str(token.meta["html"])
+            return str(token.meta["html"]), str(token.meta["html"])
         alt_text = "".join(child.content for child in token.children or [])
         attrs = {**token.attrs, "alt": alt_text}
         if width.isdigit():
             attrs["width"] = width
             attrs.pop("height", None)
-        return "<img " + " ".join(f'{k}="{html.escape(str(v))}"' for k, v in attrs.items()) + ">"
+        anki_src = token.meta.get("anki_src")
+        return _img(attrs), _img({**attrs, "src": anki_src} if anki_src else attrs)
 
     def find_by_name(self, name: str) -> str | None:
         """The content-relative path of the image file called `name`, anywhere in the folder."""
@@ -395,8 +332,16 @@ class Renderer:
         return found
 
 
-def _show_image(token: Token, image: Image) -> None:
+def _img(attrs: dict[str, Any]) -> str:
+    return "<img " + " ".join(f'{k}="{html.escape(str(v))}"' for k, v in attrs.items()) + ">"
+
+
+def _show_image(token: Token, image: Image, media: dict[str, str]) -> None:
     token.attrSet("src", image.url)
+    # Anki keeps media in one flat folder: named by content, so two images never clash.
+    name = f"qbank-{image.sha}{PurePosixPath(image.path).suffix.lower()}"
+    token.meta["anki_src"] = name
+    media[name] = image.path
     if image.size:
         token.attrSet("width", str(image.size[0]))
         token.attrSet("height", str(image.size[1]))
@@ -427,7 +372,3 @@ def _note_link(token: Token) -> None:
     target, _, anchor = href.partition("#")
     if unquote(target).lower().endswith(NOTE_SUFFIXES):
         token.attrSet("href", note_href(note_stem(unquote(target)), unquote(anchor)))
-
-
-def strip_tags(fragment: str) -> str:
-    return html.unescape(_TAGS.sub(" ", fragment))

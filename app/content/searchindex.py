@@ -6,19 +6,19 @@ from typing import Any
 from sqlalchemy import delete, insert, update
 from sqlmodel import Session, col, select
 
-from app.content.searchtext import FIELDS, SearchFields, card_fields, topic_fields
-from app.infra.models import Card, CardLink, Followup, SearchEntry, Topic
+from app.content.searchtext import FIELDS, SearchFields, topic_fields
+from app.infra.models import Card, CardLink, SearchEntry, Topic
 
 # Part of every entry's source hash: changing how search text is made remakes every entry.
 SEARCH_TEXT_VERSION = "2"
 
 
-def refresh_search_index(session: Session, made: dict[str, SearchFields] | None = None) -> int:
+def refresh_search_index(session: Session) -> int:
     """Remake the entries of new or changed cards and topics, drop those gone; return the count.
 
     Cheap when nothing changed (one read of ids and hashes), so every import calls it, which
-    also fills the entries of a bank imported before search entries existed. `made` holds
-    the fields of cards the import has just compiled, by id; other cards' are read back.
+    also fills the entries of a bank imported before search entries existed. The text is the
+    plain text the import compiled and stored with each card and topic.
     """
     entries = {
         (kind, key): (entry_id, source_hash, deck_id, ordinal)
@@ -48,11 +48,7 @@ def refresh_search_index(session: Session, made: dict[str, SearchFields] | None 
             stale += [known[0]] if known else []
         elif (known[2], known[3]) != (deck_id, ordinal):
             moved.append({"id": known[0], "deck_id": deck_id, "ordinal": ordinal})
-    made = made or {}
-    rows = [
-        _card_row(card, made.get(card.id) or _fields(card, reading, followups))
-        for card, reading, followups in _cards_with_reading(session, remake, made)
-    ]
+    rows = [_card_row(card, reading) for card, reading in _cards_with_reading(session, remake)]
 
     topics = sorted(session.exec(select(Topic)).all(), key=lambda t: t.title)
     for ordinal, topic in enumerate(topics):
@@ -75,21 +71,11 @@ def refresh_search_index(session: Session, made: dict[str, SearchFields] | None 
     return len(rows)
 
 
-def _cards_with_reading(
-    session: Session, ids: list[str], made: dict[str, SearchFields]
-) -> list[tuple[Card, str, str]]:
-    """Each card with its continue-reading titles and its follow-up questions' HTML.
-
-    Cards in `made` come without them: their fields are known already.
-    """
-    out: list[tuple[Card, str, str]] = []
+def _cards_with_reading(session: Session, ids: list[str]) -> list[tuple[Card, str]]:
+    """Each card with its continue-reading titles."""
+    out: list[tuple[Card, str]] = []
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
-        if all(card_id in made for card_id in chunk):
-            out += [
-                (card, "", "") for card in session.exec(select(Card).where(col(Card.id).in_(chunk)))
-            ]
-            continue
         reading: dict[str, list[str]] = {}
         for card_id, title in session.exec(
             select(CardLink.card_id, CardLink.title)
@@ -97,16 +83,8 @@ def _cards_with_reading(
             .order_by(col(CardLink.card_id), col(CardLink.position))
         ):
             reading.setdefault(card_id, []).append(title)
-        followups: dict[str, list[str]] = {}
-        for card_id, question_html, answer_html in session.exec(
-            select(Followup.card_id, Followup.question_html, Followup.answer_html)
-            .where(col(Followup.card_id).in_(chunk))
-            .order_by(col(Followup.card_id), col(Followup.position))
-        ):
-            followups.setdefault(card_id, []).append(f"<p>{question_html}</p>{answer_html}")
         for card in session.exec(select(Card).where(col(Card.id).in_(chunk))):
-            titles = " · ".join(reading.get(card.id, []))
-            out.append((card, titles, "".join(followups.get(card.id, []))))
+            out.append((card, " · ".join(reading.get(card.id, []))))
     return out
 
 
@@ -119,18 +97,8 @@ def _row(fields: SearchFields, **values: Any) -> dict[str, Any]:
     }
 
 
-def _fields(card: Card, reading: str, followups_html: str) -> SearchFields:
-    return card_fields(
-        question=card.question_html,
-        answer_html=card.answer_html,
-        # The follow-up questions rank with the follow-ups' prose.
-        followups_html=followups_html + card.followups_html,
-        pitfalls_html=card.pitfalls_html,
-        reading=reading,
-    )
-
-
-def _card_row(card: Card, fields: SearchFields) -> dict[str, Any]:
+def _card_row(card: Card, reading: str) -> dict[str, Any]:
+    fields = SearchFields(card.question_text, card.answer_text, card.extra_text, reading)
     return _row(
         fields,
         kind="card",
@@ -143,13 +111,19 @@ def _card_row(card: Card, fields: SearchFields) -> dict[str, Any]:
 
 
 def _topic_hash(topic: Topic) -> str:
-    parts = [SEARCH_TEXT_VERSION, topic.title, *topic.aliases, topic.summary, topic.body_html]
+    parts = [SEARCH_TEXT_VERSION, topic.title, *topic.aliases, topic.summary, topic.body_text]
+    parts += [topic.extra_text, topic.reading_text]
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
 
 
 def _topic_row(topic: Topic, source_hash: str, ordinal: int) -> dict[str, Any]:
     fields = topic_fields(
-        title=topic.title, aliases=topic.aliases, summary=topic.summary, body_html=topic.body_html
+        title=topic.title,
+        aliases=topic.aliases,
+        summary=topic.summary,
+        body=topic.body_text,
+        extra=topic.extra_text,
+        reading=topic.reading_text,
     )
     return _row(
         fields,

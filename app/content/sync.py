@@ -1,38 +1,40 @@
 """Check content, and import it into the database: validate everything, then one transaction."""
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from sqlalchemy import bindparam, func, insert, update
+from sqlalchemy import func, update
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, delete, select
 
-from app.study.cardview import bump_generation
 from app.content.compile import (
     Compiled,
-    CompiledCard,
     CompiledDeck,
     CompiledTopic,
-    TopicRef,
     compile_items,
     parse_sources,
-    resolve,
     split_warnings,
-    topic_index,
     worker_count,
     worker_pool,
 )
 from app.content.errors import ContentError, ContentErrors, ContentWarning
-from app.content.parse import ParsedCard, ParsedDeck, ParsedTopic
+from app.content.parse import ParsedDeck, ParsedTopic
 from app.content.render import Renderer
 from app.content.repair import repair_card_ids, repair_deck_slugs, repair_topic_slugs
 from app.content.report import FileReport, file_reports
 from app.content.searchindex import refresh_search_index
-from app.content.searchtext import SearchFields
 from app.content.source import SourceText, scan
+from app.content.store import (
+    CardCounts,
+    chunks,
+    number_cards,
+    resolve_links,
+    write_deck,
+    write_topic,
+)
+from app.content.topicindex import TopicRef, resolve, topic_index
 from app.infra.models import Card, CardLink, Deck, Followup, Learner, SourceFile, Topic, utcnow
+from app.study.cardview import bump_generation
 
 
 @dataclass
@@ -213,8 +215,7 @@ def import_content(
             raise ContentErrors(sorted(errors, key=lambda e: (e.path, e.line)))
 
         present |= _write_decks(session, pending, report)
-        made = {c.card.id: c.search for d in done.decks for c in d.cards if c.search is not None}
-        _write(session, decks, done.topics, present, changed, removed, report, made)
+        _write(session, decks, done.topics, present, changed, removed, report)
         if dry_run:
             session.flush()
             _count_bank(session, report)
@@ -277,8 +278,12 @@ def _all_topic_refs(
 
 def _write_decks(session: Session, decks: list[CompiledDeck], report: ImportReport) -> set[str]:
     present: set[str] = set()
+    counts = CardCounts()
     for deck in decks:
-        present |= _write_deck(session, deck, report)
+        present |= write_deck(session, deck, counts)
+    report.added += counts.added
+    report.updated += counts.updated
+    report.resumed += counts.resumed
     return present
 
 
@@ -290,7 +295,6 @@ def _write(
     changed: list[SourceText],
     removed: list[str],
     report: ImportReport,
-    made: dict[str, SearchFields],
 ) -> None:
     """Everything after the cards: retire what vanished, topics, links and source files."""
     stale_paths = {s.path for s in changed} | set(removed)
@@ -299,7 +303,7 @@ def _write(
         select(Card.id).where(col(Card.source_path).in_(stale_paths), col(Card.retired).is_(False))
     ).all()
     vanished = [card_id for card_id in stale_ids if card_id not in present]
-    for chunk in _chunks(vanished):
+    for chunk in chunks(vanished):
         session.exec(
             update(Card).where(col(Card.id).in_(chunk)).values(retired=True, updated_at=utcnow())
         )
@@ -313,7 +317,7 @@ def _write(
     topics_changed = False
     for topic in topics:
         topics_changed = True
-        _write_topic(session, topic)
+        write_topic(session, topic)
     gone = session.exec(select(Topic).where(col(Topic.path).in_(stale_paths))).all()
     new_topic_slugs = {t.topic.slug for t in topics}
     for topic in gone:
@@ -321,7 +325,7 @@ def _write(
             topics_changed = True
             session.delete(topic)
     session.flush()
-    _resolve_links(session, only_unresolved=not topics_changed)
+    resolve_links(session, only_unresolved=not topics_changed)
 
     for path in removed:
         session.exec(delete(SourceFile).where(col(SourceFile.path) == path))
@@ -337,207 +341,11 @@ def _write(
         session.add(row)
     session.flush()
     number_cards(session)
-    refresh_search_index(session, made)
+    refresh_search_index(session)
     bump_generation(session)
     # Cards may have moved or come back in content order: every learner's search for new
     # cards starts from the beginning again (app.study keeps the cursor from there).
     session.exec(update(Learner).values(new_cursor=0))
-
-
-def number_cards(session: Session) -> None:
-    """Give every card its place in the bank's content order, and every deck its card count.
-
-    The order is deck path, then position, sorted here rather than by the database, whose
-    collation could order paths differently. Only what changed is written.
-    """
-    rows = session.exec(
-        select(Card.id, Card.ordinal, Deck.path, Card.position).join(
-            Deck, col(Deck.id) == Card.deck_id
-        )
-    ).all()
-    ordered = sorted(rows, key=lambda row: (row[2], row[3], row[0]))
-    moved = [
-        {"card_id": card_id, "new_ordinal": n}
-        for n, (card_id, ordinal, _, _) in enumerate(ordered)
-        if ordinal != n
-    ]
-    if moved:
-        table = Card.__table__  # type: ignore[attr-defined]
-        session.connection().execute(
-            table.update()
-            .where(table.c.id == bindparam("card_id"))
-            .values(ordinal=bindparam("new_ordinal")),
-            moved,
-        )
-    active = dict(
-        session.exec(
-            select(Card.deck_id, func.count())
-            .where(col(Card.retired).is_(False))
-            .group_by(col(Card.deck_id))
-        ).all()
-    )
-    for deck in session.exec(select(Deck)):
-        if deck.card_count != active.get(deck.id, 0):
-            deck.card_count = active.get(deck.id, 0)
-            session.add(deck)
-
-
-def _write_deck(session: Session, compiled: CompiledDeck, report: ImportReport) -> set[str]:
-    parsed = compiled.deck
-    deck = session.exec(select(Deck).where(Deck.slug == parsed.slug)).first() or Deck(
-        slug=parsed.slug, title=parsed.title
-    )
-    deck.title = parsed.title
-    deck.description = parsed.description
-    deck.intro_html = compiled.intro_html
-    deck.language = parsed.language
-    deck.tags = parsed.tags
-    deck.path = parsed.path
-    deck.retired = False
-    session.add(deck)
-    session.flush()
-    assert deck.id is not None
-
-    ids = [c.card.id for c in compiled.cards]
-    existing = {c.id: c for c in session.exec(select(Card).where(col(Card.id).in_(ids)))}
-    new_rows: list[dict[str, Any]] = []
-    relinked: list[ParsedCard] = []  # cards whose continue-reading links are (re)written
-    for item in compiled.cards:
-        values = _card_values(item, deck.id, parsed)
-        card = existing.get(item.card.id)
-        if card is None:
-            report.added += 1
-            new_rows.append({"id": item.card.id, **values})
-            relinked.append(item.card)
-            continue
-        if card.retired:
-            report.resumed += 1
-        elif _same(card, item, deck.id, parsed.path):
-            continue
-        else:
-            report.updated += 1
-        if card.content_hash != item.fingerprint:
-            relinked.append(item.card)
-        for name, value in values.items():
-            setattr(card, name, value)
-        session.add(card)
-
-    # Bulk statements: one executemany per table instead of a flush per card.
-    if new_rows:
-        session.exec(insert(Card), params=new_rows)
-    old_links = [card.id for card in relinked if card.id in existing]
-    for chunk in _chunks(old_links):
-        session.exec(delete(CardLink).where(col(CardLink.card_id).in_(chunk)))
-    links = [
-        {
-            "card_id": card.id,
-            "position": position,
-            "title": link.title,
-            "target": link.target,
-            "external": link.external,
-            "topic_slug": None,
-        }
-        for card in relinked
-        for position, link in enumerate(card.links)
-    ]
-    if links:
-        session.exec(insert(CardLink), params=links)
-    _write_followups(session, [item for item in compiled.cards if item.card in relinked])
-    return set(ids)
-
-
-def _write_followups(session: Session, items: list[CompiledCard]) -> None:
-    """Replace the follow-up questions of `items`; an id that moved cards moves with it."""
-    rows = [
-        {
-            "id": followup.id,
-            "card_id": item.card.id,
-            "position": followup.position,
-            "question_html": followup.question_html,
-            "answer_html": followup.answer_html,
-            "source_line": followup.line,
-        }
-        for item in items
-        for followup in item.followups
-    ]
-    for chunk in _chunks([item.card.id for item in items]):
-        session.exec(delete(Followup).where(col(Followup.card_id).in_(chunk)))
-    for chunk in _chunks([row["id"] for row in rows]):
-        session.exec(delete(Followup).where(col(Followup.id).in_(chunk)))
-    if rows:
-        session.exec(insert(Followup), params=rows)
-
-
-def _same(card: Card, item: CompiledCard, deck_id: int, path: str) -> bool:
-    return (
-        card.content_hash == item.fingerprint
-        and card.deck_id == deck_id
-        and card.position == item.card.position
-        and card.source_path == path
-        and card.source_line == item.card.line
-    )
-
-
-def _card_values(item: CompiledCard, deck_id: int, deck: ParsedDeck) -> dict[str, Any]:
-    """Every Card column but the id, as this import stores it."""
-    parsed = item.card
-    return {
-        "deck_id": deck_id,
-        "section": parsed.section,
-        "position": parsed.position,
-        "question": parsed.question,
-        "question_html": item.question_html,
-        "answer_html": item.answer_html,
-        "followups_html": item.followups_html,
-        "pitfalls_html": item.pitfalls_html,
-        "answer_text": item.answer_text,
-        "search_text": item.search_text,
-        "tags": list(dict.fromkeys([*deck.tags, *([parsed.section] if parsed.section else [])])),
-        "source_path": deck.path,
-        "source_line": parsed.line,
-        "content_hash": item.fingerprint,
-        "retired": False,
-        "updated_at": utcnow(),
-    }
-
-
-def _chunks(values: list[str], size: int = 500) -> Iterator[list[str]]:
-    """Split an IN (...) list so no statement exceeds the backend's bound-parameter limit."""
-    for start in range(0, len(values), size):
-        yield values[start : start + size]
-
-
-def _write_topic(session: Session, compiled: CompiledTopic) -> None:
-    parsed = compiled.topic
-    topic = session.exec(select(Topic).where(Topic.slug == parsed.slug)).first() or Topic(
-        slug=parsed.slug, title=parsed.title, body_html=""
-    )
-    topic.title = parsed.title
-    topic.aliases = parsed.aliases
-    topic.summary = parsed.summary
-    topic.body_html = compiled.body_html
-    topic.search_text = compiled.search_text
-    topic.path = parsed.path
-    session.add(topic)
-
-
-def _resolve_links(session: Session, *, only_unresolved: bool) -> None:
-    """Point internal links at their topics; all of them when topics changed."""
-    index, _ = topic_index(
-        [TopicRef(t.slug, t.title, tuple(t.aliases), t.path) for t in session.exec(select(Topic))]
-    )
-    query = select(CardLink.id, CardLink.target, CardLink.topic_slug).where(
-        col(CardLink.external).is_(False)
-    )
-    if only_unresolved:
-        query = query.where(col(CardLink.topic_slug).is_(None))
-    changes = [
-        {"id": link_id, "topic_slug": slug}
-        for link_id, target, current in session.exec(query)
-        if (slug := resolve(target, index)) != current
-    ]
-    if changes:
-        session.exec(update(CardLink), params=changes)
 
 
 def unresolved_links(session: Session) -> list[ContentError]:

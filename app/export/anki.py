@@ -14,14 +14,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import BinaryIO
-from urllib.parse import quote, unquote
+from urllib.parse import quote
 
 import genanki
 from sqlmodel import Session, col, select
 
 from app.content.images import ImageError, load
 from app.errors import NotFound
-from app.export.tex import katex_to_tex
 from app.infra.models import Card, CardLink, Deck, Followup
 from app.study import catalog
 from app.study.marks import Mark
@@ -128,14 +127,14 @@ def _reading(links: Iterable[CardLink], base_url: str | None) -> str:
     return f"<ul>{''.join(items)}</ul>" if items else ""
 
 
-def _followups(questions: list[Followup], prose_html: str) -> str:
+def _followups(questions: list[Followup], prose: str) -> str:
     """The Followups field: each question with its answer, then the follow-ups' prose."""
     items = "".join(
-        f'<li><div class="q">{q.question_html}</div><div class="a">{q.answer_html}</div></li>'
+        f'<li><div class="q">{q.question_anki}</div><div class="a">{q.answer_anki}</div></li>'
         for q in questions
     )
     listed = f'<ol class="followup-questions">{items}</ol>' if items else ""
-    return listed + prose_html
+    return listed + prose
 
 
 def _card_followups(session: Session, card_ids: list[str]) -> dict[str, list[Followup]]:
@@ -156,30 +155,22 @@ def _source(deck: Deck, card: Card, base_url: str | None) -> str:
     return f"{where} / {ident}" if where else ident
 
 
-# What the import made of `![alt](…)`: see app/content/images.py.
-_IMAGE_SRC = re.compile(r'(<img src=")/media/([^"?]+)\?v=[0-9a-f]+(")')
-
-
 class _Media:
-    """Images the exported notes show, as Anki media: flat names, the files from `root`."""
+    """Images the exported notes show, as Anki media: the import named them; files from `root`."""
 
     def __init__(self, root: Path | None) -> None:
         self.root = root
         self.files: dict[str, Path] = {}
 
-    def rewrite(self, fragment: str) -> str:
-        return _IMAGE_SRC.sub(self._replace, fragment)
-
-    def _replace(self, match: re.Match[str]) -> str:
+    def add(self, media: Mapping[str, str]) -> None:
         if self.root is None:
-            return match[0]
-        try:
-            image = load(self.root, unquote(match[2]))
-        except ImageError:
-            return match[0]  # gone since the import: Anki shows the alt text
-        name = f"qbank-{image.sha}{Path(image.path).suffix.lower()}"
-        self.files[name] = self.root / image.path
-        return f"{match[1]}{html.escape(name)}{match[3]}"
+            return
+        for name, path in media.items():
+            try:
+                image = load(self.root, path)
+            except ImageError:
+                continue  # gone since the import: Anki shows the alt text
+            self.files[name] = self.root / image.path
 
 
 def _note(
@@ -191,14 +182,17 @@ def _note(
     media: _Media,
     mark: Mark | None = None,
 ) -> tuple[genanki.Note, int]:
-    formulas = 0
-    fields = []
-    followups = _followups(questions, card.followups_html)
-    for fragment in (card.question_html, card.answer_html, followups, card.pitfalls_html):
-        text, count = katex_to_tex(fragment)
-        fields.append(media.rewrite(text))
-        formulas += count
-    fields += [_reading(links, base_url), _source(deck, card, base_url)]
+    # The Anki forms were compiled at import: formulas as TeX, images by their media names.
+    anki = card.anki_fields
+    fields = [
+        anki.get("question", ""),
+        anki.get("answer", ""),
+        _followups(questions, anki.get("followups", "")),
+        anki.get("pitfalls", ""),
+        _reading(links, base_url),
+        _source(deck, card, base_url),
+    ]
+    media.add(card.anki_media)
     tags = [anki_tag(tag) for tag in (*deck.tags, card.section)]
     if mark is not None and mark.leech:
         tags.append("leech")  # the tag Anki itself gives a leech
@@ -209,7 +203,7 @@ def _note(
         # The card id never changes, so Anki updates this note instead of duplicating it.
         guid=genanki.guid_for(card.id),
     )
-    return note, formulas
+    return note, card.formula_count
 
 
 def build_package(

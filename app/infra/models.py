@@ -86,6 +86,19 @@ class Deck(SQLModel, table=True):
     card_count: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
 
+def _added_text() -> Any:
+    """A text column added to a table that had rows: empty for them."""
+    return Field(
+        default="", sa_column=Column(Text, nullable=False, default="", server_default=text("''"))
+    )
+
+
+def _added_json(empty: type[list[Any]] | type[dict[str, Any]]) -> Any:
+    """A JSON column added to a table that had rows (its migration gave them an empty one)."""
+    # No server default: PostgreSQL cannot compare JSON values, which schema checks need.
+    return Field(default_factory=empty, sa_column=Column(JSON, nullable=False, default=empty))
+
+
 class Card(SQLModel, table=True):
     # The study queue walks new cards in content order along this index, stopping at the first
     # one the learner has not seen, instead of sorting the whole bank on every request.
@@ -103,9 +116,16 @@ class Card(SQLModel, table=True):
     answer_html: str = Field(sa_column=Column(Text, nullable=False))
     followups_html: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
     pitfalls_html: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
-    # Plain-text copies for search and for the Anki export of answers.
+    # The other forms the import compiles the card into, read instead of parsing the HTML:
+    # plain text for search (formulas readable), the answer's key points for mock interviews,
+    # and the Anki fields (formulas as TeX for Anki's MathJax) with the images they show.
+    question_text: str = _added_text()
     answer_text: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
-    search_text: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    extra_text: str = _added_text()  # follow-ups (questions and prose) and pitfalls
+    key_points: list[str] = _added_json(list)
+    anki_fields: dict[str, str] = _added_json(dict)  # question, answer, followups, pitfalls
+    anki_media: dict[str, str] = _added_json(dict)  # Anki media name: content-relative path
+    formula_count: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     tags: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     source_path: str = ""
     source_line: int = 0
@@ -135,6 +155,8 @@ class Followup(SQLModel, table=True):
     position: int = 0
     question_html: str = Field(sa_column=Column(Text, nullable=False))
     answer_html: str = Field(sa_column=Column(Text, nullable=False))
+    question_anki: str = _added_text()
+    answer_anki: str = _added_text()
     source_line: int = 0
 
 
@@ -145,7 +167,10 @@ class Topic(SQLModel, table=True):
     aliases: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     summary: str = ""
     body_html: str = Field(sa_column=Column(Text, nullable=False))
-    search_text: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    # The body's plain text by group, as its level-2 headings divide it: what search matches.
+    body_text: str = _added_text()
+    extra_text: str = _added_text()
+    reading_text: str = _added_text()
     path: str = ""
 
 

@@ -16,7 +16,7 @@ from app.errors import Conflict, Invalid
 from app.infra.db import database_of
 from app.infra.models import CardState, Learner, MockAnswer, MockSession, ReviewLog
 from app.infra.owned import owned
-from app.interview.keypoints import key_points, points_key, suggested_rating
+from app.interview.keypoints import card_points, points_key, suggested_rating
 from app.scheduling import schedule
 from app.scheduling.cardstate import CardStateValue, Mode, Queue, Rating
 from app.scheduling.statedoc import log_json
@@ -148,8 +148,11 @@ def _answered(session: Session, run: MockSession) -> set[str]:
 
 
 def _ask(session: Session, run: MockSession, position: int) -> Question | None:
-    view = card_view(session, run.card_ids[position])
-    return Question(view, position, key_points(view.answer_html)) if view is not None else None
+    card_id = run.card_ids[position]
+    view = card_view(session, card_id)
+    if view is None:
+        return None
+    return Question(view, position, card_points(session, [card_id]).get(card_id, []))
 
 
 def questions(session: Session, run: MockSession) -> list[Question]:

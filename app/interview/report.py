@@ -7,7 +7,7 @@ from datetime import datetime
 from sqlmodel import Session, col, select
 
 from app.infra.models import CardLink, Learner, MockAnswer, MockSession, Recording, Topic
-from app.interview.keypoints import key_points
+from app.interview.keypoints import card_points
 from app.interview.mock import answers, mocks
 from app.study.cardview import CardView, card_view
 
@@ -20,16 +20,13 @@ class AnswerReport:
     answer: MockAnswer
     card: CardView | None
     recording: Recording | None  # loaded without its data
+    # The checklist as it is now (the content may have changed since the answer).
+    points: list[str]
 
     @property
     def coverage(self) -> float:
         a = self.answer
         return len(a.points_said) / a.points_total if a.points_total else 1.0
-
-    @property
-    def points(self) -> list[str]:
-        """The checklist as it is now (the content may have changed since the answer)."""
-        return key_points(self.card.answer_html) if self.card else []
 
     @property
     def overtime_ms(self) -> int:
@@ -109,9 +106,16 @@ def _weak_topics(session: Session, card_ids: list[str]) -> list[TopicReport]:
 
 def report(session: Session, run: MockSession) -> MockReport:
     recordings = recordings_of(session, run)
+    given = answers(session, run)
+    points = card_points(session, [a.card_id for a in given])
     found = [
-        AnswerReport(a, card_view(session, a.card_id), recordings.get(a.card_id))
-        for a in answers(session, run)
+        AnswerReport(
+            a,
+            card_view(session, a.card_id),
+            recordings.get(a.card_id),
+            points.get(a.card_id, []),
+        )
+        for a in given
     ]
     missed = [a.answer.card_id for a in found if a.missed]
     return MockReport(run, found, _weak_topics(session, missed))

@@ -10,8 +10,9 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from app.accounts.learners import study_day
-from app.content.compile import TopicRef, resolve, topic_index
-from app.content.parse import normalise_title, note_folder, note_stem
+from app.content.frontmatter import normalise_title
+from app.content.parse import note_folder, note_stem
+from app.content.topicindex import TopicRef, resolve, topic_index
 from app.infra.models import Card, CardLink, CardState, Deck, Learner, Topic
 from app.study.cardview import link_url as link_url
 from app.study.marks import held_cards

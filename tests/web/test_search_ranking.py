@@ -13,7 +13,8 @@ from fastapi.testclient import TestClient
 from sqlmodel import Session, select
 
 from app.config import Settings
-from app.content.searchtext import fold, plain_text, readable_math, topic_fields
+from app.content.render import Renderer
+from app.content.searchtext import fold, readable_math, topic_fields
 from app.content.sync import import_content
 from app.infra.models import SearchEntry
 from app.main import create_app
@@ -230,17 +231,12 @@ def test_folding_and_plain_text() -> None:
     assert fold("ＧＥＭＭ École ﬁ") == "gemm école fi"
     assert readable_math(r"I=\frac{\text{FLOPs}}{\text{Bytes}}") == "I=FLOPs/Bytes"
     assert readable_math(r"\min(\pi, \beta I)") == "min(π, βI)"
-    html = "<p>a <strong>b</strong>c<br>d</p><ul><li>x &amp; y</li></ul><pre><code>z</code></pre>"
-    assert plain_text(html) == "a bc d x & y z"
-    fields = topic_fields(
-        title="T",
-        aliases=["alias"],
-        summary="S",
-        body_html="<p>intro</p><h2>易错点</h2><p>trap</p><h2>延伸阅读</h2><ul><li>paper</li></ul>",
-    )
+    body = "intro $\\beta$\n\n## 易错点\n\n### 边界\n\ntrap\n\n## 延伸阅读\n\n- paper\n"
+    groups = Renderer().render(body, path="t.md", line=1, errors=[], sections=True).groups
+    fields = topic_fields(title="T", aliases=["alias"], summary="S", **groups)
     assert (fields.title, fields.body, fields.extra, fields.reading) == (
         "T · alias",
-        "S intro 易错点 延伸阅读",
-        "trap",
+        "S intro β 易错点 延伸阅读",
+        "边界 trap",
         "paper",
     )

@@ -1,0 +1,122 @@
+"""A note's front matter: its YAML mapping, typed values, and the table of block labels."""
+
+import re
+import unicodedata
+from typing import Any
+
+import yaml
+
+from app.content.errors import ContentError
+
+BLOCKS = ("answer", "followups", "pitfalls", "reading")
+
+BUILTIN_LABELS: dict[str, tuple[str, ...]] = {
+    "answer": ("面试回答", "回答", "答案", "答", "a", "answer", "interview answer"),
+    "followups": ("追问展开", "追问", "follow-up", "follow-ups", "follow up", "follow ups"),
+    "pitfalls": ("易错点/边界", "易错点", "边界", "pitfalls", "pitfalls/edge cases", "edge cases"),
+    "reading": ("继续读", "延伸阅读", "continue reading", "further reading", "see also"),
+}
+
+VALID_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+# Line breaks as Markdown (and editors) count them; str.splitlines() also splits on \x0c,
+# \x85, U+2028 and others, which would shift every reported line after one of them.
+NEWLINE = re.compile(r"\r\n?|\n")
+
+
+def normalise_title(text: str) -> str:
+    """Key used to match titles: NFKC, case-folded, whitespace collapsed."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def label_key(text: str) -> str:
+    text = normalise_title(text).rstrip("。.:：")
+    return re.sub(r"\s*/\s*", "/", text).strip()
+
+
+def split_front_matter(
+    path: str, text: str, errors: list[ContentError]
+) -> tuple[dict[str, Any], list[str], int]:
+    """Return (meta, body lines, 1-based line number of the first body line)."""
+    lines = NEWLINE.split(text)
+    if lines[-1] == "":
+        lines.pop()
+    if not lines or lines[0].strip() != "---":
+        return {}, lines, 1
+    for end in range(1, len(lines)):
+        if lines[end].strip() in ("---", "..."):
+            break
+    else:
+        # Read as a horizontal rule and text, so that nothing in the note is lost.
+        errors.append(ContentError(path, 1, "front matter starts with '---' but never ends"))
+        return {}, lines, 1
+    raw = "\n".join(lines[1:end])
+    try:
+        meta = yaml.safe_load(raw) or {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = 2 + (mark.line if mark else 0)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        errors.append(ContentError(path, line, f"invalid YAML in front matter: {problem}"))
+        meta = {}
+    if not isinstance(meta, dict):
+        errors.append(ContentError(path, 2, "front matter must be a mapping of keys to values"))
+        meta = {}
+    return meta, lines[end + 1 :], end + 2
+
+
+def meta_str(meta: dict[str, Any], key: str, path: str, errors: list[ContentError]) -> str:
+    value = meta.get(key, "")
+    if value is None:
+        return ""
+    if not isinstance(value, str | int | float):
+        errors.append(ContentError(path, 1, f"front matter '{key}' must be text"))
+        return ""
+    return str(value).strip()
+
+
+def meta_list(meta: dict[str, Any], key: str, path: str, errors: list[ContentError]) -> list[str]:
+    value = meta.get(key) or []
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str | int | float) for v in value):
+        errors.append(ContentError(path, 1, f"front matter '{key}' must be a list of text"))
+        return []
+    return [str(v).strip() for v in value if str(v).strip()]
+
+
+def label_table(meta: dict[str, Any], path: str, errors: list[ContentError]) -> dict[str, str]:
+    table = {
+        label_key(alias): block for block, aliases in BUILTIN_LABELS.items() for alias in aliases
+    }
+    extra = meta.get("labels") or {}
+    if not isinstance(extra, dict):
+        errors.append(
+            ContentError(path, 1, "front matter 'labels' must map block names to aliases")
+        )
+        return table
+    for block, aliases in extra.items():
+        if block not in BLOCKS:
+            errors.append(
+                ContentError(
+                    path, 1, f"unknown label block '{block}' (expected one of {', '.join(BLOCKS)})"
+                )
+            )
+            continue
+        if isinstance(aliases, str | int | float):
+            aliases = [aliases]
+        if not isinstance(aliases, list | None) or not all(
+            isinstance(alias, str | int | float) for alias in aliases or []
+        ):
+            message = f"front matter 'labels.{block}' must be a list of text"
+            errors.append(ContentError(path, 1, message))
+            continue
+        for alias in aliases or []:
+            table[label_key(str(alias))] = block
+    return table
+
+
+def check_slug(slug: str, path: str, errors: list[ContentError]) -> None:
+    if not VALID_ID.match(slug):
+        errors.append(
+            ContentError(path, 1, f"slug '{slug}' may only use letters, digits, '-', '_' and '.'")
+        )

@@ -1,0 +1,227 @@
+"""Write compiled content into the bank's tables: decks, cards, follow-ups, links, topics."""
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import bindparam, func, insert, update
+from sqlmodel import Session, col, delete, select
+
+from app.content.compile import CompiledCard, CompiledDeck, CompiledTopic
+from app.content.parse import ParsedCard, ParsedDeck
+from app.content.topicindex import TopicRef, resolve, topic_index
+from app.infra.models import Card, CardLink, Deck, Followup, Topic, utcnow
+
+
+@dataclass
+class CardCounts:
+    added: int = 0
+    updated: int = 0
+    resumed: int = 0
+
+
+def number_cards(session: Session) -> None:
+    """Give every card its place in the bank's content order, and every deck its card count.
+
+    The order is deck path, then position, sorted here rather than by the database, whose
+    collation could order paths differently. Only what changed is written.
+    """
+    rows = session.exec(
+        select(Card.id, Card.ordinal, Deck.path, Card.position).join(
+            Deck, col(Deck.id) == Card.deck_id
+        )
+    ).all()
+    ordered = sorted(rows, key=lambda row: (row[2], row[3], row[0]))
+    moved = [
+        {"card_id": card_id, "new_ordinal": n}
+        for n, (card_id, ordinal, _, _) in enumerate(ordered)
+        if ordinal != n
+    ]
+    if moved:
+        table = Card.__table__  # type: ignore[attr-defined]
+        session.connection().execute(
+            table.update()
+            .where(table.c.id == bindparam("card_id"))
+            .values(ordinal=bindparam("new_ordinal")),
+            moved,
+        )
+    active = dict(
+        session.exec(
+            select(Card.deck_id, func.count())
+            .where(col(Card.retired).is_(False))
+            .group_by(col(Card.deck_id))
+        ).all()
+    )
+    for deck in session.exec(select(Deck)):
+        count = active.get(deck.id, 0) if deck.id is not None else 0
+        if deck.card_count != count:
+            deck.card_count = count
+            session.add(deck)
+
+
+def write_deck(session: Session, compiled: CompiledDeck, counts: CardCounts) -> set[str]:
+    """Write one compiled deck and its cards; return the ids of its cards."""
+    parsed = compiled.deck
+    deck = session.exec(select(Deck).where(Deck.slug == parsed.slug)).first() or Deck(
+        slug=parsed.slug, title=parsed.title
+    )
+    deck.title = parsed.title
+    deck.description = parsed.description
+    deck.intro_html = compiled.intro_html
+    deck.language = parsed.language
+    deck.tags = parsed.tags
+    deck.path = parsed.path
+    deck.retired = False
+    session.add(deck)
+    session.flush()
+    assert deck.id is not None
+
+    ids = [c.card.id for c in compiled.cards]
+    existing = {c.id: c for c in session.exec(select(Card).where(col(Card.id).in_(ids)))}
+    new_rows: list[dict[str, Any]] = []
+    relinked: list[ParsedCard] = []  # cards whose continue-reading links are (re)written
+    for item in compiled.cards:
+        values = _card_values(item, deck.id, parsed)
+        card = existing.get(item.card.id)
+        if card is None:
+            counts.added += 1
+            new_rows.append({"id": item.card.id, **values})
+            relinked.append(item.card)
+            continue
+        if card.retired:
+            counts.resumed += 1
+        elif _same(card, item, deck.id, parsed.path):
+            continue
+        else:
+            counts.updated += 1
+        if card.content_hash != item.fingerprint:
+            relinked.append(item.card)
+        for name, value in values.items():
+            setattr(card, name, value)
+        session.add(card)
+
+    # Bulk statements: one executemany per table instead of a flush per card.
+    if new_rows:
+        session.exec(insert(Card), params=new_rows)
+    old_links = [card.id for card in relinked if card.id in existing]
+    for chunk in chunks(old_links):
+        session.exec(delete(CardLink).where(col(CardLink.card_id).in_(chunk)))
+    links = [
+        {
+            "card_id": card.id,
+            "position": position,
+            "title": link.title,
+            "target": link.target,
+            "external": link.external,
+            "topic_slug": None,
+        }
+        for card in relinked
+        for position, link in enumerate(card.links)
+    ]
+    if links:
+        session.exec(insert(CardLink), params=links)
+    _write_followups(session, [item for item in compiled.cards if item.card in relinked])
+    return set(ids)
+
+
+def _write_followups(session: Session, items: list[CompiledCard]) -> None:
+    """Replace the follow-up questions of `items`; an id that moved cards moves with it."""
+    rows = [
+        {
+            "id": followup.id,
+            "card_id": item.card.id,
+            "position": followup.position,
+            "question_html": followup.question_html,
+            "answer_html": followup.answer_html,
+            "question_anki": followup.question_anki,
+            "answer_anki": followup.answer_anki,
+            "source_line": followup.line,
+        }
+        for item in items
+        for followup in item.followups
+    ]
+    for chunk in chunks([item.card.id for item in items]):
+        session.exec(delete(Followup).where(col(Followup.card_id).in_(chunk)))
+    for chunk in chunks([str(row["id"]) for row in rows]):
+        session.exec(delete(Followup).where(col(Followup.id).in_(chunk)))
+    if rows:
+        session.exec(insert(Followup), params=rows)
+
+
+def _same(card: Card, item: CompiledCard, deck_id: int, path: str) -> bool:
+    return (
+        card.content_hash == item.fingerprint
+        and card.deck_id == deck_id
+        and card.position == item.card.position
+        and card.source_path == path
+        and card.source_line == item.card.line
+    )
+
+
+def _card_values(item: CompiledCard, deck_id: int, deck: ParsedDeck) -> dict[str, Any]:
+    """Every Card column but the id, as this import stores it."""
+    parsed = item.card
+    return {
+        "deck_id": deck_id,
+        "section": parsed.section,
+        "position": parsed.position,
+        "question": parsed.question,
+        "question_html": item.question_html,
+        "answer_html": item.answer_html,
+        "followups_html": item.followups_html,
+        "pitfalls_html": item.pitfalls_html,
+        "question_text": item.question_text,
+        "answer_text": item.answer_text,
+        "extra_text": item.extra_text,
+        "key_points": item.key_points,
+        "anki_fields": item.anki_fields,
+        "anki_media": item.anki_media,
+        "formula_count": item.formula_count,
+        "tags": list(dict.fromkeys([*deck.tags, *([parsed.section] if parsed.section else [])])),
+        "source_path": deck.path,
+        "source_line": parsed.line,
+        "content_hash": item.fingerprint,
+        "retired": False,
+        "updated_at": utcnow(),
+    }
+
+
+def chunks(values: list[str], size: int = 500) -> Iterator[list[str]]:
+    """Split an IN (...) list so no statement exceeds the backend's bound-parameter limit."""
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
+
+
+def write_topic(session: Session, compiled: CompiledTopic) -> None:
+    parsed = compiled.topic
+    topic = session.exec(select(Topic).where(Topic.slug == parsed.slug)).first() or Topic(
+        slug=parsed.slug, title=parsed.title, body_html=""
+    )
+    topic.title = parsed.title
+    topic.aliases = parsed.aliases
+    topic.summary = parsed.summary
+    topic.body_html = compiled.body_html
+    topic.body_text = compiled.text.get("body", "")
+    topic.extra_text = compiled.text.get("extra", "")
+    topic.reading_text = compiled.text.get("reading", "")
+    topic.path = parsed.path
+    session.add(topic)
+
+
+def resolve_links(session: Session, *, only_unresolved: bool) -> None:
+    """Point internal links at their topics; all of them when topics changed."""
+    index, _ = topic_index(
+        [TopicRef(t.slug, t.title, tuple(t.aliases), t.path) for t in session.exec(select(Topic))]
+    )
+    query = select(CardLink.id, CardLink.target, CardLink.topic_slug).where(
+        col(CardLink.external).is_(False)
+    )
+    if only_unresolved:
+        query = query.where(col(CardLink.topic_slug).is_(None))
+    changes = [
+        {"id": link_id, "topic_slug": slug}
+        for link_id, target, current in session.exec(query)
+        if (slug := resolve(target, index)) != current
+    ]
+    if changes:
+        session.exec(update(CardLink), params=changes)

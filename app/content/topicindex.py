@@ -1,0 +1,48 @@
+"""Topics by every name they go by: title, aliases, slug and file name, normalised."""
+
+from dataclasses import dataclass
+
+from app.content.errors import ContentError
+from app.content.frontmatter import normalise_title
+from app.content.parse import note_stem
+
+
+@dataclass(frozen=True)
+class TopicRef:
+    slug: str
+    title: str
+    aliases: tuple[str, ...]
+    path: str
+
+
+def topic_index(topics: list[TopicRef]) -> tuple[dict[str, str], list[ContentError]]:
+    """Map every normalised title, alias and slug to its topic slug; report clashes."""
+    index: dict[str, str] = {}
+    errors: list[ContentError] = []
+    seen_slugs: dict[str, str] = {}
+    for topic in topics:
+        if topic.slug in seen_slugs:
+            errors.append(
+                ContentError(
+                    topic.path,
+                    1,
+                    f"topic slug '{topic.slug}' is also used by {seen_slugs[topic.slug]}",
+                )
+            )
+            continue
+        seen_slugs[topic.slug] = topic.path
+    for topic in topics:
+        # A note is linked by its file name too (`[[name]]`, `[x](name.md)`), as Obsidian does.
+        for name in dict.fromkeys((topic.slug, topic.title, *topic.aliases, note_stem(topic.path))):
+            key = normalise_title(name)
+            other = index.get(key)
+            if other is not None and other != topic.slug:
+                message = f"title or alias '{name}' also names topic '{other}'"
+                errors.append(ContentError(topic.path, 1, message))
+                continue
+            index[key] = topic.slug
+    return index, errors
+
+
+def resolve(target: str, index: dict[str, str]) -> str | None:
+    return index.get(normalise_title(target))

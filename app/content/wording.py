@@ -1,0 +1,206 @@
+"""How a line of someone's notes asks: question wording, numbering and markers.
+
+Also what the recognisers (app.content.recognise, headings, regions) return: the cards found
+and the headings not taken, with why.
+"""
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+Lines = list[tuple[int, str]]
+
+Q_PREFIX = re.compile(r"^(?:Q|问|问题|Question)[ \t]*\d{0,3}[ \t]*[:：][ \t]*(.*)$", re.I)
+_NUMBER = re.compile(
+    r"^(?:(\d{1,3})(?:[.．]\d{1,3})*(?:[.、．)）:：][ \t]*|[ \t]+)"
+    r"|[(（](\d{1,3})[)）][ \t]*"
+    r"|([一二三四五六七八九十]{1,3})[、.．][ \t]*)(?=\S)(.*)$"
+)
+# House numbering: `1.`, `1、`, `1)`; a dotted `1.1` or bare `1 ` is not the house format's.
+HOUSE_NUMBER = re.compile(r"^(\d{1,4})[ \t]*[.、．)）][ \t]*(.*)$")
+TAG = re.compile(r"(?:^|[ \t])#(?:card|flashcard|flashcards)\b", re.I)
+_ENDS_AS_QUESTION = re.compile(r"[?？][)）\]】”\"'*_`\s]*$")
+_ASKS = re.compile(
+    r"^(?:what|why|how|when|where|which|who|whose|is|are|can|could|does|do|did|should|would|"
+    r"will|explain|describe|compare|implement|design|write|define|list|name|give|tell|"
+    r"discuss|walk|demonstrate|specify|fix|determine|calculate|prove|solve|predict|"
+    r"suggest|summari[sz]e|outline|true or false)\b"
+    r"|[?？]\s*\S"
+    r"|什么|为什么|为何|如何|怎么|怎样|哪些|哪个|哪种|多少|是否|能否|有没有|是啥|吗[?？]?$|呢[?？]?$"
+    r"|^(?:请|简单)?(?:介绍|解释|说说|说一下|谈谈|讲讲|讲一下|简述|描述|实现|手写|对比|比较|列举|"
+    r"写出|写一下|推导|证明|画出|列出|手推|分析|详述|阐述|论述)"
+    r"|(?:区别|异同|优缺点)[?？]?$",
+    re.I,
+)
+_SECTION_WORDS = {
+    "概述",
+    "总结",
+    "小结",
+    "简介",
+    "介绍",
+    "前言",
+    "引言",
+    "目录",
+    "参考",
+    "参考资料",
+    "参考文献",
+    "附录",
+    "资料",
+    "链接",
+    "相关链接",
+    "延伸阅读",
+    "扩展阅读",
+    "更新日志",
+    "说明",
+    "背景",
+    "其他",
+    "其它",
+    "备注",
+    "todo",
+    "overview",
+    "summary",
+    "introduction",
+    "intro",
+    "references",
+    "reference",
+    "resources",
+    "links",
+    "further reading",
+    "conclusion",
+    "background",
+    "appendix",
+    "contents",
+    "table of contents",
+    "toc",
+    "notes",
+    "changelog",
+    "preface",
+    "acknowledgements",
+    "license",
+    "misc",
+    "other",
+    "others",
+}
+_BOLD_MARKER = re.compile(
+    r"^(?:\*\*|__)(Q|问|问题|Question)[ \t]*[:：]?(?:\*\*|__)[ \t]*[:：]?", re.I
+)
+DOTTED = re.compile(r"^\d{1,3}[.．]\d{1,3}")
+BOLD_LINE = re.compile(r"^(?:\*\*|__)(.+?)(?:\*\*|__)[ \t]*[:：]?[ \t]*(.*)$")
+SEPARATOR = re.compile(r"^[ \t]*\?{1,2}[ \t]*$")
+INLINE_CARD = re.compile(r"^(?P<q>.*?\S)[ \t]*:{2,3}[ \t]*(?P<a>\S.*)$")
+IDENTIFIER_SCOPE = re.compile(r"[A-Za-z0-9_>)\]]::[A-Za-z_~*&<]")
+CALLOUT = re.compile(
+    r"^[ \t]*>[ \t]?\[!(question|faq|help|quiz|card|flashcard)\][+-]?[ \t]*(.*)$", re.I
+)
+NESTED_CALLOUT = re.compile(r"^[ \t]*>[ \t]?\[![A-Za-z-]+\][+-]?[ \t]*(.*)$")
+QUOTE = re.compile(r"^[ \t]{0,3}>[ \t]?")
+DETAILS_OPEN = re.compile(r"<details\b[^>]*>", re.I)
+DETAILS_CLOSE = re.compile(r"</details\s*>", re.I)
+SUMMARY = re.compile(r"<summary\b[^>]*>(.*?)</summary\s*>", re.I | re.S)
+TAGS = re.compile(r"<[^>\n]+>")
+GENERIC_SUMMARY = re.compile(
+    r"^(?:点击)?(?:查看|显示|展开)?(?:参考)?(?:答案|解答|解析|回答|详情|详解)?$"
+    r"|^(?:show |view |see |click (?:to|for) )?(?:the )?(?:answer|solution|details|explanation)s?$",
+    re.I,
+)
+# A fold that hides something else than an answer: "Click to expand the reading list".
+FOLD = re.compile(r"^\s*(?:click|expand|show|view|see|点击|展开|查看|显示)", re.I)
+SENTENCE_END = re.compile(r"[。.!！?？:：;；,，、)）]$")
+
+
+@dataclass
+class Found:
+    """A card as found: its question and the lines of everything that answers it."""
+
+    question: str
+    line: int  # 0-based body line of the question
+    explicit_id: str | None
+    body: Lines
+    section: str
+    recogniser: str
+
+
+@dataclass
+class NotTaken:
+    line: int
+    text: str
+    reason: str  # section | inside-answer | not-a-question | title
+
+
+@dataclass
+class Recognised:
+    cards: list[Found] = field(default_factory=list)
+    not_taken: list[NotTaken] = field(default_factory=list)
+    intro: Lines = field(default_factory=list)
+    title: str = ""
+    # No Markdown headings at all: line breaks are the author's, not wrapping.
+    plain: bool = False
+
+
+# Emoji and other pictographs, modifiers, spaces, marks and invisible characters; a `$` or `+`
+# (currency and math symbols) is text.
+_TAIL = {"So", "Sk", "Zs", "Zl", "Zp", "Cc", "Cf", "Mn", "Me", "Mc"}
+
+
+def _trim_tail(text: str) -> str:
+    """`text` without trailing emoji, marks and spaces ("What is X? 👶" asks as "What is X?")."""
+    end = len(text)
+    while end and unicodedata.category(text[end - 1]) in _TAIL:
+        end -= 1
+    return text[:end]
+
+
+def unwrap(text: str) -> str:
+    """A heading's text without emphasis around all of it (`**1.1 为什么…？**`)."""
+    text = _trim_tail(text.strip())
+    match = re.fullmatch(r"(\*{1,3}|_{1,3})(.+?)\1([:：]?)", text)
+    return (match.group(2) + match.group(3)).strip() if match else text
+
+
+def question_text(text: str) -> tuple[str, bool]:
+    """The question in a heading or line, and whether it says outright that it is one."""
+    text = _BOLD_MARKER.sub(r"\1:", unwrap(text), count=1)
+    tagged = bool(TAG.search(text))
+    if tagged:
+        text = TAG.sub("", text).strip()
+    if match := Q_PREFIX.match(text):
+        return match.group(1).strip(), True
+    if number := _NUMBER.match(text):
+        text = number.group(4).strip()
+        if match := Q_PREFIX.match(text):
+            return match.group(1).strip(), True
+    return text, tagged or bool(_ENDS_AS_QUESTION.search(text))
+
+
+def numbering(text: str) -> int | None:
+    """The number a heading or line starts with (`3.` → 3, `1.2` → 1, `三、` → 3), or None."""
+    match = _NUMBER.match(unwrap(text))
+    if not match:
+        return None
+    digits = match.group(1) or match.group(2)
+    if digits:
+        return int(digits)
+    return _chinese_number(match.group(3))
+
+
+def _chinese_number(text: str) -> int:
+    values = dict(zip("一二三四五六七八九", range(1, 10), strict=True))
+    if "十" not in text:
+        return values.get(text, 0)
+    tens, _, ones = text.partition("十")
+    return values.get(tens, 1) * 10 + values.get(ones, 0)
+
+
+def asks(text: str) -> bool:
+    """Whether `text` reads as a question or a task ("Explain…", "为什么…", "…吗").
+
+    An English word counts only at the start: a title such as "Why Rust" asks; "Rust: how it
+    works" as a section name is rarer than the question it looks like.
+    """
+    text = text.strip()
+    return bool(_ENDS_AS_QUESTION.search(text) or _ASKS.search(text))
+
+
+def generic_question(text: str) -> bool:
+    key = unicodedata.normalize("NFKC", text).casefold().strip(" :：.。")
+    return key in _SECTION_WORDS
