@@ -235,7 +235,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
-# Columns of HISTORY's schema that a later migration drops: nothing read them (0021).
+# Columns of HISTORY's schema that a later migration drops: nothing read them (0022).
 DROPPED = {("card", "search_text")}
 
 
