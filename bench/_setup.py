@@ -2,11 +2,13 @@
 
     schema, url = postgres_schema(base_url)      # PostgreSQL: a schema of its own, dropped after
     timings, tokens, queues = prepare(url, content, learners=32, days=10, seed=0)
+    tokens, queues = add_learners(url, learners=8, days=120, today=200, seed=0, prefix="long")
 
 `prepare` imports the bank, then creates one team-mode account per learner with a personal
 API token and gives each a review history through `app.study.record_review` at past times:
 `days` of sessions (due cards, then new cards in content order, learning steps repeated within
 the session), the last one 40 minutes ago, so that learning, review and new cards are all due.
+`today`: that last session goes on until it has given this many ratings (new cards as needed).
 Daily limits are lifted (new and reviews 9999) so that no learner runs dry mid-run.
 """
 
@@ -62,7 +64,13 @@ def _content_order(session: Any) -> list[str]:
 
 
 def _simulate_history(
-    session: Any, learner: Any, order: list[str], now: datetime, days: int, seed: int
+    session: Any,
+    learner: Any,
+    order: list[str],
+    now: datetime,
+    days: int,
+    seed: int,
+    today: int = 0,
 ) -> int:
     """Past study sessions through record_review; returns how many ratings were given."""
     from app.study import record_review
@@ -79,13 +87,16 @@ def _simulate_history(
     for index, start in enumerate(starts):
         last = index == len(starts) - 1
         length = timedelta(minutes=28 if last else 45)
-        new_today = 6 if last else rng.randint(8, 12)
+        new_today = (today or 6) if last else rng.randint(8, 12)
+        given_before = given
         queue = sorted((c for c, d in due.items() if d <= start), key=due.__getitem__)
         queue += order[next_new : next_new + new_today]
         next_new += new_today
         later: list[tuple[datetime, str]] = []  # learning steps coming up within the session
         t = start
         while queue or later:
+            if last and today and given - given_before >= today:
+                break
             if later and (later[0][0] <= t or not queue):
                 when, card_id = heappop(later)
                 if when > start + length:
@@ -106,7 +117,9 @@ def _simulate_history(
             due[card_id] = result.due
             if result.due <= start + length:
                 heappush(later, (result.due, card_id))
-            t += timedelta(seconds=rng.uniform(5, 25))
+            # Today's many ratings all fit between 40 minutes ago and now.
+            pace = 30 / today if last and today else 1
+            t += timedelta(seconds=rng.uniform(5, 25) * min(pace, 1))
     return given
 
 
@@ -114,13 +127,8 @@ def prepare(
     url: str, content: Path, learners: int, days: int, seed: int, setup_sql: list[str]
 ) -> tuple[dict[str, float], list[str], list[dict[str, int]]]:
     """Import the bank, create the accounts with their histories; return timings and tokens."""
-    from sqlmodel import Session
-
-    from app.accounts import members
-    from app.accounts.learners import update_settings
     from app.content.sync import import_content
     from app.infra.db import create_schema, make_engine
-    from app.study import Filters, counts
 
     engine = make_engine(url)
     if engine.dialect.name == "postgresql":
@@ -140,29 +148,8 @@ def prepare(
     timings["import"] = time.perf_counter() - start
     timings["cards"] = report.added
 
-    now = datetime.now(UTC)
-    tokens: list[str] = []
-    queues: list[dict[str, int]] = []
     start = time.perf_counter()
-    reviews = 0
-    with Session(engine) as session:
-        order = _content_order(session)
-        for i in range(learners):
-            learner = members.create_user(session, name=f"bench-{i:03d}", password=PASSWORD)
-            # Unlimited for the run: a learner whose queue ran dry would time 204s, not cycles.
-            update_settings(
-                session,
-                learner=learner,
-                desired_retention=0.9,
-                new_per_day=9999,
-                max_reviews_per_day=9999,
-                rollover_hour=4,
-                timezone="UTC",
-            )
-            reviews += _simulate_history(session, learner, order, now, days, seed * 1000 + i)
-            tokens.append(members.create_api_token(session, learner=learner, name="bench", now=now))
-            left = counts(session, learner=learner, now=datetime.now(UTC), filters=Filters())
-            queues.append({"learning": left.learning, "review": left.review, "new": left.new})
+    tokens, queues, reviews = _learners(engine, learners, days, seed)
     timings["history"] = time.perf_counter() - start
     timings["reviews"] = reviews
     with engine.begin() as connection:
@@ -180,3 +167,52 @@ def prepare(
             )
     engine.dispose()
     return timings, tokens, queues
+
+
+def add_learners(
+    url: str, learners: int, days: int, seed: int, *, today: int = 0, prefix: str = "bench"
+) -> tuple[list[str], list[dict[str, int]]]:
+    """More accounts with their histories in a prepared bank; their tokens and queues."""
+    from app.infra.db import make_engine
+
+    engine = make_engine(url)
+    tokens, queues, _ = _learners(engine, learners, days, seed, today=today, prefix=prefix)
+    engine.dispose()
+    return tokens, queues
+
+
+def _learners(
+    engine: Any, learners: int, days: int, seed: int, *, today: int = 0, prefix: str = "bench"
+) -> tuple[list[str], list[dict[str, int]], int]:
+    from sqlmodel import Session
+
+    from app.accounts import members
+    from app.accounts.learners import update_settings
+    from app.study import Filters, counts
+
+    now = datetime.now(UTC)
+    tokens: list[str] = []
+    queues: list[dict[str, int]] = []
+    reviews = 0
+    with Session(engine) as session:
+        order = _content_order(session)
+        for i in range(learners):
+            name = f"{prefix}-{i:03d}"
+            learner = members.create_user(session, name=name, password=PASSWORD)
+            # Unlimited for the run: a learner whose queue ran dry would time 204s, not cycles.
+            update_settings(
+                session,
+                learner=learner,
+                desired_retention=0.9,
+                new_per_day=9999,
+                max_reviews_per_day=9999,
+                rollover_hour=4,
+                timezone="UTC",
+            )
+            reviews += _simulate_history(
+                session, learner, order, now, days, seed * 1000 + i, today=today
+            )
+            tokens.append(members.create_api_token(session, learner=learner, name="bench", now=now))
+            left = counts(session, learner=learner, now=datetime.now(UTC), filters=Filters())
+            queues.append({"learning": left.learning, "review": left.review, "new": left.new})
+    return tokens, queues, reviews

@@ -1,28 +1,33 @@
-"""CPU per study cycle in-process, qbank next to Anki's own backend, on the same 10,000 cards.
+"""CPU per study cycle in-process: a fresh learner next to one with a long history, and Anki.
 
-    python bench/study_cpu.py                       # 3,500 cycles each, 32 learners, SQLite
+    python bench/study_cpu.py                       # 1,400 cycles per side, 8 + 8 learners, SQLite
     python bench/study_cpu.py --profile out.prof    # and a cProfile of qbank's side
     python bench/study_cpu.py --keep /tmp/qbank-cpu  # set up once, measure again without it
 
 Needs the `bench` extra (`pip install -e '.[bench]'`) for the `anki` package.
 
-qbank: builds the serving benchmark's bank and learners (bench/serve_bench.py: 10,000 cards,
-10 days of history each, daily limits lifted) in a temporary SQLite file, creates the app with
-`create_app` and runs its lifespan, then calls it as an ASGI application the way the study
-page does: one GET /api/study/next per learner for the first card, then one POST /api/reviews
-per card (rating, version, an Idempotency-Key), whose answer holds the next card with its
-HTML, intervals and counts. The learners take turns.
+qbank: builds the serving benchmark's bank (bench/serve_bench.py: 10,000 cards) in a temporary
+SQLite file with two groups of learners, daily limits lifted: fresh ones, whose only past is
+today's first few cards (40 minutes ago), and long-standing ones with `--history-days` of
+study and `--today` ratings already given today. It creates the app with `create_app`, runs
+its lifespan, and calls it as an ASGI application the way the study page does: one GET
+/api/study/next per learner for the first card, then one POST /api/reviews per card (rating,
+version, an Idempotency-Key), whose answer holds the next card with its HTML, intervals and
+counts. The learners of a group take turns.
+
+A card's cost must not grow with the learner's history or the day's work: the two groups'
+figures should be within 10% of each other.
 
 Anki: the same bank exported with app.export.anki and imported into a collection of the
 `anki` package (its Rust backend and SQLite), FSRS on, limits lifted, as many review cards due
-as a qbank learner has on average; one cycle fetches the next queued card with its scheduling
-states, renders question and answer, labels the four buttons and answers it (bench/anki_peer.py).
-Anki runs in a process of its own.
+as a long-standing qbank learner has on average; one cycle fetches the next queued card with
+its scheduling states, renders question and answer, labels the four buttons and answers it
+(bench/anki_peer.py). Anki runs in a process of its own.
 
-The two sides take turns, a round of each at a time, so that a change in the machine's load
-hits both. Each prints its process's CPU time per cycle (background threads included) as the
-minimum and median of 7 rounds, and the ratio of the medians: a figure to watch, not a target.
-The access log is not written.
+The three take turns, a round of each at a time, so that a change in the machine's load hits
+all of them. Each prints its process's CPU time per cycle (background threads included) as
+the minimum and median of 7 rounds; the ratios of the medians are figures to watch, the
+first (history) with a bound. The access log is not written.
 """
 
 import argparse
@@ -42,7 +47,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+    sys.path.append(str(ROOT))  # after PYTHONPATH, so that another checkout can be measured
 
 ROUNDS = 7
 WARMUP = 100
@@ -166,24 +171,28 @@ def _anki_round(conn: Any, cycles: int) -> float:
 
 
 async def _measure(
-    app: Any, tokens: list[str], anki: Any, per_round: int, profile: Path | None
-) -> tuple[list[float], list[float]]:
-    learners = _Learners(app, tokens)
-    for _ in range(WARMUP):  # caches, compiled statements, the pool
-        await learners.cycle()
+    app: Any, groups: list[list[str]], anki: Any, per_round: int, profile: Path | None
+) -> tuple[list[list[float]], list[float]]:
+    """Rounds of each group of learners and of Anki in turn: each side's sorted CPU per cycle."""
+    sides = [_Learners(app, tokens) for tokens in groups]
+    for learners in sides:  # caches, compiled statements, the pool
+        for _ in range(WARMUP // len(sides)):
+            await learners.cycle()
     _anki_round(anki, WARMUP)
     profiler = _profile_main() if profile else None
-    ours, theirs = [], []
+    ours: list[list[float]] = [[] for _ in sides]
+    theirs = []
     for _ in range(ROUNDS):
-        if profiler:
-            profiler.enable()
-        ours.append(await learners.round(per_round))
-        if profiler:
-            profiler.disable()
+        for learners, found in zip(sides, ours, strict=True):
+            if profiler:
+                profiler.enable()
+            found.append(await learners.round(per_round))
+            if profiler:
+                profiler.disable()
         theirs.append(_anki_round(anki, per_round))
     if profiler and profile:
         _dump_profiles(profiler, profile)
-    return sorted(ours), sorted(theirs)
+    return [sorted(found) for found in ours], sorted(theirs)
 
 
 # The routes run in the thread pool: each thread gets a profiler of its own, timed by the
@@ -220,33 +229,41 @@ def _dump_profiles(main: Any, path: Path) -> None:
     stats.dump_stats(path)
 
 
-def _bank(tmp: Path, args: argparse.Namespace) -> tuple[Path, str, Path, list[str], int]:
-    """The bank, its learners and its Anki package in `tmp`: made, or those of --keep."""
+def _bank(tmp: Path, args: argparse.Namespace) -> tuple[Path, str, Path, list[list[str]], int]:
+    """The bank, its two groups of learners and its Anki package in `tmp`: made, or --keep's."""
     content, url, package = tmp / "content", f"sqlite:///{tmp / 'bench.db'}", tmp / "bank.apkg"
     made = tmp / "learners.json"
     if made.exists():
         kept = json.loads(made.read_text())
-        return content, url, package, kept["tokens"], kept["review_due"]
+        return content, url, package, kept["groups"], kept["review_due"]
 
-    from bench._setup import prepare
+    from bench._setup import add_learners, prepare
     from bench._synthetic import write_bank
 
     write_bank(content, cards=args.cards, seed=args.seed)
-    _, tokens, queues = prepare(url, content, args.learners, args.history_days, args.seed, [])
+    _, fresh, _ = prepare(url, content, args.learners, 0, args.seed, [])
+    long, queues = add_learners(
+        url, args.learners, args.history_days, args.seed + 1, today=args.today, prefix="long"
+    )
     review_due = round(sum(q["review"] for q in queues) / len(queues))
     _export(url, package)
-    made.write_text(json.dumps({"tokens": tokens, "review_due": review_due}))
-    return content, url, package, tokens, review_due
+    made.write_text(json.dumps({"groups": [fresh, long], "review_due": review_due}))
+    return content, url, package, [fresh, long], review_due
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--cycles", type=int, default=3500, help="measured cycles of each side")
-    parser.add_argument("--learners", type=int, default=32, help="qbank learners taking turns")
+    parser.add_argument("--cycles", type=int, default=1400, help="measured cycles of each side")
+    parser.add_argument("--learners", type=int, default=8, help="qbank learners in each group")
     parser.add_argument("--cards", type=int, default=10_000)
-    parser.add_argument("--history-days", type=int, default=10)
+    parser.add_argument(
+        "--history-days", type=int, default=120, help="the long-standing learners' past"
+    )
+    parser.add_argument(
+        "--today", type=int, default=200, help="ratings the long-standing ones gave today"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--profile", type=Path, help="write a cProfile of qbank's side (every thread, CPU time)"
@@ -269,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
             tmp = args.keep
         else:
             tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="qbank-study-cpu-")))
-        content, url, package, tokens, review_due = _bank(tmp, args)
+        content, url, package, groups, review_due = _bank(tmp, args)
         process, anki = _start_anki(package, review_due, args.seed)
         os.environ |= {
             "QBANK_DATABASE_URL": url,
@@ -287,34 +304,65 @@ def main(argv: list[str] | None = None) -> int:
         kind, anki_cards = anki.recv()
         assert kind == "ready"
 
-        async def run() -> tuple[list[float], list[float]]:
+        async def run() -> tuple[list[list[float]], list[float]]:
             async with app.router.lifespan_context(app):
                 per_round = max(args.cycles // ROUNDS, 1)
-                return await _measure(app, tokens, anki, per_round, args.profile)
+                return await _measure(app, groups, anki, per_round, args.profile)
 
         try:
-            ours, theirs = asyncio.run(run())
+            (fresh, long), theirs = asyncio.run(run())
         finally:
             anki.send(("stop",))
             process.join(timeout=30)
 
-    ratio = ours[ROUNDS // 2] / theirs[ROUNDS // 2]
+    _report(args, fresh, long, theirs, anki_cards, review_due)
+    return 0
+
+
+def _report(
+    args: argparse.Namespace,
+    fresh: list[float],
+    long: list[float],
+    theirs: list[float],
+    anki_cards: int,
+    review_due: int,
+) -> None:
+    def figure(times: list[float]) -> str:
+        return f"{times[0] * 1000:6.3f} / {times[ROUNDS // 2] * 1000:6.3f} ms"
+
+    def median(times: list[float]) -> float:
+        return times[ROUNDS // 2]
+
+    per_learner = args.cycles // args.learners
     print(
-        f"{args.cycles} cycles each, interleaved in {ROUNDS} rounds; CPU per cycle, min / median:"
+        f"{args.cycles} cycles per side, interleaved in {ROUNDS} rounds ({per_learner} cards per "
+        f"learner); CPU per cycle, min / median:"
     )
     print(
-        f"  qbank  {ours[0] * 1000:.3f} / {ours[ROUNDS // 2] * 1000:.3f} ms  "
-        f"({args.learners} learners, {args.cards:,} cards, SQLite; one POST /api/reviews per "
-        "card through the ASGI app)"
+        f"  qbank, fresh learners       {figure(fresh)}  ({args.learners} learners, no past "
+        "before today's first cards)"
     )
     print(
-        f"  Anki   {theirs[0] * 1000:.3f} / {theirs[ROUNDS // 2] * 1000:.3f} ms  "
-        f"(one collection, {anki_cards:,} cards, FSRS, {review_due} reviews due at the start)"
+        f"  qbank, long-standing        {figure(long)}  ({args.learners} learners, "
+        f"{args.history_days} days of history, {args.today} cards done today)"
+    )
+    print(
+        f"  Anki                        {figure(theirs)}  (one collection, {anki_cards:,} cards, "
+        f"FSRS, {review_due} reviews due at the start)"
+    )
+    print(
+        f"  (qbank: {args.cards:,} cards, SQLite, one POST /api/reviews per card through the "
+        "ASGI app)"
     )
     if args.profile:
-        print(f"  (qbank profiled into {args.profile}: its figure includes the profiler's cost)")
-    print(f"qbank : Anki (medians): {ratio:.2f}x")
-    return 0
+        print(f"  (qbank profiled into {args.profile}: its figures include the profiler's cost)")
+    growth = median(long) / median(fresh)
+    verdict = "within" if growth <= 1.10 else "NOT within"
+    print(f"long-standing : fresh (medians): {growth:.2f}x, {verdict} 10%")
+    print(
+        f"qbank : Anki (medians): fresh {median(fresh) / median(theirs):.2f}x, "
+        f"long-standing {median(long) / median(theirs):.2f}x (a figure to watch)"
+    )
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.pool import NullPool
 from sqlmodel import Session
@@ -203,5 +203,32 @@ def test_a_lock_file_that_cannot_be_opened_leaves_writing_to_sqlite(tmp_path):
         with database.session() as session, database.writing(session) as connection:
             connection.exec_driver_sql("CREATE TABLE t (x)")
             session.commit()
+    finally:
+        database.dispose()
+
+
+def test_a_database_session_keeps_one_connection_through_its_transactions(tmp_path):
+    database = db.Database.open(f"sqlite:///{tmp_path / 'qbank.db'}")
+    checkouts: list[object] = []
+    event.listen(database.engine.pool, "checkout", lambda *_: checkouts.append(1))
+    try:
+        with database.session() as session:
+            with database.writing(session) as connection:
+                connection.exec_driver_sql("CREATE TABLE t (x)")
+                session.commit()
+            with database.writing(session) as connection:
+                connection.exec_driver_sql("INSERT INTO t VALUES (1)")
+                session.commit()
+            with database.writing(session) as connection:
+                connection.exec_driver_sql("INSERT INTO t VALUES (2)")  # never committed
+            assert session.execute(text("SELECT x FROM t")).scalars().all() == [1]
+            session.rollback()
+            assert len(checkouts) == 1
+            stale = session.connection()
+            session.commit()
+            stale.exec_driver_sql("SELECT 1")  # outside the session's transactions
+            with pytest.raises(RuntimeError, match="outside its transaction"):
+                session.execute(text("SELECT x FROM t"))
+        assert database.engine.pool.checkedout() == 0  # handed back when the session closed
     finally:
         database.dispose()

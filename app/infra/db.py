@@ -71,7 +71,8 @@ class Database:
         return cls(make_engine(url))
 
     def session(self) -> Session:
-        return Session(self.engine, info={"database": self})
+        """A session that uses one connection for its life (see `OneConnectionSession`)."""
+        return OneConnectionSession(self.engine, info={"database": self})
 
     @contextmanager
     def writing(self, session: Session) -> Iterator[Connection]:
@@ -123,6 +124,39 @@ class Database:
     def dispose(self) -> None:
         self.stop()
         self.engine.dispose()
+
+
+class OneConnectionSession(Session):
+    """A session that checks out one connection on first use and keeps it until it closes.
+
+    A session bound to the engine hands its connection back to the pool at the end of every
+    transaction, so a request that reads, writes and reads again (a rating: the caller, the
+    rating, the next card) took a connection from the pool three times. Bound to a connection
+    of its own, the session still begins, commits and rolls back its transactions on it.
+    """
+
+    def __init__(self, engine: Engine, **kw: Any) -> None:
+        super().__init__(engine, **kw)
+        self._engine = engine
+        self._held: Connection | None = None
+
+    def get_bind(self, *args: Any, **kw: Any) -> Connection:
+        held = self._held
+        if held is None:
+            held = self._held = self._engine.connect()
+        elif held.in_transaction() and not self.in_transaction():
+            # A statement ran on the connection outside the session's transactions: the
+            # session would join that transaction and never commit it.
+            raise RuntimeError("the session's connection was used outside its transaction")
+        return held
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            if self._held is not None:
+                self._held.close()  # back to the pool, rolling back what is left open
+                self._held = None
 
 
 def _sqlite_file(url: URL) -> str | None:

@@ -1,0 +1,75 @@
+"""A study request takes one connection from the pool and one hop to the thread pool."""
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import anyio.to_thread
+import pytest
+from fastapi import FastAPI
+from sqlalchemy import event
+
+from app.web.deps import get_now
+
+
+@dataclass
+class Cost:
+    checkouts: int = 0
+    hops: int = 0
+
+
+@contextmanager
+def cost(app: FastAPI, monkeypatch: pytest.MonkeyPatch) -> Iterator[Cost]:
+    """Pool check-outs and thread hops of the requests made meanwhile."""
+    found = Cost()
+    pool = app.state.database.engine.pool
+    run_sync = anyio.to_thread.run_sync
+
+    def checkout(*_: Any) -> None:
+        found.checkouts += 1
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        found.hops += 1
+        return await run_sync(*args, **kwargs)
+
+    monkeypatch.setattr(anyio.to_thread, "run_sync", counted)
+    event.listen(pool, "checkout", checkout)
+    try:
+        yield found
+    finally:
+        event.remove(pool, "checkout", checkout)
+        monkeypatch.setattr(anyio.to_thread, "run_sync", run_sync)
+
+
+@pytest.fixture
+def async_clock(app: FastAPI, clock: Any) -> Any:
+    # The clock fixture's plain lambda would run in the thread pool: a hop of the test's own.
+    async def now() -> datetime:
+        return clock.now
+
+    app.dependency_overrides[get_now] = now
+    return clock
+
+
+def test_a_rating_and_the_next_card_each_take_one_connection_and_one_hop(
+    client: Any, app: FastAPI, async_clock: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client.get("/api/study/next")  # the local learner is made on the first request
+    with cost(app, monkeypatch) as shown_cost:
+        shown = client.get("/api/study/next")
+    assert shown.status_code == 200
+    card = shown.json()
+    body = {"card_id": card["id"], "rating": 3, "version": card["version"]}
+    with cost(app, monkeypatch) as rated_cost:
+        # The caller, the rating's write transaction and the next card's read, on one session.
+        rated = client.post("/api/reviews", json=body, headers={"Idempotency-Key": "k1"})
+    assert rated.status_code == 200
+    assert rated.json()["next"]["id"] != card["id"]
+    with cost(app, monkeypatch) as undo_cost:
+        undone = client.post("/api/reviews/undo", json={"card_id": card["id"]})
+    assert undone.status_code == 200
+    assert (shown_cost.checkouts, shown_cost.hops) == (1, 1)
+    assert (rated_cost.checkouts, rated_cost.hops) == (1, 1)
+    assert (undo_cost.checkouts, undo_cost.hops) == (1, 1)
