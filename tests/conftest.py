@@ -9,13 +9,13 @@ import subprocess
 import sys
 import textwrap
 import time
-import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx2 as httpx
 import pytest
+from pgschemas import POSTGRES_URL, PostgresSchemas
 from sqlalchemy import create_engine
 from sqlalchemy.engine import Engine
 from sqlalchemy.pool import NullPool
@@ -35,10 +35,6 @@ os.environ["QBANK_ALLOWED_HOSTS"] = "127.0.0.1,localhost,[::1],testserver"
 
 # The pytest-xdist worker running this process (gw0, gw1, …), or main without -n.
 WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
-
-POSTGRES_URL = os.environ.get(
-    "QBANK_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-)
 
 
 def postgres_execute(sql: str) -> None:
@@ -91,27 +87,27 @@ def backend(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def make_database_url(backend: str, tmp_path: Path) -> Iterator[Callable[[str], str]]:
+def make_database_url(
+    backend: str, tmp_path: Path, templates: Templates
+) -> Iterator[Callable[[str], str]]:
     """Factory for empty databases of the test's backend: a file, or a PostgreSQL schema."""
     from app.infra.bank import close_engine
 
-    made: list[tuple[str, str | None]] = []
+    made: list[str] = []
 
     def make(name: str = "test") -> str:
         if backend == "sqlite":
             url = f"sqlite:///{tmp_path / f'{name}.db'}"
-            made.append((url, None))
-            return url
-        schema = f"t_{WORKER}_{uuid.uuid4().hex[:16]}"
-        postgres_execute(f"CREATE SCHEMA {schema}")
-        made.append((url := f"{POSTGRES_URL}?options=-csearch_path%3D{schema}", schema))
+        else:
+            url = templates.postgres.new()
+        made.append(url)
         return url
 
     yield make
-    for url, schema in made:
+    for url in made:
         close_engine(url)
-        if schema:
-            postgres_execute(f"DROP SCHEMA {schema} CASCADE")
+        if backend != "sqlite":
+            templates.postgres.release(url)
 
 
 @pytest.fixture
@@ -120,14 +116,16 @@ def database_url(make_database_url: Callable[[str], str]) -> str:
 
 
 @pytest.fixture(scope="session")
-def templates(tmp_path_factory: pytest.TempPathFactory) -> Templates:
-    """Databases built once in this process, copied into tests' SQLite files."""
-    return Templates(tmp_path_factory.mktemp("templates"))
+def templates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Templates]:
+    """Databases built once in this process, copied into tests' SQLite files and schemas."""
+    postgres = PostgresSchemas(POSTGRES_URL, WORKER)  # connects on first use only
+    yield Templates(tmp_path_factory.mktemp("templates"), postgres)
+    postgres.close()
 
 
 @pytest.fixture
 def engine(database_url: str, templates: Templates) -> Iterator[Engine]:
-    """A fresh database (SQLite file or PostgreSQL schema) with every table created."""
+    """A fresh database (SQLite file or PostgreSQL schema) with every table created, no rows."""
     templates.schema(database_url)
     engine = make_engine(database_url)
     create_schema(engine)  # creates the tables on PostgreSQL; finds them current in a copy

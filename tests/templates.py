@@ -6,6 +6,7 @@ from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 
+from pgschemas import PostgresSchemas
 from sqlalchemy.engine import Engine, make_url
 
 from app.content.sync import import_content
@@ -30,21 +31,26 @@ def content_key(root: Path) -> str:
 class Templates:
     """Databases made once (the current schema, a bank imported) and copied per test.
 
-    Copies are SQLite files: a test gets a database of its own, as if it had made it, without
-    creating the schema or importing (and rendering) the same content again.
+    A test gets a database of its own, as if it had made it, without creating the schema or
+    importing (and rendering) the same content again: an SQLite file copied with the backup
+    API, or a PostgreSQL schema whose rows are copied from a template schema (`pgschemas`).
     """
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, postgres: PostgresSchemas) -> None:
         self.root = root
+        self.postgres = postgres
         self.made: dict[str, Path] = {}
 
     def copy(self, key: str, database_url: str, build: Callable[[Engine], object]) -> bool:
-        """Fill the SQLite database of `database_url` from template `key`; False if none fits.
+        """Fill the database of `database_url` from template `key`; False if none fits.
 
-        Nothing is copied into a PostgreSQL database, nor over a file that already exists:
-        the caller then builds that database itself.
+        Nothing is copied over a file that already exists, nor into a PostgreSQL schema that
+        the `make_database_url` fixture did not make or that has tables: the caller then
+        builds that database itself.
         """
         url = make_url(database_url)
+        if url.get_backend_name() == "postgresql":
+            return self.postgres.fill(key, database_url, build)
         if url.get_backend_name() != "sqlite" or not url.database:
             return False
         target = Path(url.database)

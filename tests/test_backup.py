@@ -31,6 +31,7 @@ from app.infra.models import Card, CardState, Deck, Learner, PracticeSession, Re
 from app.main import create_app
 from app.practice.quiz import rate_practice, start_practice
 from app.study import Filters, counts, get_learner, next_card, record_review, undo_last
+from templates import Templates, content_key
 
 pytestmark = pytest.mark.storage
 
@@ -116,9 +117,11 @@ def fresh_engine(path: Path) -> Engine:
 
 
 @pytest.fixture
-def other(make_database_url: Callable[[str], str]) -> Iterator[Engine]:
+def other(make_database_url: Callable[[str], str], templates: Templates) -> Iterator[Engine]:
     """A second, empty instance to restore into."""
-    engine = make_engine(make_database_url("other"))
+    url = make_database_url("other")
+    templates.schema(url)
+    engine = make_engine(url)
     create_schema(engine)
     yield engine
     engine.dispose()
@@ -139,11 +142,31 @@ def document(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return data
 
 
+def import_and_study(root: Path) -> Callable[[Engine], None]:
+    def build(engine: Engine) -> None:
+        import_content(root, engine)
+        simulate_week(engine)
+
+    return build
+
+
 @pytest.fixture
-def studied(write_content: WriteContent, engine: Engine) -> Engine:
-    import_content(write_content(CONTENT), engine)
-    simulate_week(engine)
-    return engine
+def studied(
+    write_content: WriteContent, database_url: str, templates: Templates
+) -> Iterator[Engine]:
+    """The test's database after a studied week: a copy of one studied once per process.
+
+    The week is simulated at fixed times, so every copy is what studying it again would give.
+    """
+    root = write_content(CONTENT)
+    build = import_and_study(root)
+    copied = templates.copy(f"studied-{content_key(root)}", database_url, build)
+    engine = make_engine(database_url)
+    create_schema(engine)
+    if not copied:
+        build(engine)
+    yield engine
+    engine.dispose()
 
 
 def backup(engine: Engine, name: str = "local") -> dict[str, Any]:
@@ -437,10 +460,13 @@ def test_log_csv_has_every_rating(studied: Engine) -> None:
 
 
 @pytest.fixture
-def cli_bank(settings: Settings, write_content: WriteContent) -> Engine:
+def cli_bank(settings: Settings, write_content: WriteContent, templates: Templates) -> Engine:
+    root = write_content(CONTENT)
+    build = import_and_study(root)
+    copied = templates.copy(f"studied-{content_key(root)}", settings.database_url, build)
     engine = open_engine(settings)
-    import_content(write_content(CONTENT), engine)
-    simulate_week(engine)
+    if not copied:
+        build(engine)
     return engine
 
 

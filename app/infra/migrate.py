@@ -1,5 +1,6 @@
 """Schema migrations with Alembic: upgrade to head, adopting databases made before migrations."""
 
+import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -7,6 +8,7 @@ from pathlib import Path
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import inspect
 from sqlalchemy.engine import Connection, Engine
 
@@ -19,6 +21,12 @@ def _config(connection: Connection) -> Config:
     config.set_main_option("script_location", str(MIGRATIONS))
     config.attributes["connection"] = connection
     return config
+
+
+@functools.cache
+def _head() -> str | None:
+    """The newest migration's revision: the scripts are read once per process."""
+    return ScriptDirectory(str(MIGRATIONS)).get_current_head()
 
 
 def current_revision(engine: Engine) -> str | None:
@@ -80,6 +88,9 @@ def prepare(engine: Engine) -> None:
             # migration (a test compares the two), and much faster.
             SQLModel.metadata.create_all(connection)
             command.stamp(_config(connection), "head")
+            return
+        # A current database needs nothing, and upgrade would read every migration script.
+        if MigrationContext.configure(connection).get_current_revision() == _head():
             return
     upgrade(engine)
 

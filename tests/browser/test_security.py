@@ -16,10 +16,9 @@ from sqlmodel import Session, func, select
 
 from app.accounts import members
 from app.config import Settings
-from app.content.sync import import_content
 from app.infra.bank import open_engine
 from app.infra.models import AuthSession
-from tests.browser.conftest import serve, team_settings
+from tests.browser.conftest import copy_bank, serve, team_settings
 
 REPO = Path(__file__).resolve().parents[2]
 ATTACKER = "http://attacker.test"
@@ -27,12 +26,14 @@ PASSWORD = "member-password-1"
 
 
 @pytest.fixture(scope="module")
-def team_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Settings]]:
+def team_server(
+    tmp_path_factory: pytest.TempPathFactory, bundled_bank: Path
+) -> Iterator[tuple[str, Settings]]:
     """A team-mode qbank over the bundled content with one member, and its settings."""
     db = tmp_path_factory.mktemp("team-browser") / "qbank.db"
+    copy_bank(bundled_bank, db)  # the session's import, not one of the module's own
     settings = team_settings(db)
     engine = open_engine(settings)
-    import_content(settings.content_dir, engine)
     with Session(engine) as session:
         members.create_user(session, name="member", password=PASSWORD)
     try:
