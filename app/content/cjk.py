@@ -1,12 +1,12 @@
-"""CJK-friendly emphasis for markdown-it: `**强调（注）**后` is bold, as people who write Chinese expect.
+"""CJK-friendly emphasis for markdown-it: `**强调（注）**后` is bold, as Chinese writers expect.
 
 CommonMark decides whether `*` or `_` can open or close emphasis from the characters on either
 side (its "flanking" rules), and counts full-width punctuation such as `（）。，` like ASCII
 punctuation, so a run that closes after `）` and is followed by a Han character is taken as
-literal asterisks. This follows the CommonMark CJK-friendly amendments (tats-u/markdown-cjk-friendly,
-the rule of markdown-it-cjk-friendly): punctuation that is itself a CJK character no longer blocks
-flanking, and a CJK character on the outer side counts like whitespace. Text without CJK
-characters parses exactly as CommonMark says.
+literal asterisks. This follows the CommonMark CJK-friendly amendments
+(tats-u/markdown-cjk-friendly, the rule of markdown-it-cjk-friendly): punctuation that is itself
+a CJK character no longer blocks flanking, and a CJK character on the outer side counts like
+whitespace. Text without CJK characters parses exactly as CommonMark says.
 """
 
 import unicodedata

@@ -1,4 +1,4 @@
-"""Syntax highlighting of fenced code, once at import, as spans with CSS classes (static/app.css)."""
+"""Syntax highlighting of fenced code, once at import, as spans with CSS classes (app.css)."""
 
 from collections.abc import Iterator
 from functools import cache

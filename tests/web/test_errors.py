@@ -4,7 +4,6 @@ Also the one rule for where a browser may be sent back to (`safe_local_path`) an
 JSON (`wants_json`).
 """
 
-
 import pytest
 from fastapi.testclient import TestClient
 from refusals import error_classes, raised_keys
