@@ -195,8 +195,8 @@ def test_too_few_reviews_are_refused_saying_how_many_are_needed(
 
     job = fit_from_the_page(client)
     assert (job["kind"], job["status"], job["finished"]) == ("optimize", "failed", True)
-    assert job["message"].startswith(
-        f"not enough reviews to fit personal parameters yet: 8 of the {MIN_REVIEWS} needed"
+    assert job["message"] == (
+        f"Not enough reviews yet: 8 of {MIN_REVIEWS}. The parameters in use were kept."
     )
     assert job["result"] == {"reason": "not_enough", "counted": 8, "needed": MIN_REVIEWS}
     page = client.get("/settings").text
@@ -211,8 +211,7 @@ def test_too_few_reviews_are_refused_saying_how_many_are_needed(
     result = CliRunner().invoke(cli, ["optimize"])
     assert result.exit_code == 1
     assert result.output == (
-        f"error: not enough reviews to fit personal parameters yet: 8 of the {MIN_REVIEWS} "
-        "needed (only ratings a study day or more after the card's previous one count)\n"
+        f"error: Not enough reviews yet: 8 of {MIN_REVIEWS}. The parameters in use were kept.\n"
     )
     with Session(engine) as session:
         assert local_learner(session, settings).fsrs_parameters is None

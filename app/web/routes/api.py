@@ -10,6 +10,7 @@ from app.errors import NotFound
 from app.search.query import search as run_search
 from app.study import catalog
 from app.study.cardview import card_view
+from app.study.service import Next
 from app.web.deps import FiltersDep, IdempotencyKey, LangDep, LearnerDep, NowDep, SessionDep
 from app.web.observe import REVIEWS
 from app.web.schemas import (
@@ -97,7 +98,8 @@ async def take_along(
 ) -> list[NextOut]:
     """Today's whole queue in the scope, in the order of study: the cards to study offline."""
     day = await call.run(lambda study: study.day(filters, limit))
-    return [out for card in day.cards if (out := next_out(card, day.counts, lang)) is not None]
+    shown = (next_out(Next(card, day.counts), lang) for card in day.cards)
+    return [out for out in shown if out is not None]
 
 
 @study_api.post("/reviews", responses={404: {"description": "No such card"}, **CONFLICT})
