@@ -2,7 +2,8 @@
 
 ERROR_STRINGS: dict[str, tuple[str, str]] = {
     "error.title": ("出错了", "Something went wrong"),
-    "error.not_found": ("页面不存在", "Page not found"),
+    "error.page_not_found": ("页面不存在", "Page not found"),
+    "error.not_found": ("这个地址下什么也没有。", "There is nothing at this address."),
     "error.back": ("返回首页", "Back to home"),
     "error.bad_host": (
         "本服务不接受发往主机名 “{host}” 的请求。如果这是本实例的地址，请把它加入 "
