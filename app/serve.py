@@ -1,6 +1,7 @@
 """`qbank serve`: migrate, import when the bank is empty, optionally watch content, run uvicorn."""
 
 import errno
+import functools
 import logging
 import logging.config
 import os
@@ -193,21 +194,22 @@ def serve(
     stop = threading.Event()
     if watch:
         threading.Thread(target=watch_content, args=(settings, stop), daemon=True).start()
-    common = {
+    run = functools.partial(
+        uvicorn.run,
         # uvicorn applies it in every worker process, which would otherwise log its own way.
-        "log_config": logs,
-        "host": host,
-        "port": port,
-        "access_log": False,  # app.web.observe logs every request with its id
+        log_config=logs,
+        host=host,
+        port=port,
+        access_log=False,  # app.web.observe logs every request with its id
         # Forwarded headers are read only from configured proxies; with none, never.
-        "proxy_headers": bool(settings.forwarded_allow_ips.strip()),
-        "forwarded_allow_ips": settings.forwarded_allow_ips.strip() or None,
-    }
+        proxy_headers=bool(settings.forwarded_allow_ips.strip()),
+        forwarded_allow_ips=settings.forwarded_allow_ips.strip() or None,
+    )
     try:
         with metrics_dir(settings, workers):
             if workers > 1:
-                uvicorn.run("app.main:serving_app", factory=True, workers=workers, **common)
+                run("app.main:serving_app", factory=True, workers=workers)
             else:
-                uvicorn.run(serving_app(settings), **common)
+                run(serving_app(settings))
     finally:
         stop.set()
