@@ -60,7 +60,7 @@ def _kind_condition(kind: MarkKind, now: datetime, flag: int | None) -> Any:
         return col(CardMark.buried_until) > now
     if kind is MarkKind.LEECH:
         return col(CardMark.leech).is_(True)
-    return CardMark.flag == flag if flag else CardMark.flag > 0
+    return col(CardMark.flag) == flag if flag else col(CardMark.flag) > 0
 
 
 def marked_cards(
@@ -75,31 +75,38 @@ def marked_cards(
 
     Leeches come with their study history, most lapses first.
     """
-    state = and_(CardState.learner_id == learner.id, CardState.card_id == CardMark.card_id)
+    state = and_(
+        col(CardState.learner_id) == learner.id, col(CardState.card_id) == CardMark.card_id
+    )
     rows = session.execute(
         select(
             CardMark,
-            Card.question,
-            Deck.slug,
-            Deck.title,
-            Card.source_path,
-            Card.source_line,
-            Card.retired,
+            col(Card.question),
+            col(Deck.slug),
+            col(Deck.title),
+            col(Card.source_path),
+            col(Card.source_line),
+            col(Card.retired),
             func.coalesce(CardState.lapses, 0).label("lapses"),
             func.coalesce(CardState.reps, 0).label("reps"),
-            CardState.due,
+            col(CardState.due),
         )
         .join(Card, col(Card.id) == CardMark.card_id)
         .join(Deck, col(Deck.id) == Card.deck_id)
         .outerjoin(CardState, state)
-        .where(CardMark.learner_id == learner.id, _kind_condition(kind, now, flag))
+        .where(col(CardMark.learner_id) == learner.id, _kind_condition(kind, now, flag))
         .order_by(col(Card.ordinal))
         .limit(LIST_LIMIT)
     ).all()
     found = [
         MarkedCard(
-            Mark.from_row(row[0]),
-            *row[1:7],
+            Mark.from_row(row.CardMark),
+            question=row.question,
+            deck_slug=row.slug,
+            deck_title=row.title,
+            source_path=row.source_path,
+            source_line=row.source_line,
+            retired=row.retired,
             lapses=row.lapses,
             reps=row.reps,
             due=row.due,
@@ -124,11 +131,11 @@ def study_history(
     if not card_ids:
         return {}
     rows = session.execute(
-        select(ReviewLog.card_id, ReviewLog.reviewed_at, ReviewLog.rating)
+        select(col(ReviewLog.card_id), col(ReviewLog.reviewed_at), col(ReviewLog.rating))
         .where(
-            ReviewLog.learner_id == learner.id,
+            col(ReviewLog.learner_id) == learner.id,
             col(ReviewLog.card_id).in_(card_ids),
-            ReviewLog.mode == Mode.STUDY.value,
+            col(ReviewLog.mode) == Mode.STUDY.value,
             col(ReviewLog.undone_at).is_(None),
         )
         .order_by(col(ReviewLog.reviewed_at), col(ReviewLog.id))
@@ -143,16 +150,16 @@ def failed_today(session: Session, *, learner: Learner, now: datetime) -> list[s
     """The cards the learner rated Again in today's study, in the order they were failed."""
     start, end = study_day(learner, now)
     rows = session.execute(
-        select(ReviewLog.card_id, func.min(ReviewLog.id).label("first"))
+        select(col(ReviewLog.card_id), func.min(ReviewLog.id).label("first"))
         .where(
-            ReviewLog.learner_id == learner.id,
-            ReviewLog.mode == Mode.STUDY.value,
+            col(ReviewLog.learner_id) == learner.id,
+            col(ReviewLog.mode) == Mode.STUDY.value,
             col(ReviewLog.undone_at).is_(None),
             col(ReviewLog.reviewed_at) >= start,
             col(ReviewLog.reviewed_at) < end,
-            ReviewLog.rating == 1,
+            col(ReviewLog.rating) == 1,
         )
-        .group_by(ReviewLog.card_id)
+        .group_by(col(ReviewLog.card_id))
         .order_by("first")
     ).all()
     return [row.card_id for row in rows]
@@ -170,14 +177,14 @@ class TeamLeech:
 
 def team_leeches(session: Session, *, limit: int = 20) -> list[TeamLeech]:
     """The cards the most learners keep failing: a leech for each (lapses at their threshold)."""
-    learners = func.count(CardState.learner_id).label("learners")
+    learners = func.count(col(CardState.learner_id)).label("learners")
     rows = session.execute(
         select(
-            Card.id,
-            Card.question,
-            Deck.slug,
-            Card.source_path,
-            Card.source_line,
+            col(Card.id),
+            col(Card.question),
+            col(Deck.slug),
+            col(Card.source_path),
+            col(Card.source_line),
             learners,
             func.sum(CardState.lapses).label("lapses"),
         )
@@ -187,10 +194,16 @@ def team_leeches(session: Session, *, limit: int = 20) -> list[TeamLeech]:
         .join(Deck, col(Deck.id) == Card.deck_id)
         .where(
             col(Card.retired).is_(False),
-            Learner.leech_threshold > 0,
-            CardState.lapses >= Learner.leech_threshold,
+            col(Learner.leech_threshold) > 0,
+            col(CardState.lapses) >= Learner.leech_threshold,
         )
-        .group_by(Card.id, Card.question, Deck.slug, Card.source_path, Card.source_line)
+        .group_by(
+            col(Card.id),
+            col(Card.question),
+            col(Deck.slug),
+            col(Card.source_path),
+            col(Card.source_line),
+        )
         .order_by(learners.desc(), func.sum(CardState.lapses).desc(), col(Card.id))
         .limit(limit)
     ).all()
