@@ -25,7 +25,8 @@ def scope_size(session: Session, filters: Filters) -> int:
     query = filters.apply(
         select(func.count()).select_from(Card).join(Deck, col(Deck.id) == Card.deck_id)
     )
-    return session.exec(query).one()
+    count: int = session.exec(query).one()
+    return count
 
 
 def create_interview(

@@ -16,7 +16,8 @@ from datetime import date, datetime
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import bindparam, delete
+import sqlalchemy as sa
+from sqlalchemy import BindParameter, bindparam, delete
 from sqlmodel import Session, col, select
 
 from app.accounts.learners import local_day, study_day
@@ -182,7 +183,7 @@ def _keep(
 @lru_cache(maxsize=64)
 def _open_statement(filters: Filters) -> Any:
     """Which of the candidate cards are in scope, active, held by nothing and not studied today."""
-    learner = bindparam("learner_id")
+    learner: BindParameter[int] = bindparam("learner_id")
     rated = select(ReviewLog.card_id).where(
         ReviewLog.learner_id == learner,
         ReviewLog.mode == Mode.STUDY.value,
@@ -206,16 +207,17 @@ def _open_statement(filters: Filters) -> Any:
 @lru_cache(maxsize=1)
 def _ahead_statement() -> Any:
     return (
-        select(
-            Interview.id,
-            Interview.day,
-            Interview.deck,
-            Interview.section,
-            Interview.tag,
-            Interview.target,
+        sa.select(
+            col(Interview.id),
+            col(Interview.day),
+            col(Interview.deck),
+            col(Interview.section),
+            col(Interview.tag),
+            col(Interview.target),
         )
         .where(
-            Interview.learner_id == bindparam("learner_id"), col(Interview.day) > bindparam("today")
+            col(Interview.learner_id) == bindparam("learner_id"),
+            col(Interview.day) > bindparam("today"),
         )
         .order_by(col(Interview.day), col(Interview.id))
     )
@@ -224,7 +226,8 @@ def _ahead_statement() -> Any:
 @lru_cache(maxsize=1)
 def _anything_statement() -> Any:
     """Whether the learner has an interview ahead, and whether any card is pinned today."""
-    learner, today = bindparam("learner_id"), bindparam("today")
+    learner: BindParameter[int] = bindparam("learner_id")
+    today: BindParameter[date] = bindparam("today")
     ahead = select(Interview.id).where(Interview.learner_id == learner, col(Interview.day) > today)
     pinned = select(StudyPin.card_id).where(StudyPin.learner_id == learner, StudyPin.day == today)
     return select(ahead.exists().label("interviews"), pinned.exists().label("pinned"))
@@ -255,7 +258,7 @@ def next_pinned(
     found = session.connection().execute(
         _open_statement(filters), {**params, "candidates": candidates}
     )
-    open_ = set(found.scalars())
+    open_: set[str] = set(found.scalars())
     return next((c for c in candidates if c in open_), None)
 
 

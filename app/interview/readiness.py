@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+import sqlalchemy as sa
 from sqlalchemy import Row, and_
 from sqlmodel import Session, col, func, select
 
@@ -114,23 +115,23 @@ def _scheduling(
     )
 
 
-def _cards(session: Session, learner: Learner, interview: Interview) -> list[Row[Any]]:
-    seen = and_(CardState.card_id == Card.id, CardState.learner_id == learner.id)
+def _cards(session: Session, learner: Learner, interview: Interview) -> list[Row[*tuple[Any, ...]]]:
+    seen = and_(col(CardState.card_id) == Card.id, col(CardState.learner_id) == learner.id)
     query = scope(interview).apply(
-        select(
-            Card.id,
-            Deck.slug,
-            Deck.title,
-            Card.section,
-            Card.question_html,
-            CardState.state,
-            CardState.step,
-            CardState.stability,
-            CardState.difficulty,
-            CardState.due,
-            CardState.last_review,
-            CardState.reps,
-            CardState.lapses,
+        sa.select(
+            col(Card.id),
+            col(Deck.slug),
+            col(Deck.title),
+            col(Card.section),
+            col(Card.question_html),
+            col(CardState.state),
+            col(CardState.step),
+            col(CardState.stability),
+            col(CardState.difficulty),
+            col(CardState.due),
+            col(CardState.last_review),
+            col(CardState.reps),
+            col(CardState.lapses),
         )
         .select_from(Card)
         .join(Deck, col(Deck.id) == Card.deck_id)

@@ -9,6 +9,7 @@ none can pass the quota by arriving while another is being stored.
 from dataclasses import dataclass
 from datetime import datetime
 
+import sqlalchemy as sa
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
@@ -178,15 +179,15 @@ def recordings(session: Session, *, learner: Learner) -> list[tuple[int, int, st
     """(id, mock id, card id, type, size) of the learner's recordings, the latest first."""
     return [
         (row[0], row[1], row[2], row[3], row[4])
-        for row in session.exec(
-            select(
+        for row in session.execute(
+            sa.select(
                 col(Recording.id),
                 col(Recording.mock_id),
                 col(Recording.card_id),
                 col(Recording.mime),
                 col(Recording.size),
             )
-            .where(Recording.learner_id == learner.id)
+            .where(col(Recording.learner_id) == learner.id)
             .order_by(col(Recording.id).desc())
         )
     ]
@@ -205,18 +206,18 @@ class Kept:
 
 def oldest_first(session: Session, *, learner: Learner) -> list[Kept]:
     """The learner's recordings, the oldest first: the ones to delete to make room."""
-    rows = session.exec(
-        select(
+    rows = session.execute(
+        sa.select(
             col(Recording.id),
             col(Recording.mock_id),
             col(Recording.card_id),
             col(Recording.size),
             col(Recording.created_at),
         )
-        .where(Recording.learner_id == learner.id)
+        .where(col(Recording.learner_id) == learner.id)
         .order_by(col(Recording.created_at), col(Recording.id))
     )
-    return [Kept(*row) for row in rows]
+    return [Kept(row.id, row.mock_id, row.card_id, row.size, row.created_at) for row in rows]
 
 
 def used_by_learner(session: Session) -> dict[int, int]:

@@ -4,6 +4,7 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 
+import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 from app.infra.models import CardLink, Learner, MockAnswer, MockSession, Recording, Topic
@@ -61,16 +62,16 @@ class MockReport:
 
 def recordings_of(session: Session, run: MockSession) -> dict[str, Recording]:
     """The session's recordings by card, their audio left unread."""
-    rows = session.exec(
-        select(
-            Recording.id,
-            Recording.card_id,
-            Recording.mime,
-            Recording.size,
-            Recording.created_at,
-            Recording.learner_id,
-            Recording.mock_id,
-        ).where(Recording.mock_id == run.id)
+    rows = session.execute(
+        sa.select(
+            col(Recording.id),
+            col(Recording.card_id),
+            col(Recording.mime),
+            col(Recording.size),
+            col(Recording.created_at),
+            col(Recording.learner_id),
+            col(Recording.mock_id),
+        ).where(col(Recording.mock_id) == run.id)
     )
     return {
         row.card_id: Recording(
