@@ -10,11 +10,11 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
+import sqlalchemy as sa
 from sqlalchemy import and_, func, or_
 from sqlmodel import Session, col, select
-from sqlmodel.sql.expression import SelectOfScalar
 
 from app.accounts.learners import day_start, local_day
 from app.infra.models import Card, CardState, Deck, Learner, ReviewLog
@@ -24,6 +24,9 @@ HEATMAP_DAYS = 365
 FORECAST_DAYS = 30
 RETENTION_WINDOWS = (7, 30, 365)
 HARDEST_LIMIT = 10
+
+# A query joined to Card and Deck, narrowed to some of their rows.
+_Query = TypeVar("_Query", bound=sa.Select[*tuple[Any, ...]])
 
 
 @dataclass(frozen=True)
@@ -136,32 +139,32 @@ class Rating(NamedTuple):
 
 def study_history(*, session: Session, learner: Learner, deck: Deck | None = None) -> list[Rating]:
     """The learner's study ratings in scope; practice and undone ones left out."""
-    query = select(
-        ReviewLog.reviewed_at,
-        ReviewLog.card_id,
-        ReviewLog.rating,
-        ReviewLog.queue,
-        ReviewLog.duration_ms,
+    query = sa.select(
+        col(ReviewLog.reviewed_at),
+        col(ReviewLog.card_id),
+        col(ReviewLog.rating),
+        col(ReviewLog.queue),
+        col(ReviewLog.duration_ms),
     ).where(
-        ReviewLog.learner_id == learner.id,
-        ReviewLog.mode == "study",
+        col(ReviewLog.learner_id) == learner.id,
+        col(ReviewLog.mode) == "study",
         col(ReviewLog.undone_at).is_(None),
     )
     if deck is not None:
         in_deck = select(Card.id).where(Card.deck_id == deck.id)
         query = query.where(col(ReviewLog.card_id).in_(in_deck))
-    rows = session.exec(query).all()
-    days = local_days(learner, [row[0] for row in rows])
+    rows = session.execute(query).all()
+    days = local_days(learner, [row.reviewed_at for row in rows])
     return [
-        Rating(day, card_id, rating, queue, duration or 0)
-        for day, (_, card_id, rating, queue, duration) in zip(days, rows, strict=True)
+        Rating(day, row.card_id, row.rating, row.queue, row.duration_ms or 0)
+        for day, row in zip(days, rows, strict=True)
     ]
 
 
-def _active(query: SelectOfScalar, deck: Deck | None) -> SelectOfScalar:  # type: ignore[type-arg]
+def _active(query: _Query, deck: Deck | None) -> _Query:
     """Limit a query joined to Card and Deck to active cards in scope."""
     query = query.where(col(Card.retired).is_(False), col(Deck.retired).is_(False))
-    return query.where(Deck.id == deck.id) if deck is not None else query
+    return query.where(col(Deck.id) == deck.id) if deck is not None else query
 
 
 def _per_day(history: list[Rating], today: date) -> list[DayCount]:
@@ -248,24 +251,25 @@ def _retention(
 def card_states(*, session: Session, learner: Learner, deck: Deck | None = None) -> StateCounts:
     """The learner's cards by state; studied cards since retired are counted apart."""
 
-    def studied(*columns: Any) -> SelectOfScalar:  # type: ignore[type-arg]
+    def studied(query: _Query) -> _Query:
         query = (
-            select(*columns)
-            .select_from(CardState)
+            query.select_from(CardState)
             .join(Card, col(Card.id) == CardState.card_id)
             .join(Deck, col(Deck.id) == Card.deck_id)
-            .where(CardState.learner_id == learner.id)
+            .where(col(CardState.learner_id) == learner.id)
         )
-        return query.where(Deck.id == deck.id) if deck is not None else query
+        return query.where(col(Deck.id) == deck.id) if deck is not None else query
 
     by_state: Counter[str] = Counter()
-    query = studied(CardState.state, func.count()).where(
+    query = studied(select(CardState.state, func.count())).where(
         col(Card.retired).is_(False), col(Deck.retired).is_(False)
     )
-    for state, count in session.exec(query.group_by(CardState.state)):
+    for state, count in session.exec(query.group_by(col(CardState.state))):
         by_state[cardstate.State(state).queue.value] += count
     retired = session.exec(
-        studied(func.count()).where(or_(col(Card.retired).is_(True), col(Deck.retired).is_(True)))
+        studied(select(func.count())).where(
+            or_(col(Card.retired).is_(True), col(Deck.retired).is_(True))
+        )
     ).one()
     seen = select(CardState.card_id).where(CardState.learner_id == learner.id)
     new = session.exec(
@@ -312,7 +316,7 @@ def _hardest(
             .join(Deck, col(Deck.id) == Card.deck_id)
             .outerjoin(
                 CardState,
-                and_(col(CardState.card_id) == Card.id, CardState.learner_id == learner.id),
+                and_(col(CardState.card_id) == Card.id, col(CardState.learner_id) == learner.id),
             ),
             deck,
         )
@@ -326,14 +330,31 @@ def _hardest(
     )[:limit]
     ids = [row[-1] for row in ranked]
     details = {
-        row[0]: row
-        for row in session.exec(
-            select(Card.id, Card.question, Card.question_html, Deck.slug, Deck.title)
+        row.id: row
+        for row in session.execute(
+            sa.select(
+                col(Card.id),
+                col(Card.question),
+                col(Card.question_html),
+                col(Deck.slug),
+                col(Deck.title),
+            )
             .join(Deck, col(Deck.id) == Card.deck_id)
             .where(col(Card.id).in_(ids))
         )
     }
-    return [HardCard(*details[card_id], -lapsed, -failed) for lapsed, failed, *_, card_id in ranked]
+    return [
+        HardCard(
+            card_id=card_id,
+            question=details[card_id].question,
+            question_html=details[card_id].question_html,
+            deck_slug=details[card_id].slug,
+            deck_title=details[card_id].title,
+            lapses=-lapsed,
+            again=-failed,
+        )
+        for lapsed, failed, *_, card_id in ranked
+    ]
 
 
 def learner_stats(
