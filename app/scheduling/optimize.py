@@ -89,7 +89,7 @@ def counted_reviews(session: Session, learner: Learner) -> int:
         select(
             func.min(ReviewLog.reviewed_at),
             func.max(ReviewLog.reviewed_at),
-            func.count(distinct(ReviewLog.card_id)),
+            func.count(distinct(col(ReviewLog.card_id))),
         ).where(*_standing(learner))
     ).one()
     if first is None:

@@ -116,7 +116,7 @@ def _new_cards(
     runs = min(max(NEW_CARD_RUNS // config.deck_size, 1), MAX_SEEDS)
     results = [simulate(list(parameters), retention, config, SEED + run) for run in range(runs)]
 
-    def mean(per_day: list[list[float]]) -> tuple[float, ...]:
+    def mean(per_day: Sequence[Sequence[float]]) -> tuple[float, ...]:
         return tuple(sum(day) / runs for day in zip(*per_day, strict=True))
 
     return (
@@ -248,6 +248,8 @@ def learner_bank(
                 due=max(0, (local_day(learner, due) - today).days),
             )
             for stability, difficulty, last, due in rows
+            # The query already leaves these out; this says so to the type checker.
+            if stability is not None and difficulty is not None and last is not None
         ),
         key=lambda card: card.due,
     )

@@ -105,16 +105,16 @@ def simulate_seen(
     for day in range(days):
         while queue and queue[0][0] <= day:
             _, _, index = heapq.heappop(queue)
-            card = state[index]
+            held = state[index]
             if reviews[day] >= budget[day]:
-                heapq.heappush(queue, (day + 1, card.difficulty, index))
+                heapq.heappush(queue, (day + 1, held.difficulty, index))
                 continue
-            elapsed = day - round(card.last_date)
+            elapsed = day - round(held.last_date)
             rng = luck[index]
-            recalled = rng.random() < card.retention_on(float(day))
+            recalled = rng.random() < held.retention_on(float(day))
             rating = 2 + _draw(rng, recall_shares) if recalled else 1
             memory = _memory(
-                engine, MemoryState(card.stability, card.difficulty), retention, elapsed, rating
+                engine, MemoryState(held.stability, held.difficulty), retention, elapsed, rating
             )
             cost = review_costs[rating - 1]
             if not recalled:
@@ -122,11 +122,11 @@ def simulate_seen(
                 cost += steps
             reviews[day] += 1
             seconds[day] += cost
-            card.stability, card.difficulty = memory.stability, memory.difficulty
-            card.last_date = float(day)
+            held.stability, held.difficulty = memory.stability, memory.difficulty
+            held.last_date = float(day)
             interval = engine.next_interval(memory.stability, retention, 3)
             interval = min(max(round(interval), 1), config.max_ivl)
             if day + interval < days:
-                heapq.heappush(queue, (day + int(interval), card.difficulty, index))
+                heapq.heappush(queue, (day + int(interval), held.difficulty, index))
     remembered = sum(card.retention_on(float(days - 1)) for card in state)
     return SeenResult(tuple(reviews), tuple(seconds), remembered)
