@@ -3,6 +3,7 @@
 import hashlib
 from typing import Any
 
+import sqlalchemy as sa
 from sqlalchemy import delete, insert, update
 from sqlmodel import Session, col, select
 
@@ -22,16 +23,16 @@ def refresh_search_index(session: Session) -> int:
     """
     entries = {
         (kind, key): (entry_id, source_hash, deck_id, ordinal)
-        for entry_id, kind, key, source_hash, deck_id, ordinal in session.exec(
-            select(
-                SearchEntry.id,
-                SearchEntry.kind,
-                SearchEntry.key,
-                SearchEntry.source_hash,
-                SearchEntry.deck_id,
-                SearchEntry.ordinal,
+        for entry_id, kind, key, source_hash, deck_id, ordinal in session.execute(
+            sa.select(
+                col(SearchEntry.id),
+                col(SearchEntry.kind),
+                col(SearchEntry.key),
+                col(SearchEntry.source_hash),
+                col(SearchEntry.deck_id),
+                col(SearchEntry.ordinal),
             )
-        )
+        ).tuples()
     }
     cards = session.exec(
         select(Card.id, Card.content_hash, Card.deck_id, Card.ordinal).where(

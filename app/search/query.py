@@ -15,7 +15,6 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from threading import Lock
-from typing import Any
 
 from markupsafe import Markup
 from sqlalchemy import (
@@ -94,7 +93,7 @@ def _like(term: str) -> str:
 
 
 def _matches(column: object, term: str) -> ColumnElement[bool]:
-    return col(column).like(_like(term), escape="\\")  # type: ignore[arg-type]
+    return col(column).like(_like(term), escape="\\")
 
 
 def _holds(term: str, dialect: str) -> ColumnElement[bool]:
@@ -130,7 +129,7 @@ def _score(terms: list[str]) -> ColumnElement[int]:
         for rank, name in enumerate(FIELDS)
         for term in terms
     ]
-    return sum(parts[1:], parts[0]).cast(Integer)  # type: ignore[no-any-return]
+    return sum(parts[1:], parts[0]).cast(Integer)
 
 
 def search(
@@ -156,7 +155,7 @@ def search(
 
 def search_statement(
     session: Session, terms: list[str], *, kind: str | None, deck: str | None, limit: int
-) -> Select[Any]:
+) -> Select[SearchEntry, str, int, int]:
     """The entries holding every term, with deck title, score and total, best first."""
     dialect = session.get_bind().dialect.name
     score = _score(terms).label("score")

@@ -78,7 +78,7 @@ def create_indexes(connection: Connection) -> None:
     except Exception as exc:
         log.warning("pg_trgm is not available, search compares every entry: %s", exc)
         return
-    schema = connection.exec_driver_sql(PG_EXTENSION_SCHEMA).scalar_one()
+    schema: str = connection.exec_driver_sql(PG_EXTENSION_SCHEMA).scalar_one()
     connection.exec_driver_sql(_pg_index(schema))
 
 
