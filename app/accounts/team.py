@@ -4,6 +4,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+import sqlalchemy as sa
 from sqlalchemy import case, func
 from sqlmodel import Session, col, select
 
@@ -46,11 +47,14 @@ def team_progress(session: Session, *, now: datetime) -> tuple[list[Deck], list[
     last = dict(
         session.exec(
             select(ReviewLog.learner_id, func.max(ReviewLog.reviewed_at)).group_by(
-                ReviewLog.learner_id
+                col(ReviewLog.learner_id)
             )
         ).all()
     )
-    members = {m.id: MemberProgress(m, last[m.id] if last.get(m.id) else None) for m in learners}
+    members: dict[int, MemberProgress] = {}
+    for m in learners:
+        assert m.id is not None  # read back from the database
+        members[m.id] = MemberProgress(m, last[m.id] if last.get(m.id) else None)
     states = (
         select(
             CardState.learner_id,
@@ -60,16 +64,16 @@ def team_progress(session: Session, *, now: datetime) -> tuple[list[Deck], list[
         )
         .join(Card, col(Card.id) == CardState.card_id)
         .where(col(Card.retired).is_(False))
-        .group_by(CardState.learner_id, Card.deck_id)
+        .group_by(col(CardState.learner_id), col(Card.deck_id))
     )
     for learner_id, deck_id, seen, mature in session.exec(states):
         if learner_id in members:
             members[learner_id].decks[deck_id].seen = seen
             members[learner_id].decks[deck_id].mature = mature or 0
     logs = (
-        select(
-            ReviewLog.learner_id,
-            Card.deck_id,
+        sa.select(
+            col(ReviewLog.learner_id),
+            col(Card.deck_id),
             func.sum(case((col(ReviewLog.queue) == "review", 1), else_=0)),
             func.sum(
                 case(((col(ReviewLog.queue) == "review") & (col(ReviewLog.rating) > 1), 1), else_=0)
@@ -78,13 +82,13 @@ def team_progress(session: Session, *, now: datetime) -> tuple[list[Deck], list[
         )
         .join(Card, col(Card.id) == ReviewLog.card_id)
         .where(
-            ReviewLog.mode == "study",
+            col(ReviewLog.mode) == "study",
             col(ReviewLog.undone_at).is_(None),
             col(ReviewLog.reviewed_at) >= now - timedelta(days=30),
         )
-        .group_by(ReviewLog.learner_id, Card.deck_id)
+        .group_by(col(ReviewLog.learner_id), col(Card.deck_id))
     )
-    for learner_id, deck_id, reviews, passed, week in session.exec(logs):
+    for learner_id, deck_id, reviews, passed, week in session.execute(logs).tuples():
         if learner_id in members:
             progress = members[learner_id].decks[deck_id]
             progress.reviews_30d, progress.passed_30d, progress.reviews_week = reviews, passed, week
