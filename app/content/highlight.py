@@ -1,6 +1,6 @@
 """Syntax highlighting of fenced code, once at import, as spans with CSS classes (app.css)."""
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import cache
 
 from pygments import highlight
@@ -8,7 +8,17 @@ from pygments.filter import Filter
 from pygments.formatters import HtmlFormatter
 from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
-from pygments.token import Comment, Generic, Keyword, Name, Number, Operator, String, Text
+from pygments.token import (
+    Comment,
+    Generic,
+    Keyword,
+    Name,
+    Number,
+    Operator,
+    String,
+    Text,
+    is_token_subtype,
+)
 from pygments.token import _TokenType as TokenType
 from pygments.util import ClassNotFound
 
@@ -38,9 +48,14 @@ _FORMATTER = HtmlFormatter(nowrap=True, classprefix="hl-")
 
 
 class _Palette(Filter):
-    def filter(self, lexer: Lexer, stream: Iterator) -> Iterator:
+    def filter(
+        self, lexer: Lexer | None, stream: Iterable[tuple[TokenType, str]]
+    ) -> Iterator[tuple[TokenType, str]]:
         for ttype, value in stream:
-            yield next((kind for group, kind in _PALETTE if ttype in group), Text), value
+            yield (
+                next((kind for group, kind in _PALETTE if is_token_subtype(ttype, group)), Text),
+                value,
+            )
 
 
 @cache
