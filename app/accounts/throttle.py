@@ -11,7 +11,7 @@ from sqlalchemy import case, delete, or_, update
 from sqlmodel import Session, col
 
 from app.infra.db import database_of
-from app.infra.models import LoginThrottle
+from app.infra.models import LoginThrottle, table_of
 
 WINDOW = timedelta(minutes=15)
 LIMIT = 5
@@ -32,7 +32,7 @@ def take(session: Session, *, key: str, now: datetime) -> bool:
     counter ever holds more than LIMIT checks. A refused attempt is not counted.
     """
     database = database_of(session)
-    table = LoginThrottle.__table__  # type: ignore[attr-defined]
+    table = table_of(LoginThrottle)
     ended = table.c.window_start <= now - WINDOW
     statement = (
         database.upsert(table)

@@ -16,8 +16,7 @@ from sqlalchemy.dialects import postgresql as postgresql_dialect
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.exc import DisconnectionError
-from sqlalchemy.sql.dml import Insert
-from sqlmodel import Session, create_engine
+from sqlmodel import Session, col, create_engine
 
 from app.infra.models import Learner
 
@@ -95,9 +94,11 @@ class Database:
                 if session.in_transaction():
                     session.rollback()
 
-    def upsert(self, table: Table) -> Insert:
+    def upsert(self, table: Table) -> sqlite_dialect.Insert | postgresql_dialect.Insert:
         """An INSERT in the backend's dialect, which can add ON CONFLICT … DO UPDATE."""
-        return (sqlite_dialect if self.is_sqlite else postgresql_dialect).insert(table)
+        if self.is_sqlite:
+            return sqlite_dialect.insert(table)
+        return postgresql_dialect.insert(table)
 
     def lock_learner(self, session: Session, learner_id: int) -> None:
         """PostgreSQL: ratings and undos of one learner take turns on its new-card cursor.
@@ -108,7 +109,9 @@ class Database:
         """
         if not self.is_sqlite:
             session.execute(
-                select(Learner.id).where(Learner.id == learner_id).with_for_update(key_share=True)
+                select(col(Learner.id))
+                .where(col(Learner.id) == learner_id)
+                .with_for_update(key_share=True)
             )
 
     def start(self) -> None:

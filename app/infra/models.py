@@ -9,9 +9,11 @@ from sqlalchemy import (
     DateTime,
     Index,
     LargeBinary,
+    Table,
     Text,
     UniqueConstraint,
     false,
+    inspect,
     text,
 )
 from sqlalchemy.engine import Dialect
@@ -45,6 +47,14 @@ class TZDateTime(TypeDecorator[datetime]):
             return None
         # PostgreSQL answers in the session's zone: the same moment, given in UTC here.
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def table_of(model: type[SQLModel]) -> Table:
+    """The Core table a `table=True` model maps to, for statements SQLModel does not build."""
+    table = inspect(model).local_table
+    if not isinstance(table, Table):
+        raise TypeError(f"{model.__name__} is not mapped to a table")
+    return table
 
 
 def _tz(**kwargs: Any) -> Any:
@@ -203,7 +213,7 @@ class SearchEntry(SQLModel, table=True):
     reading_folded: str = _text()
 
 
-searchdb.attach(SearchEntry.__table__)  # type: ignore[arg-type]
+searchdb.attach(table_of(SearchEntry))
 
 
 class Learner(SQLModel, table=True):

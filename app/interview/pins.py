@@ -22,7 +22,16 @@ from sqlmodel import Session, col, select
 
 from app.accounts.learners import local_day, study_day
 from app.infra.db import database_of
-from app.infra.models import Card, DayPlan, Deck, Interview, Learner, ReviewLog, StudyPin
+from app.infra.models import (
+    Card,
+    DayPlan,
+    Deck,
+    Interview,
+    Learner,
+    ReviewLog,
+    StudyPin,
+    table_of,
+)
 from app.scheduling.cardstate import Mode
 from app.study.cardview import bank_generation
 from app.study.filters import Filters
@@ -163,7 +172,7 @@ def _keep(
 ) -> None:
     """Store today's plan; past days' plans go. Workers that make it at once write the same."""
     database = database_of(session)
-    table = DayPlan.__table__  # type: ignore[attr-defined]
+    table = table_of(DayPlan)
     values = {"learner_id": learner.id, "day": today, "basis": basis, "card_ids": list(card_ids)}
     with database.writing(session) as connection:
         connection.execute(
