@@ -12,7 +12,7 @@ from sqlmodel import Session, col
 from app.accounts.learners import study_day
 from app.errors import Invalid, NotFound
 from app.infra.db import Database, database_of
-from app.infra.models import Card, CardMark, Learner
+from app.infra.models import Card, CardMark, Learner, table_of
 
 
 class Flag(StrEnum):
@@ -71,26 +71,27 @@ def held_cards(learner_id: Any, now: Any) -> Any:
 
     Few per learner, read along card_mark's primary key, which starts with the learner.
     """
-    return select(CardMark.card_id).where(
-        CardMark.learner_id == learner_id,
+    return select(col(CardMark.card_id)).where(
+        col(CardMark.learner_id) == learner_id,
         or_(col(CardMark.suspended).is_(True), col(CardMark.buried_until) > now),
     )
 
 
 # What `Mark.from_row` reads.
 MARK_COLUMNS = (
-    CardMark.card_id,
-    CardMark.suspended,
-    CardMark.buried_until,
-    CardMark.flag,
-    CardMark.leech,
+    col(CardMark.card_id),
+    col(CardMark.suspended),
+    col(CardMark.buried_until),
+    col(CardMark.flag),
+    col(CardMark.leech),
 )
 
 
 @cache
 def _mark_statement() -> Any:
     return select(*MARK_COLUMNS).where(
-        CardMark.learner_id == bindparam("learner_id"), CardMark.card_id == bindparam("card")
+        col(CardMark.learner_id) == bindparam("learner_id"),
+        col(CardMark.card_id) == bindparam("card"),
     )
 
 
@@ -104,7 +105,7 @@ def get_mark(session: Session, *, learner: Learner, card_id: str) -> Mark:
 def upsert_marks(database: Database, keys: dict[str, Any], values: dict[str, Any]) -> Any:
     """Set `values` on the learner's marks of a card (`keys`), creating the row if need be."""
     return (
-        database.upsert(CardMark.__table__)  # type: ignore[arg-type]
+        database.upsert(table_of(CardMark))
         .values(**keys, **values)
         .on_conflict_do_update(index_elements=list(keys), set_=values)
     )
@@ -112,7 +113,7 @@ def upsert_marks(database: Database, keys: dict[str, Any], values: dict[str, Any
 
 def learner_marks(session: Session, *, learner: Learner) -> dict[str, Mark]:
     """Every mark the learner has set, by card id."""
-    rows = session.execute(select(CardMark).where(CardMark.learner_id == learner.id)).scalars()
+    rows = session.scalars(select(CardMark).where(col(CardMark.learner_id) == learner.id))
     return {row.card_id: Mark.from_row(row) for row in rows}
 
 
@@ -120,7 +121,7 @@ def _write(session: Session, learner: Learner, card_id: str, now: datetime, **va
     """Set some of the learner's marks on an existing card, leaving the others as they are."""
     database = database_of(session)
     with database.writing(session) as connection:
-        if connection.execute(select(Card.id).where(Card.id == card_id)).first() is None:
+        if connection.execute(select(col(Card.id)).where(col(Card.id) == card_id)).first() is None:
             raise NotFound("card_not_found", card=card_id)
         keys = {"learner_id": learner.id, "card_id": card_id}
         connection.execute(upsert_marks(database, keys, {**values, "updated_at": now}))
