@@ -32,13 +32,13 @@ def today_recap(session: Session, *, learner: Learner, now: datetime) -> Recap:
     start, end = study_day(learner, now)
     row = session.execute(
         select(
-            func.count(distinct(ReviewLog.card_id)),
+            func.count(distinct(col(ReviewLog.card_id))),
             func.count(),
-            func.coalesce(func.sum(case((ReviewLog.rating == 1, 1), else_=0)), 0),
+            func.coalesce(func.sum(case((col(ReviewLog.rating) == 1, 1), else_=0)), 0),
             func.coalesce(func.sum(ReviewLog.duration_ms), 0),
         ).where(
-            ReviewLog.learner_id == learner.id,
-            ReviewLog.mode == Mode.STUDY.value,
+            col(ReviewLog.learner_id) == learner.id,
+            col(ReviewLog.mode) == Mode.STUDY.value,
             col(ReviewLog.undone_at).is_(None),
             col(ReviewLog.reviewed_at) >= start,
             col(ReviewLog.reviewed_at) < end,
