@@ -29,9 +29,6 @@ def _day_params(learner: Learner, now: datetime) -> dict[str, Any]:
     return {"learner_id": learner.id, "start": start, "end": end}
 
 
-# Written into the statement rather than expanded per execution.
-
-
 @lru_cache(maxsize=1)
 def _done_today_statement() -> Any:
     return (
@@ -68,7 +65,7 @@ def next_due(
 
     A card buried today counts from when it is back, the start of the next study day.
     """
-    mark = (CardMark.learner_id == learner.id) & (CardMark.card_id == CardState.card_id)
+    mark = (col(CardMark.learner_id) == learner.id) & (col(CardMark.card_id) == CardState.card_id)
     due = case(
         (col(CardMark.buried_until) > CardState.due, CardMark.buried_until), else_=CardState.due
     )
