@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from urllib.parse import quote
 
-from sqlalchemy import func
+from sqlalchemy import ColumnElement, func
 from sqlmodel import Session, col, select
 
 from app.accounts.learners import study_day
@@ -52,14 +52,14 @@ def _progress_rows(
 ) -> dict[tuple[int, str], Progress]:
     """Progress per (deck id, section), sections in content order, in four grouped queries."""
     _, day_end = study_day(learner, now)
-    scope = [col(Card.retired).is_(False)]
+    scope: list[ColumnElement[bool]] = [col(Card.retired).is_(False)]
     if deck_id is not None:
-        scope.append(Card.deck_id == deck_id)
+        scope.append(col(Card.deck_id) == deck_id)
     out: dict[tuple[int, str], Progress] = defaultdict(Progress)
     totals = session.exec(
         select(Card.deck_id, Card.section, func.count(), func.min(Card.position))
         .where(*scope)
-        .group_by(Card.deck_id, Card.section)
+        .group_by(col(Card.deck_id), col(Card.section))
     ).all()
     # Filled in content order so each deck's sections come out in the order they are written.
     for deck, section, total, _ in sorted(totals, key=lambda row: (row[0], row[3])):
@@ -67,8 +67,8 @@ def _progress_rows(
     joined = (
         select(Card.deck_id, Card.section, func.count())
         .join(CardState, col(CardState.card_id) == Card.id)
-        .where(*scope, CardState.learner_id == learner.id)
-        .group_by(Card.deck_id, Card.section)
+        .where(*scope, col(CardState.learner_id) == learner.id)
+        .group_by(col(Card.deck_id), col(Card.section))
     )
     for deck, section, seen in session.exec(joined):
         out[(deck, section)].seen = seen
