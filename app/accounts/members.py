@@ -8,13 +8,13 @@ import threading
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
-from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import bindparam, delete, func, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
+from sqlmodel.sql.expression import Select
 
 from app.accounts import throttle
 from app.errors import Busy, Conflict, Invalid, NotFound, Throttled, WrongCredentials
@@ -177,6 +177,7 @@ class SignedIn:
 
 
 def start_session(session: Session, *, learner: Learner, now: datetime, days: int) -> SignedIn:
+    assert learner.id is not None  # a stored learner
     token, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
     session.add(
         AuthSession(
@@ -217,6 +218,7 @@ def create_invite(
     session: Session, *, admin: Learner, now: datetime, days: int, is_admin: bool = False
 ) -> str:
     """A single-use sign-up link token that expires after `days`."""
+    assert admin.id is not None  # a stored learner
     token = secrets.token_urlsafe(24)
     session.add(
         Invite(
@@ -272,6 +274,7 @@ def create_api_token(session: Session, *, learner: Learner, name: str, now: date
     name = name.strip()
     if not 1 <= len(name) <= 100:
         raise Invalid("token_name_invalid")
+    assert learner.id is not None  # a stored learner
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
     session.add(
         ApiToken(
@@ -303,7 +306,7 @@ def revoke_api_token(session: Session, *, learner: Learner, token_id: int, now: 
 
 
 @cache
-def _token_statement() -> Any:
+def _token_statement() -> Select[ApiToken, Learner]:
     # Built once: scripts send a token with every request.
     return (
         select(ApiToken, Learner)
