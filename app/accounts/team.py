@@ -74,11 +74,13 @@ def team_progress(session: Session, *, now: datetime) -> tuple[list[Deck], list[
         sa.select(
             col(ReviewLog.learner_id),
             col(Card.deck_id),
-            func.sum(case((col(ReviewLog.queue) == "review", 1), else_=0)),
+            func.sum(case((col(ReviewLog.queue) == "review", 1), else_=0)).label("reviews"),
             func.sum(
                 case(((col(ReviewLog.queue) == "review") & (col(ReviewLog.rating) > 1), 1), else_=0)
-            ),
-            func.sum(case((col(ReviewLog.reviewed_at) >= now - timedelta(days=7), 1), else_=0)),
+            ).label("passed"),
+            func.sum(
+                case((col(ReviewLog.reviewed_at) >= now - timedelta(days=7), 1), else_=0)
+            ).label("week"),
         )
         .join(Card, col(Card.id) == ReviewLog.card_id)
         .where(
@@ -88,8 +90,9 @@ def team_progress(session: Session, *, now: datetime) -> tuple[list[Deck], list[
         )
         .group_by(col(ReviewLog.learner_id), col(Card.deck_id))
     )
-    for learner_id, deck_id, reviews, passed, week in session.execute(logs).tuples():
-        if learner_id in members:
-            progress = members[learner_id].decks[deck_id]
-            progress.reviews_30d, progress.passed_30d, progress.reviews_week = reviews, passed, week
+    for row in session.execute(logs):
+        if row.learner_id in members:
+            progress = members[row.learner_id].decks[row.deck_id]
+            progress.reviews_30d, progress.passed_30d = row.reviews, row.passed
+            progress.reviews_week = row.week
     return decks, list(members.values())

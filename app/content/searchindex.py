@@ -22,8 +22,8 @@ def refresh_search_index(session: Session) -> int:
     plain text the import compiled and stored with each card and topic.
     """
     entries = {
-        (kind, key): (entry_id, source_hash, deck_id, ordinal)
-        for entry_id, kind, key, source_hash, deck_id, ordinal in session.execute(
+        (row.kind, row.key): (row.id, row.source_hash, row.deck_id, row.ordinal)
+        for row in session.execute(
             sa.select(
                 col(SearchEntry.id),
                 col(SearchEntry.kind),
@@ -32,7 +32,7 @@ def refresh_search_index(session: Session) -> int:
                 col(SearchEntry.deck_id),
                 col(SearchEntry.ordinal),
             )
-        ).tuples()
+        )
     }
     cards = session.exec(
         select(Card.id, Card.content_hash, Card.deck_id, Card.ordinal).where(
