@@ -41,8 +41,8 @@ class JsonFormatter(logging.Formatter):
             "message": record.getMessage(),
             "process": record.process,  # which worker, when there are several
         }
-        if getattr(record, "request_id", None):
-            entry["request_id"] = record.request_id
+        if request_id := getattr(record, "request_id", None):
+            entry["request_id"] = request_id
         for field in ACCESS_FIELDS:
             if hasattr(record, field):
                 entry[field] = getattr(record, field)

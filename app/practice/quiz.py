@@ -47,6 +47,7 @@ def start_practice(
         raise NotFound("practice_empty")
     if order == "random":
         random.Random(seed).shuffle(ids)
+    assert learner.id is not None  # a stored learner
     run = PracticeSession(
         learner_id=learner.id,
         card_ids=ids,

@@ -29,7 +29,8 @@ SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
 
 async def get_settings_dep(request: Request) -> Settings:
-    return request.app.state.settings
+    settings: Settings = request.app.state.settings
+    return settings
 
 
 async def get_session(request: Request) -> AsyncIterator[Session]:

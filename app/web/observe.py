@@ -94,5 +94,6 @@ def metrics(request: Request) -> Response:
         registry = REGISTRY
     else:
         registry = CollectorRegistry()
-        MultiProcessCollector(registry, path=str(directory))
+        # prometheus_client ships py.typed but leaves this constructor unannotated.
+        MultiProcessCollector(registry, path=str(directory))  # type: ignore[no-untyped-call]
     return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
