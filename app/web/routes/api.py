@@ -1,6 +1,6 @@
 """The JSON API: the same functions as the pages; the study page is a client of it."""
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
@@ -47,7 +47,9 @@ CardId = Annotated[str, StringConstraints(max_length=200)]
 ExcludeQuery = Annotated[list[CardId], Query(max_length=50)]
 # The most cards one take-along answer holds: a day at the default limits is 220.
 DAY_MAX = 1000
-CONFLICT = {409: {"description": "The card was rated or changed meanwhile."}}
+CONFLICT: dict[int | str, dict[str, Any]] = {
+    409: {"description": "The card was rated or changed meanwhile."}
+}
 
 
 @router.get("/decks")
@@ -175,13 +177,13 @@ def search(
     """Cards and topics containing every word of `q` (Chinese works without spaces), best first."""
     return [
         HitOut(
-            kind=h.kind,  # type: ignore[arg-type]
+            kind=h.kind,
             id=h.id,
             title=h.title,
             url=h.url,
             snippet=h.snippet_text,
             snippet_html=str(h.snippet),
-            field=h.field,  # type: ignore[arg-type]
+            field=h.field,
             deck=h.deck,
         )
         for h in run_search(session, q, kind=kind, deck=deck).hits

@@ -95,7 +95,7 @@ class ReadinessOut(BaseModel):
 
 def interview_out(interview: Interview) -> InterviewOut:
     return InterviewOut(
-        id=interview.id,  # type: ignore[arg-type]
+        id=interview.id,
         name=interview.name,
         date=interview.day,
         deck=interview.deck,

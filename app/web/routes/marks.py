@@ -1,7 +1,7 @@
 """Card actions (suspend, bury, flag, leech) as JSON endpoints and as plain form posts."""
 
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Form, Query, Request
@@ -27,7 +27,7 @@ from app.web.templating import render
 api = APIRouter(prefix="/api", tags=["card actions"])
 router = APIRouter(include_in_schema=False)
 
-NOT_FOUND = {404: {"description": "No such card"}}
+NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"description": "No such card"}}
 
 
 class MarkOut(BaseModel):
