@@ -6,7 +6,8 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import and_, bindparam, case, func, null
+import sqlalchemy as sa
+from sqlalchemy import BindParameter, and_, bindparam, case, func, null
 from sqlalchemy.engine import Row
 from sqlmodel import Session, col, select
 
@@ -78,13 +79,13 @@ def _pick_statement(
     Each queue's candidate is an indexed LIMIT 1 lookup; a queue that the daily limits close
     is left out. The caller takes the first queue that has a card.
     """
-    review_due = CardState.state == int(State.REVIEW)
+    review_due = col(CardState.state) == int(State.REVIEW)
     learning_due = and_(~review_due, col(CardState.due) <= bindparam("now"))
     review = and_(review_due, col(CardState.due) < bindparam("day_end"))
     # Nothing else to do: learning steps coming up shortly are shown early rather than waiting.
     ahead = and_(~review_due, col(CardState.due) <= bindparam("ahead"))
     unseen = filters.apply(new_cards_query(bindparam("learner_id"), bindparam("new_cursor")))
-    return select(
+    return sa.select(
         _first_due(filters, learning_due, exclude).label("learning"),
         (_first_due(filters, review, exclude) if reviews else null()).label("review"),
         (_first(unseen, exclude) if new else null()).label("new"),
@@ -109,23 +110,28 @@ STATE_COLUMNS = (
 
 @lru_cache(maxsize=1)
 def _state_statement() -> Any:
-    return select(*STATE_COLUMNS).where(
-        CardState.learner_id == bindparam("learner_id"), CardState.card_id == bindparam("card")
+    return sa.select(*STATE_COLUMNS).where(
+        col(CardState.learner_id) == bindparam("learner_id"),
+        col(CardState.card_id) == bindparam("card"),
     )
 
 
 @lru_cache(maxsize=1)
 def _shown_statement() -> Any:
     """The learner's state of the card to show and their marks on it, in one look-up."""
-    learner_id = bindparam("learner_id")
+    learner_id: BindParameter[int] = bindparam("learner_id")
     return (
-        select(*STATE_COLUMNS, *MARK_COLUMNS)
+        sa.select(*STATE_COLUMNS, *MARK_COLUMNS)
         .select_from(Card)
         .outerjoin(
-            CardState, and_(CardState.card_id == Card.id, CardState.learner_id == learner_id)
+            CardState,
+            and_(col(CardState.card_id) == Card.id, col(CardState.learner_id) == learner_id),
         )
-        .outerjoin(CardMark, and_(CardMark.card_id == Card.id, CardMark.learner_id == learner_id))
-        .where(Card.id == bindparam("card"))
+        .outerjoin(
+            CardMark,
+            and_(col(CardMark.card_id) == Card.id, col(CardMark.learner_id) == learner_id),
+        )
+        .where(col(Card.id) == bindparam("card"))
     )
 
 
@@ -146,12 +152,14 @@ def _held(session: Session, learner: Learner, exclude: Sequence[str]) -> dict[st
     They count against the daily limits as if rated already, so that a client holding cards
     ahead is never handed more new cards or reviews than the day allows.
     """
-    seen = and_(CardState.card_id == Card.id, CardState.learner_id == bindparam("learner_id"))
+    seen = and_(
+        col(CardState.card_id) == Card.id, col(CardState.learner_id) == bindparam("learner_id")
+    )
     statement = (
         select(
-            func.count(Card.id),
-            func.count(CardState.card_id),
-            func.count(case((CardState.state == int(State.REVIEW), 1))),
+            func.count(col(Card.id)),
+            func.count(col(CardState.card_id)),
+            func.count(case((col(CardState.state) == int(State.REVIEW), 1))),
         )
         .select_from(Card)
         .outerjoin(CardState, seen)
