@@ -5,7 +5,7 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import bindparam, func, literal_column
+from sqlalchemy import BindParameter, bindparam, func, literal_column
 from sqlmodel import Session, col, select
 
 from app.accounts.learners import new_limit, study_day
@@ -80,7 +80,7 @@ def count_columns(filters: Filters, *, walk: bool, prefix: str = "") -> list[Any
     history; otherwise as the cards in scope minus those with a state, which never walks the
     bank.
     """
-    learner_id = bindparam("learner_id")
+    learner_id: BindParameter[int] = bindparam("learner_id")
     # Learning and relearning: two ranges of ix_cardstate_learner_state_due.
     active = col(CardState.card_id).not_in(put_aside())
     is_learning = (
