@@ -11,6 +11,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
+import sqlalchemy as sa
 from sqlalchemy import func, update
 from sqlmodel import Session, col, select
 
@@ -129,7 +130,7 @@ def card_view(session: Session, card_id: str, generation: int | None = None) -> 
 
 def _load(session: Session, card_id: str) -> CardView | None:
     found = session.execute(
-        select(
+        sa.select(
             col(Card.id),
             col(Deck.slug),
             col(Deck.title),
