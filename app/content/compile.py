@@ -110,7 +110,9 @@ def compile_sources(sources: list[SourceText], renderer: Renderer) -> Compiled:
     return out
 
 
-def split_warnings(problems: list[ContentError]) -> tuple[list[ContentError], list[ContentError]]:
+def split_warnings(
+    problems: list[ContentError],
+) -> tuple[list[ContentError], list[ContentWarning]]:
     """Separate rendering's errors from its warnings (ContentWarning)."""
     warnings = [p for p in problems if isinstance(p, ContentWarning)]
     return [p for p in problems if not isinstance(p, ContentWarning)], warnings
