@@ -42,7 +42,7 @@ _KATEX_THREAD = ThreadPoolExecutor(1, thread_name_prefix="katex")
 
 
 def _katex(tex: str, display: bool) -> str:
-    return pykatex.renderToString(
+    rendered: str = pykatex.renderToString(
         tex,
         displayMode=display,
         output=pykatex.OUTPUT_HTML_AND_MATHML,
@@ -53,6 +53,7 @@ def _katex(tex: str, display: bool) -> str:
         # own limit (1000): pykatex, given maxExpand too, applies it as maxSize.
         maxSize=MAX_SIZE_EM,
     )
+    return rendered
 
 
 @dataclass
