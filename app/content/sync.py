@@ -129,8 +129,8 @@ def check_content(root: Path, *, strict: bool = False) -> CheckReport:
     report.topics = len(compiled.topics)
     index, index_errors = topic_index([_topic_ref(t) for t in compiled.topics])
     problems += index_errors
-    warnings, linked = _link_warnings(compiled, index)
-    report.warnings += warnings
+    link_warnings, linked = _link_warnings(compiled, index)
+    report.warnings += link_warnings
     for topic in compiled.topics:
         if topic.topic.slug not in linked and strict:
             message = f"topic '{topic.topic.title}' is not linked from any card or topic"
@@ -320,10 +320,10 @@ def _write(
         write_topic(session, topic)
     gone = session.exec(select(Topic).where(col(Topic.path).in_(stale_paths))).all()
     new_topic_slugs = {t.topic.slug for t in topics}
-    for topic in gone:
-        if topic.slug not in new_topic_slugs:
+    for stored in gone:
+        if stored.slug not in new_topic_slugs:
             topics_changed = True
-            session.delete(topic)
+            session.delete(stored)
     session.flush()
     resolve_links(session, only_unresolved=not topics_changed)
 
