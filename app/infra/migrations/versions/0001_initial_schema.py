@@ -8,7 +8,7 @@ Create Date: 2026-11-29 16:56:27.731377
 from collections.abc import Sequence
 
 import sqlalchemy as sa
-import sqlmodel
+import sqlmodel.sql.sqltypes
 from alembic import op
 
 revision: str = "0001"
