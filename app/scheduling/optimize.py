@@ -19,7 +19,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from app.accounts.learners import day_start, local_day
-from app.infra.jobs import ACTIVE, DONE, latest_job, run_job, start_job
+from app.infra.jobs import ACTIVE, DONE, Work, latest_job, run_job, start_job
 from app.infra.models import Job, Learner, ReviewLog
 from app.scheduling import fitting
 from app.scheduling.fitting import MIN_REVIEWS, Fit, Review
@@ -193,7 +193,7 @@ def summary(result: dict[str, Any]) -> str:
     )
 
 
-def _work(learner_id: int, now: datetime):  # type: ignore[no-untyped-def]
+def _work(learner_id: int, now: datetime) -> Work:
     def work(session: Session, job: Job) -> tuple[str, dict[str, Any]]:
         learner = session.get(Learner, learner_id)
         assert learner is not None

@@ -23,6 +23,7 @@ from datetime import datetime
 from functools import lru_cache
 
 from fsrs_rs_python import default_simulator_config, simulate
+from sqlalchemy import ColumnElement
 from sqlmodel import Session, col, func, select
 
 from app.accounts.learners import local_day
@@ -195,7 +196,7 @@ def workload(
     return tuple(points[retention] for retention in sorted(points))
 
 
-def _active(learner: Learner):  # type: ignore[no-untyped-def]
+def _active(learner: Learner) -> tuple[ColumnElement[bool], ...]:
     """Conditions on Card.id: active in the bank and not suspended by the learner."""
     suspended = select(CardMark.card_id).where(
         CardMark.learner_id == learner.id, col(CardMark.suspended).is_(True)
