@@ -218,12 +218,12 @@ def _retention(
         deck_of = dict(session.exec(select(Card.id, Card.deck_id)).all())
     firsts = [today - timedelta(days=days - 1) for days in RETENTION_WINDOWS]
     # Per deck id: reviews and passed for each window, in RETENTION_WINDOWS order.
-    tallies: dict[int, list[int]] = {}
+    tallies: dict[int | None, list[int]] = {}
     for r in history:
         if r.queue != "review" or not firsts[-1] <= r.day <= today:
             continue
         deck_id = deck.id if deck is not None else deck_of[r.card_id]
-        tally = tallies.setdefault(deck_id, [0] * (2 * len(RETENTION_WINDOWS)))  # type: ignore[arg-type]
+        tally = tallies.setdefault(deck_id, [0] * (2 * len(RETENTION_WINDOWS)))
         for i, first in enumerate(firsts):
             if r.day >= first:
                 tally[2 * i] += 1
@@ -241,7 +241,7 @@ def _retention(
         listed = listed.where(Deck.id == deck.id)
     nothing = [0] * (2 * len(RETENTION_WINDOWS))
     per_deck = tuple(
-        DeckRetention(d.slug, d.title, windows(tallies.get(d.id, nothing)))  # type: ignore[arg-type]
+        DeckRetention(d.slug, d.title, windows(tallies.get(d.id, nothing)))
         for d in session.exec(listed.order_by(col(Deck.path), col(Deck.slug)))
     )
     overall = [sum(column) for column in zip(nothing, *tallies.values(), strict=True)]
