@@ -1,5 +1,7 @@
 """Interface strings in Chinese and English, chosen by cookie or Accept-Language."""
 
+from collections.abc import Callable
+
 from fastapi import Request
 
 from app.errors import AppError
@@ -496,7 +498,7 @@ def preferred(header: str) -> str | None:
     return best
 
 
-def translator(lang: str):  # type: ignore[no-untyped-def]
+def translator(lang: str) -> Callable[[str], str]:
     index = 0 if lang == "zh" else 1
 
     def t(key: str) -> str:
