@@ -40,6 +40,7 @@ def create_interview(
     target: float = 0.9,
 ) -> Interview:
     """Set an interview; Invalid says what is wrong with the name, the day or the scope."""
+    assert learner.id is not None  # a stored learner
     name = name.strip()
     if not name:
         raise Invalid("interview_name_missing")
@@ -58,7 +59,7 @@ def create_interview(
     if count >= MAX_INTERVIEWS:
         raise Invalid("too_many_interviews", count=MAX_INTERVIEWS)
     interview = Interview(
-        learner_id=learner.id,  # type: ignore[arg-type]
+        learner_id=learner.id,
         name=name,
         day=day,
         deck=filters.deck,

@@ -63,6 +63,7 @@ def set_pins(
     Returns how many cards are newly pinned. Writes nothing when nothing changes, so pages may
     call it whenever they show a plan.
     """
+    assert learner.id is not None  # a stored learner
     today = local_day(learner, now)
     current = pinned_today(session, learner=learner, now=now)
     mine = [p.card_id for p in current if p.source == source]
@@ -86,7 +87,7 @@ def set_pins(
             continue
         session.add(
             StudyPin(
-                learner_id=learner.id,  # type: ignore[arg-type]
+                learner_id=learner.id,
                 day=today,
                 card_id=card_id,
                 position=position,

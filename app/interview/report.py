@@ -92,13 +92,13 @@ def _weak_topics(session: Session, card_ids: list[str]) -> list[TopicReport]:
     if not card_ids:
         return []
     rows = session.exec(
-        select(CardLink.card_id, CardLink.topic_slug, Topic.title)
+        select(CardLink.card_id, Topic.slug, Topic.title)
         .join(Topic, col(Topic.slug) == CardLink.topic_slug)
         .where(col(CardLink.card_id).in_(card_ids))
     )
     counts: Counter[tuple[str, str]] = Counter()
     for _, slug, title in {(r[0], r[1], r[2]) for r in rows}:
-        counts[(slug, title)] += 1  # type: ignore[index]
+        counts[(slug, title)] += 1
     return [
         TopicReport(slug, title, n)
         for (slug, title), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0][1]))
