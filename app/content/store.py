@@ -10,7 +10,7 @@ from sqlmodel import Session, col, delete, select
 from app.content.compile import CompiledCard, CompiledDeck, CompiledTopic
 from app.content.parse import ParsedCard, ParsedDeck
 from app.content.topicindex import TopicRef, resolve, topic_index
-from app.infra.models import Card, CardLink, Deck, Followup, Topic, utcnow
+from app.infra.models import Card, CardLink, Deck, Followup, Topic, table_of, utcnow
 
 
 @dataclass
@@ -38,7 +38,7 @@ def number_cards(session: Session) -> None:
         if ordinal != n
     ]
     if moved:
-        table = Card.__table__  # type: ignore[attr-defined]
+        table = table_of(Card)
         session.connection().execute(
             table.update()
             .where(table.c.id == bindparam("card_id"))

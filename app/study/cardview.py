@@ -16,7 +16,7 @@ from sqlalchemy import func, update
 from sqlmodel import Session, col, select
 
 from app.infra.db import database_of
-from app.infra.models import BankInfo, Card, CardLink, Deck, Followup
+from app.infra.models import BankInfo, Card, CardLink, Deck, Followup, table_of
 
 # Views kept per engine: a few thousand cards of ~10 KB each.
 CACHE_SIZE = 4096
@@ -74,7 +74,7 @@ def bank_generation(session: Session) -> int:
 
 def bump_generation(session: Session) -> None:
     """Move the generation on; call in the transaction that changes cards, decks or topics."""
-    table = BankInfo.__table__  # type: ignore[attr-defined]
+    table = table_of(BankInfo)
     moved = session.connection().execute(
         update(table).where(table.c.id == 1).values(generation=table.c.generation + 1)
     )

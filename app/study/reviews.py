@@ -13,7 +13,7 @@ from sqlmodel import Session, col
 from app.accounts.learners import personal_parameters
 from app.errors import Conflict, Invalid, NotFound
 from app.infra.db import database_of
-from app.infra.models import Card, CardState, Learner, ReviewLog
+from app.infra.models import Card, CardState, Learner, ReviewLog, table_of
 from app.scheduling import schedule
 from app.scheduling.cardstate import CardStateValue, Mode, Rating
 from app.scheduling.statedoc import log_json, logged_state
@@ -163,8 +163,8 @@ class _Lost(Exception):
 
 # A rating's statements are built once and run with their parameters: building a statement,
 # and its cache key, cost more than running it.
-_STATE = CardState.__table__  # type: ignore[attr-defined]
-_LOG = ReviewLog.__table__  # type: ignore[attr-defined]
+_STATE = table_of(CardState)
+_LOG = table_of(ReviewLog)
 
 
 @cache
@@ -234,8 +234,8 @@ def _replay(session: Session, learner: Learner, key: str) -> ReviewResult | None
 def _advance_cursor() -> Any:
     """Move `cursor_learner_id`'s new-card cursor to their first unseen active card from it."""
     learner_id: BindParameter[int] = bindparam("cursor_learner_id")
-    learner = Learner.__table__  # type: ignore[attr-defined]
-    card = Card.__table__  # type: ignore[attr-defined]
+    learner = table_of(Learner)
+    card = table_of(Card)
     seen = select(col(CardState.card_id)).where(
         col(CardState.learner_id) == learner_id, col(CardState.card_id) == card.c.id
     )
@@ -368,7 +368,7 @@ def _undone(session: Session, learner: Learner, key: str) -> UndoResult | None:
 
 def _rewind_cursor(learner_id: int, card_id: str) -> Any:
     """Move the learner's new-card cursor back to a card that is new again, if it is past it."""
-    learner = Learner.__table__  # type: ignore[attr-defined]
+    learner = table_of(Learner)
     ordinal = select(col(Card.ordinal)).where(col(Card.id) == card_id).scalar_subquery()
     return (
         update(learner)
