@@ -32,7 +32,7 @@ def export_interviews(session: Session, learner: Learner) -> dict[str, Any]:
             .order_by(col(MockSession.id))
         )
     )
-    answers: dict[int, list[MockAnswer]] = {}
+    answers: dict[int | None, list[MockAnswer]] = {}  # looked up by MockSession.id
     for answer in session.exec(
         select(MockAnswer)
         .where(col(MockAnswer.mock_id).in_([m.id for m in mocks]))
@@ -96,7 +96,7 @@ def export_interviews(session: Session, learner: Learner) -> dict[str, Any]:
                         "counted": a.counted,
                         "answered_at": iso(a.answered_at),
                     }
-                    for a in answers.get(m.id, [])  # type: ignore[arg-type]
+                    for a in answers.get(m.id, [])
                 ],
             }
             for m in mocks
