@@ -141,8 +141,8 @@ def study_history(
         .order_by(col(ReviewLog.reviewed_at), col(ReviewLog.id))
     ).all()
     history: dict[str, list[Rating]] = defaultdict(list)
-    for card_id, at, rating in rows:
-        history[card_id].append(Rating(at, rating))
+    for row in rows:
+        history[row.card_id].append(Rating(row.reviewed_at, row.rating))
     return {card_id: tuple(ratings) for card_id, ratings in history.items()}
 
 
