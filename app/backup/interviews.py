@@ -126,6 +126,7 @@ def restore_interviews(
     `quota`: the bytes the learner's recordings may take (None: no limit), checked in the
     caller's transaction, which holds the learner's lock.
     """
+    assert learner.id is not None  # a stored learner
     added = 0
     have = {
         (i.name, i.day, i.deck, i.section, i.tag, i.folder)
@@ -138,7 +139,7 @@ def restore_interviews(
         have.add(key)
         session.add(
             Interview(
-                learner_id=learner.id,  # type: ignore[arg-type]
+                learner_id=learner.id,
                 name=item.name,
                 day=item.date,
                 deck=item.deck,
@@ -149,10 +150,10 @@ def restore_interviews(
             )
         )
         added += 1
-    existing: dict[tuple[datetime, tuple[str, ...]], int] = {
-        (m.started_at, tuple(m.card_ids)): m.id  # type: ignore[misc]
-        for m in session.exec(select(MockSession).where(MockSession.learner_id == learner.id))
-    }
+    existing: dict[tuple[datetime, tuple[str, ...]], int] = {}
+    for m in session.exec(select(MockSession).where(MockSession.learner_id == learner.id)):
+        assert m.id is not None  # read back from the database
+        existing[(m.started_at, tuple(m.card_ids))] = m.id
     mapping: dict[int, int] = {}
     open_runs = len(
         session.exec(
@@ -173,7 +174,7 @@ def restore_interviews(
             else:
                 open_runs += 1
         run = MockSession(
-            learner_id=learner.id,  # type: ignore[arg-type]
+            learner_id=learner.id,
             card_ids=mock_in.card_ids,
             position=mock_in.position,
             seconds_per_question=mock_in.seconds_per_question,
@@ -185,12 +186,13 @@ def restore_interviews(
         )
         session.add(run)
         session.flush()
-        existing[run_key] = mapping[mock_in.id] = run.id  # type: ignore[assignment]
+        assert run.id is not None  # the flush gave it one
+        existing[run_key] = mapping[mock_in.id] = run.id
         added += 1
         for answer in mock_in.answers:
             values = answer.model_dump()
             values["answered_at"] = answer.answered_at
-            session.add(MockAnswer(mock_id=run.id, **values))  # type: ignore[arg-type]
+            session.add(MockAnswer(mock_id=run.id, **values))
             added += 1
     kept = {
         (r[0], r[1])
@@ -207,7 +209,7 @@ def restore_interviews(
         data = base64.b64decode(recording_in.data)
         new.append(
             Recording(
-                learner_id=learner.id,  # type: ignore[arg-type]
+                learner_id=learner.id,
                 mock_id=mock_id,
                 card_id=recording_in.card_id,
                 mime=check_audio(recording_in.type, data),

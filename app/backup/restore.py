@@ -76,6 +76,7 @@ def restore_learner(
     The recordings it adds must fit in `recording_quota` bytes with the learner's others
     (None: no limit); if they do not, OverQuota, and nothing is restored.
     """
+    assert learner.id is not None  # a stored learner
     doc = parse_backup(data)
     report = RestoreReport()
     database = database_of(session)
@@ -83,7 +84,7 @@ def restore_learner(
         with database.writing(session):
             # Held to the commit, like an upload's: the quota is checked against every
             # recording stored before, in any worker, and none stored meanwhile.
-            database.lock_learner(session, learner.id)  # type: ignore[arg-type]
+            database.lock_learner(session, learner.id)
             _restore(session, learner, doc, report, new_cards, recording_quota)
             session.commit()
     except IntegrityError as exc:
@@ -219,12 +220,13 @@ def _restore_practice(
     session: Session, learner: Learner, runs: list[PracticeIn], report: RestoreReport
 ) -> dict[int, int]:
     """Add the practice runs the database lacks; map each backup run id to its database id."""
-    existing = {
-        (run.started_at, tuple(run.card_ids)): run.id
-        for run in session.exec(
-            select(PracticeSession).where(PracticeSession.learner_id == learner.id)
-        )
-    }
+    assert learner.id is not None  # a stored learner
+    existing: dict[tuple[datetime, tuple[str, ...]], int] = {}
+    for stored in session.exec(
+        select(PracticeSession).where(PracticeSession.learner_id == learner.id)
+    ):
+        assert stored.id is not None  # read back from the database
+        existing[(stored.started_at, tuple(stored.card_ids))] = stored.id
     mapping: dict[int, int] = {}
     for item in runs:
         key = (item.started_at, tuple(item.card_ids))
@@ -240,9 +242,10 @@ def _restore_practice(
             )
             session.add(run)
             session.flush()
+            assert run.id is not None  # the flush gave it one
             existing[key] = run.id
             report.practice_added += 1
-        mapping[item.id] = existing[key]  # type: ignore[assignment]
+        mapping[item.id] = existing[key]
     return mapping
 
 
@@ -254,6 +257,7 @@ def _restore_reviews(
     report: RestoreReport,
 ) -> None:
     # A rating is the same rating when card, moment, grade and mode agree; ids differ per database.
+    assert learner.id is not None  # a stored learner
     known = {
         (card_id, at, rating, mode)
         for card_id, at, rating, mode in session.exec(
@@ -289,6 +293,7 @@ def _restore_reviews(
 def _restore_states(
     session: Session, learner: Learner, states: list[StateIn], report: RestoreReport
 ) -> None:
+    assert learner.id is not None  # a stored learner
     existing = {row.card_id: row for row in learner_states(session, learner)}
     oldest = datetime.min.replace(tzinfo=UTC)
     for item in states:
@@ -317,6 +322,7 @@ def _restore_marks(
     session: Session, learner: Learner, marks: list[MarkIn], report: RestoreReport
 ) -> None:
     """Give each card the marks the backup has for it (they are settings, not history)."""
+    assert learner.id is not None  # a stored learner
     existing = {row.card_id: row for row in learner_marks(session, learner)}
     for item in marks:
         values = {name: getattr(item, name) for name in MARK_FIELDS}
