@@ -11,6 +11,7 @@ from typing import Any, cast
 from urllib.parse import unquote
 
 import pykatex
+from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from markdown_it.utils import OptionsDict, OptionsType
 
@@ -159,7 +160,8 @@ class Renderer:
         options = self.md.options
         if breaks:
             options = OptionsDict(cast("OptionsType", {**options, "breaks": True}))
-        renderer = self.md.renderer
+        # build_markdown keeps markdown-it's HTML renderer, whose renderInline key_points uses.
+        renderer = cast("RendererHTML", self.md.renderer)
         return Rendered(
             html=renderer.render(tokens, options, env),
             text=plain_text(tokens),
