@@ -54,8 +54,8 @@ def start_practice(
         label=filters.label,
         started_at=now,
     )
-    session.add(run)
-    session.commit()
+    with database_of(session).writing(session):
+        session.add(run)
     session.refresh(run)
     return run
 
@@ -116,7 +116,6 @@ def rate_practice(
                 practice_id=run.id,
             )
         )
-        session.commit()
 
 
 @dataclass(frozen=True)
