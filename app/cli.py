@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
     from app.config import Settings
     from app.content.report import FileReport
+    from app.infra.db import Database
     from app.infra.models import Learner
 
 
@@ -93,17 +94,17 @@ def import_command(directory: Path | None, strict: bool, dry_run: bool) -> None:
     """Import a folder of notes into the question bank (incremental; history kept)."""
     from app.content.imports import recorded_import
     from app.content.sync import import_content
-    from app.infra.bank import open_engine
 
     settings = _settings()
-    root, engine = directory or settings.content_dir, open_engine(settings)
+    root = directory or settings.content_dir
     try:
-        # A dry run keeps nothing, so it is no import to report.
-        report = (
-            import_content(root, engine, strict=strict, dry_run=True)
-            if dry_run
-            else recorded_import(engine, root, source="cli", strict=strict)
-        )
+        with _database() as database:
+            # A dry run keeps nothing, so it is no import to report.
+            report = (
+                import_content(root, database, strict=strict, dry_run=True)
+                if dry_run
+                else recorded_import(database, root, source="cli", strict=strict)
+            )
     except ContentErrors as exc:
         _print_problems(exc.errors, "error")
         _fail(f"import failed with {len(exc.errors)} error(s); the bank is unchanged")
@@ -181,15 +182,25 @@ learner_option = click.option(
 
 
 @contextmanager
+def _database() -> "Iterator[Database]":
+    """The configured bank for this command, its schema brought up to date as it starts."""
+    from app.infra.bank import open_database
+
+    database = open_database(_settings())
+    try:
+        database.upgrade()
+        yield database
+    finally:
+        database.dispose()
+
+
+@contextmanager
 def _bank() -> "Iterator[Session]":
     """A session on the configured bank; refusals and file errors end the command in one line."""
-    from sqlmodel import Session
-
     from app.errors import AppError
-    from app.infra.bank import open_engine
 
     try:
-        with Session(open_engine(_settings())) as session:
+        with _database() as database, database.session() as session:
             yield session
     except AppError as exc:
         _fail(str(exc))
@@ -316,6 +327,7 @@ def optimize_command(learner_name: str | None, reset: bool) -> None:
     """Fit personal FSRS parameters to a learner's review log; keep them if they predict better."""
     from datetime import UTC, datetime
 
+    from app.infra.db import database_of
     from app.infra.jobs import FAILED
     from app.scheduling.optimize import reset_parameters, run_optimize
 
@@ -326,8 +338,8 @@ def optimize_command(learner_name: str | None, reset: bool) -> None:
             click.echo(f"learner '{learner.name}': back to the FSRS default parameters")
             return
         assert learner.id is not None
-        engine = session.get_bind()
-        job = run_optimize(engine, learner_id=learner.id, now=datetime.now(UTC))  # type: ignore[arg-type]
+        database = database_of(session)
+        job = run_optimize(database, learner_id=learner.id, now=datetime.now(UTC))
         if job.status == FAILED:
             _fail(job.message)
         click.echo(f"learner '{learner.name}': {job.message}")
@@ -362,11 +374,10 @@ def db_group() -> None:
 @db_group.command("upgrade")
 def db_upgrade_command() -> None:
     """Apply every pending migration (qbank serve also does this at start)."""
-    from app.infra.bank import open_engine
     from app.infra.migrate import current_revision
 
-    engine = open_engine(_settings())
-    click.echo(f"database schema at revision {current_revision(engine)}")
+    with _database() as database:
+        click.echo(f"database schema at revision {current_revision(database.engine)}")
 
 
 @main.group("user")

@@ -66,6 +66,7 @@ class App(FastAPI):
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     database = app.state.database
+    database.upgrade()
     database.start()
     # A full garbage collection walks every tracked object, and most of a started server's
     # objects (modules, models, routes, templates) are there for good: walking them again and
@@ -78,7 +79,8 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     finally:
         gc.unfreeze()
         database.stop()
-        wait_for_all(timeout=JOB_GRACE_SECONDS)
+        wait_for_all(database, timeout=JOB_GRACE_SECONDS)
+        database.engine.dispose()  # its pooled connections; a restarted app opens new ones
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -95,7 +97,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.database = open_database(settings)
-    app.state.engine = app.state.database.engine
     # The study queue serves an interview's plan first without knowing interviews.
     app.state.pins = InterviewPins()
     app.mount("/static", VersionedStaticFiles(assets), name="static")

@@ -17,13 +17,13 @@ import uvicorn
 from sqlalchemy import false, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import InternalError, OperationalError
-from sqlmodel import Session
 
 from app.accounts.learners import get_learner
 from app.config import LOOPBACK, Settings
 from app.content.errors import ContentError, ContentErrors
 from app.content.imports import recorded_import
-from app.infra.bank import open_database, open_engine
+from app.infra.bank import open_database
+from app.infra.db import Database
 from app.infra.logs import log_config
 from app.infra.models import Learner
 from app.main import serving_app
@@ -35,14 +35,13 @@ class ServeError(Exception):
     """A reason not to start, said in one line."""
 
 
-def ensure_imported(settings: Settings) -> bool:
+def ensure_imported(database: Database, settings: Settings) -> bool:
     """Bring the bank in line with the notes folder (incremental); True if anything changed.
 
     Run at every start, so that `qbank serve ~/notes` shows those notes, edited or not since
     the last run; an unchanged folder costs a scan and a hash per file.
     """
-    engine = open_engine(settings)
-    report = recorded_import(engine, settings.content_dir, source="serve")
+    report = recorded_import(database, settings.content_dir, source="serve")
     _log_warnings(report.warnings)
     changed = report.files_read > 0 or report.retired > 0
     if changed:
@@ -58,14 +57,13 @@ def ensure_imported(settings: Settings) -> bool:
     return changed
 
 
-def watch_content(settings: Settings, stop: threading.Event) -> None:
+def watch_content(database: Database, settings: Settings, stop: threading.Event) -> None:
     """Re-import whenever a file under the content directory changes, until `stop` is set."""
     from watchfiles import watch
 
-    engine = open_engine(settings)
     for _changes in watch(settings.content_dir, stop_event=stop, debounce=300):
         try:
-            report = recorded_import(engine, Path(settings.content_dir), source="watch")
+            report = recorded_import(database, Path(settings.content_dir), source="watch")
         except ContentErrors as exc:
             for error in exc.errors:
                 log.error("%s", error)
@@ -88,14 +86,13 @@ def _log_warnings(warnings: list[ContentError], shown: int = 20) -> None:
         log.warning("%d more warnings: run `qbank check` to see them all", len(warnings) - shown)
 
 
-def check_writable(settings: Settings) -> None:
+def check_writable(database: Database) -> None:
     """Make a write that changes nothing, so that a database opened read-only is refused now.
 
     A bank with everything in place needs no write to start, and would otherwise be found
     read-only by the first rating. SQLite's BEGIN IMMEDIATE takes the write lock; PostgreSQL
     refuses any UPDATE in a read-only transaction (a standby, default_transaction_read_only).
     """
-    database = open_database(settings)
     with database.session() as session, database.writing(session) as connection:
         connection.execute(update(Learner).where(false()).values(name=Learner.name))
 
@@ -177,15 +174,19 @@ def serve(
     logging.config.dictConfig(logs)
     check_address(settings, host)
     check_port(host, port)
+    # The start-up's own: the schema brought up to date once, before any worker starts.
+    database = open_database(settings)
     try:
-        ensure_imported(settings)  # also brings the schema up to date, once, before any worker
+        database.upgrade()
+        ensure_imported(database, settings)
         if not settings.team:
             # Created now rather than by a study request, which on SQLite must only read
             # (app.web.threads.run_read).
-            with Session(open_engine(settings)) as session:
+            with database.session() as session:
                 get_learner(session, settings.learner_name, settings.timezone)
-        check_writable(settings)
+        check_writable(database)
     except (OperationalError, InternalError) as exc:
+        database.dispose()
         where = make_url(settings.database_url).render_as_string(hide_password=True)
         raise ServeError(
             f"cannot use the database {where}: {exc.orig}; qbank must be able to write it "
@@ -193,7 +194,8 @@ def serve(
         ) from None
     stop = threading.Event()
     if watch:
-        threading.Thread(target=watch_content, args=(settings, stop), daemon=True).start()
+        watcher = (database, settings, stop)
+        threading.Thread(target=watch_content, args=watcher, daemon=True).start()
     run = functools.partial(
         uvicorn.run,
         # uvicorn applies it in every worker process, which would otherwise log its own way.
@@ -213,3 +215,4 @@ def serve(
                 run(serving_app(settings))
     finally:
         stop.set()
+        database.dispose()

@@ -128,7 +128,7 @@ def prepare(
 ) -> tuple[dict[str, float], list[str], list[dict[str, int]]]:
     """Import the bank, create the accounts with their histories; return timings and tokens."""
     from app.content.sync import import_content
-    from app.infra.db import create_schema, make_engine
+    from app.infra.db import Database, make_engine
 
     engine = make_engine(url)
     if engine.dialect.name == "postgresql":
@@ -141,18 +141,19 @@ def prepare(
                 cursor.execute("SET synchronous_commit TO OFF")
             dbapi_connection.commit()
 
-    create_schema(engine)
+    database = Database(engine)
+    database.upgrade()
     timings: dict[str, float] = {}
     start = time.perf_counter()
-    report = import_content(content, engine)
+    report = import_content(content, database)
     timings["import"] = time.perf_counter() - start
     timings["cards"] = report.added
 
     start = time.perf_counter()
-    tokens, queues, reviews = _learners(engine, learners, days, seed)
+    tokens, queues, reviews = _learners(database, learners, days, seed)
     timings["history"] = time.perf_counter() - start
     timings["reviews"] = reviews
-    with engine.begin() as connection:
+    with database.session() as session, database.writing(session) as connection:
         for statement in setup_sql:
             connection.exec_driver_sql(statement)
     if engine.dialect.name == "postgresql":
@@ -173,28 +174,29 @@ def add_learners(
     url: str, learners: int, days: int, seed: int, *, today: int = 0, prefix: str = "bench"
 ) -> tuple[list[str], list[dict[str, int]]]:
     """More accounts with their histories in a prepared bank; their tokens and queues."""
-    from app.infra.db import make_engine
+    from app.infra.db import Database
 
-    engine = make_engine(url)
-    tokens, queues, _ = _learners(engine, learners, days, seed, today=today, prefix=prefix)
-    engine.dispose()
+    database = Database.open(url)
+    try:
+        tokens, queues, _ = _learners(database, learners, days, seed, today=today, prefix=prefix)
+    finally:
+        database.dispose()
     return tokens, queues
 
 
 def _learners(
-    engine: Any, learners: int, days: int, seed: int, *, today: int = 0, prefix: str = "bench"
+    database: Any, learners: int, days: int, seed: int, *, today: int = 0, prefix: str = "bench"
 ) -> tuple[list[str], list[dict[str, int]], int]:
-    from sqlmodel import Session
-
     from app.accounts import members
     from app.accounts.learners import update_settings
+    from app.accounts.settings import LearnerSettings
     from app.study import Filters, counts
 
     now = datetime.now(UTC)
     tokens: list[str] = []
     queues: list[dict[str, int]] = []
     reviews = 0
-    with Session(engine) as session:
+    with database.session() as session:
         order = _content_order(session)
         for i in range(learners):
             name = f"{prefix}-{i:03d}"
@@ -203,11 +205,13 @@ def _learners(
             update_settings(
                 session,
                 learner=learner,
-                desired_retention=0.9,
-                new_per_day=9999,
-                max_reviews_per_day=9999,
-                rollover_hour=4,
-                timezone="UTC",
+                settings=LearnerSettings(
+                    desired_retention=0.9,
+                    new_per_day=9999,
+                    max_reviews_per_day=9999,
+                    rollover_hour=4,
+                    timezone="UTC",
+                ),
             )
             reviews += _simulate_history(
                 session, learner, order, now, days, seed * 1000 + i, today=today

@@ -91,9 +91,9 @@ def _phase(root: Path, url: str, profile: str | None) -> dict[str, float | int]:
     import resource
 
     from app.content.sync import import_content
-    from app.infra.db import make_engine
+    from app.infra.db import Database
 
-    engine = make_engine(url)
+    database = Database.open(url)
     profiler = None
     if profile:
         import cProfile
@@ -103,13 +103,13 @@ def _phase(root: Path, url: str, profile: str | None) -> dict[str, float | int]:
     cpu = _cpu_seconds()
     with _TreeRss() as tree:
         start = time.perf_counter()
-        report = import_content(root, engine)
+        report = import_content(root, database)
         seconds = time.perf_counter() - start
     cpu = _cpu_seconds() - cpu
     if profiler:
         profiler.disable()
         profiler.dump_stats(profile)
-    engine.dispose()
+    database.dispose()
     own_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     return {
         "seconds": seconds,

@@ -119,22 +119,22 @@ def main(argv: list[str] | None = None) -> int:
     from app.content.source import scan
     from app.content.sync import import_content
     from app.infra import models  # noqa: F401  (registers the tables)
-    from app.infra.db import make_engine
+    from app.infra.db import Database
 
     with tempfile.TemporaryDirectory(prefix="qbank-notes-bench-") as tmp:
         root = Path(tmp) / "notes"
         formulas = write_notes(root, args.notes, args.formulas)
-        engine = make_engine(f"sqlite:///{Path(tmp) / 'notes.db'}")
-        SQLModel.metadata.create_all(engine)
+        database = Database.open(f"sqlite:///{Path(tmp) / 'notes.db'}")
+        SQLModel.metadata.create_all(database.engine)
         cores = worker_count(scan(root)[0])
         load = os.getloadavg()[0]
         start = time.perf_counter()
-        full = import_content(root, engine)
+        full = import_content(root, database)
         full_s = time.perf_counter() - start
         start = time.perf_counter()
-        noop = import_content(root, engine)
+        noop = import_content(root, database)
         noop_s = time.perf_counter() - start
-        engine.dispose()
+        database.dispose()
     katex = katex_seconds(formulas)
     floor = katex / cores
     print(

@@ -6,8 +6,8 @@
 Old: a schema of the test's own built from nothing (CREATE SCHEMA, create_all and the Alembic
 stamp, for a bank test `import_content` of the web tests' bank) and dropped at the end. New:
 the same empty schema filled from a template built once (`tests/pgschemas.py`), then taken
-back. Both then open the database as the `engine` fixture does (`create_schema` on a current
-schema). Prints the median and minimum of each, and the new way's parts.
+back. Both then open the database as the `database` fixture does (`Database.upgrade` on a
+current schema). Prints the median and minimum of each, and the new way's parts.
 """
 
 import argparse
@@ -27,8 +27,7 @@ from sqlalchemy import create_engine  # noqa: E402
 from sqlalchemy.pool import NullPool  # noqa: E402
 
 from app.content.sync import import_content  # noqa: E402
-from app.infra.bank import close_engine  # noqa: E402
-from app.infra.db import create_schema, make_engine  # noqa: E402
+from app.infra.db import Database  # noqa: E402
 
 DECK = """---
 title: Bench
@@ -55,21 +54,20 @@ def execute(sql: str) -> None:
 
 
 def opened(url: str) -> None:
-    engine = make_engine(url)
-    create_schema(engine)
-    engine.dispose()
-    close_engine(url)
+    database = Database.open(url)
+    database.upgrade()
+    database.dispose()
 
 
 def old(bank: Path | None) -> None:
     schema = f"t_{uuid.uuid4().hex[:16]}"
     execute(f"CREATE SCHEMA {schema}")
     url = f"{POSTGRES_URL}?options=-csearch_path%3D{schema}"
-    engine = make_engine(url)
-    create_schema(engine)
+    database = Database.open(url)
+    database.upgrade()
     if bank:
-        import_content(bank, engine)
-    engine.dispose()
+        import_content(bank, database)
+    database.dispose()
     opened(url)
     execute(f"DROP SCHEMA {schema} CASCADE")
 
@@ -80,9 +78,9 @@ def new(schemas: PostgresSchemas, bank: Path | None) -> list[float]:
     url = schemas.new()
     marks.append(time.perf_counter())
     if bank:
-        schemas.fill("bank", url, lambda engine: import_content(bank, engine))
+        schemas.fill("bank", url, lambda database: import_content(bank, database))
     else:
-        schemas.fill("schema", url, lambda engine: None)
+        schemas.fill("schema", url, lambda database: None)
     marks.append(time.perf_counter())
     opened(url)
     marks.append(time.perf_counter())

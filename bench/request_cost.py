@@ -61,8 +61,9 @@ def main() -> None:
         schema, url = postgres_schema(args.database_url)
     settings = Settings(_env_file=None, database_url=url, content_dir=ROOT / "content")
     app = create_app(settings)
+    app.state.database.upgrade()
     engine = app.state.database.engine
-    import_content(ROOT / "content", engine)
+    import_content(ROOT / "content", app.state.database)
 
     count = Counter()
 

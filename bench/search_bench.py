@@ -93,7 +93,7 @@ def main() -> None:
     from sqlmodel import Session, SQLModel
 
     from app.content.sync import import_content
-    from app.infra.db import create_schema, make_engine
+    from app.infra.db import Database, make_engine
     from app.search.query import search
     from bench._synthetic import write_bank
 
@@ -103,11 +103,12 @@ def main() -> None:
         SQLModel.metadata.drop_all(engine)
         with engine.begin() as connection:
             connection.exec_driver_sql("DROP TABLE IF EXISTS alembic_version")
-        create_schema(engine)
+        database = Database(engine)
+        database.upgrade()
         root = Path(tmp) / "content"
         write_bank(root, cards=args.cards, decks=args.decks, topics=args.topics, seed=0)
         started = time.perf_counter()
-        import_content(root, engine)
+        import_content(root, database)
         imported = time.perf_counter() - started
         print(f"{engine.dialect.name}: {args.cards} cards, {args.topics} topics, ", end="")
         print(f"imported in {imported:.1f} s; {args.repeat} runs per query")

@@ -2,9 +2,10 @@
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import Engine
+from banks import commit
 from sqlmodel import Session
 
+from app.infra.db import Database
 from app.infra.models import Card, CardState, Deck
 from app.scheduling.cardstate import State
 
@@ -26,15 +27,15 @@ def make_cards(session: Session, count: int, *, slug: str, prefix: str) -> list[
         )
         for n, card_id in enumerate(ids)
     )
-    session.commit()
+    commit(session)
     return ids
 
 
 def lapsed_review(
-    engine: Engine, learner_id: int, card_id: str, lapses: int, now: datetime
+    database: Database, learner_id: int, card_id: str, lapses: int, now: datetime
 ) -> None:
     """A hand-built state: the card in review, due at `now`, lapsed `lapses` times already."""
-    with Session(engine) as session:
+    with database.session() as session:
         session.add(
             CardState(
                 learner_id=learner_id,
@@ -49,4 +50,4 @@ def lapsed_review(
                 version=1,
             )
         )
-        session.commit()
+        commit(session)

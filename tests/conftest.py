@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx2 as httpx
 import pytest
@@ -22,7 +23,7 @@ from sqlalchemy.pool import NullPool
 from sqlmodel import Session
 
 from app.config import Settings, get_settings
-from app.infra.db import create_schema, make_engine
+from app.infra.db import Database, database_of
 from app.infra.models import Learner
 from templates import Templates
 
@@ -86,14 +87,27 @@ def backend(request: pytest.FixtureRequest) -> str:
     return request.param
 
 
+_open_database = Database.__init__
+
+
+def _recorded(opened: list[Database]) -> Callable[..., None]:
+    def init(self: Database, *args: Any, **kwargs: Any) -> None:
+        _open_database(self, *args, **kwargs)
+        opened.append(self)
+
+    return init
+
+
 @pytest.fixture
 def make_database_url(
-    backend: str, tmp_path: Path, templates: Templates
+    backend: str, tmp_path: Path, templates: Templates, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Callable[[str], str]]:
     """Factory for empty databases of the test's backend: a file, or a PostgreSQL schema."""
-    from app.infra.bank import close_engine
-
     made: list[str] = []
+    # What the test opened (apps, commands) is closed with its databases, as a process exiting
+    # would: a pool left to the garbage collector warns about its open connections.
+    opened: list[Database] = []
+    monkeypatch.setattr(Database, "__init__", _recorded(opened))
 
     def make(name: str = "test") -> str:
         if backend == "sqlite":
@@ -104,9 +118,10 @@ def make_database_url(
         return url
 
     yield make
-    for url in made:
-        close_engine(url)
-        if backend != "sqlite":
+    for database in opened:
+        database.dispose()
+    if backend != "sqlite":
+        for url in made:
             templates.postgres.release(url)
 
 
@@ -124,18 +139,24 @@ def templates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Templates]:
 
 
 @pytest.fixture
-def engine(database_url: str, templates: Templates) -> Iterator[Engine]:
+def database(database_url: str, templates: Templates) -> Iterator[Database]:
     """A fresh database (SQLite file or PostgreSQL schema) with every table created, no rows."""
     templates.schema(database_url)
-    engine = make_engine(database_url)
-    create_schema(engine)  # creates the tables on PostgreSQL; finds them current in a copy
-    yield engine
-    engine.dispose()
+    database = Database.open(database_url)
+    database.upgrade()  # creates the tables on PostgreSQL; finds them current in a copy
+    yield database
+    database.dispose()
 
 
 @pytest.fixture
-def session(engine: Engine) -> Iterator[Session]:
-    with Session(engine) as session:
+def engine(database: Database) -> Engine:
+    """The test database's engine, for reads (writes go through `database.writing`)."""
+    return database.engine
+
+
+@pytest.fixture
+def session(database: Database) -> Iterator[Session]:
+    with database.session() as session:
         yield session
 
 
@@ -176,8 +197,8 @@ def make_learner(session: Session) -> Callable[..., Learner]:
     def make(**fields: object) -> Learner:
         fields.setdefault("name", f"learner-{next(counter)}")
         learner = Learner(**fields)  # type: ignore[arg-type]
-        session.add(learner)
-        session.commit()
+        with database_of(session).writing(session):
+            session.add(learner)
         session.refresh(learner)
         return learner
 
@@ -298,3 +319,12 @@ def live_server(
     yield start
     for server in started:
         server.kill()
+
+
+@pytest.fixture
+def settings_database(settings: Settings) -> Iterator[Database]:
+    """The Database of `settings`, its schema up to date, as a command opens it."""
+    database = Database.open(settings.database_url)
+    database.upgrade()
+    yield database
+    database.dispose()

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from sqlalchemy import create_engine
 from sqlalchemy.engine import Connection, Engine
 
-from app.infra.db import create_schema, make_engine
+from app.infra.db import Database
 
 POSTGRES_URL = os.environ.get(
     "QBANK_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -154,20 +154,20 @@ class PostgresSchemas:
         in_schema(connection, schema)
         return connection.exec_driver_sql(SHAPE).scalar_one()
 
-    def _build(self, kind: str, build: Callable[[Engine], object]) -> str:
-        """A new schema made the way a test would make it: create_schema, then `build`."""
+    def _build(self, kind: str, build: Callable[[Database], object]) -> str:
+        """A new schema made the way a test would make it: upgraded, then `build`."""
         schema = self._name(kind)
         with self.admin.begin() as connection:
             connection.exec_driver_sql(f"CREATE SCHEMA {quoted(schema)}")
-        engine = make_engine(self.url_of(schema))
+        database = Database.open(self.url_of(schema))
         try:
-            create_schema(engine)
-            build(engine)
+            database.upgrade()
+            build(database)
         finally:
-            engine.dispose()
+            database.dispose()
         return schema
 
-    def _template(self, key: str, build: Callable[[Engine], object]) -> Template:
+    def _template(self, key: str, build: Callable[[Database], object]) -> Template:
         template = self.templates.get(key)
         if template is None:
             schema = self._build("template", build)
@@ -180,7 +180,7 @@ class PostgresSchemas:
             self.templates[key] = template
         return template
 
-    def _spare(self, template: Template, build: Callable[[Engine], object]) -> str:
+    def _spare(self, template: Template, build: Callable[[Database], object]) -> str:
         """A schema shaped like `template`, its rows whatever its last test left."""
         if self.spares[template.shape]:
             return self.spares[template.shape].pop()
@@ -191,7 +191,7 @@ class PostgresSchemas:
             raise RuntimeError(f"{schema} was built unlike its template {template.schema}")
         return schema
 
-    def fill(self, key: str, url: str, build: Callable[[Engine], object]) -> bool:
+    def fill(self, key: str, url: str, build: Callable[[Database], object]) -> bool:
         """Give the test's schema of `url` template `key`'s tables and rows; False if it can't.
 
         The template is built with `build` the first time. Only an empty schema that `new`

@@ -7,10 +7,10 @@ from contextlib import closing
 from pathlib import Path
 
 from pgschemas import PostgresSchemas
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import make_url
 
 from app.content.sync import import_content
-from app.infra.db import create_schema, make_engine
+from app.infra.db import Database
 
 
 def copy_sqlite(source: Path, target: Path) -> None:
@@ -41,7 +41,7 @@ class Templates:
         self.postgres = postgres
         self.made: dict[str, Path] = {}
 
-    def copy(self, key: str, database_url: str, build: Callable[[Engine], object]) -> bool:
+    def copy(self, key: str, database_url: str, build: Callable[[Database], object]) -> bool:
         """Fill the database of `database_url` from template `key`; False if none fits.
 
         Nothing is copied over a file that already exists, nor into a PostgreSQL schema that
@@ -59,21 +59,21 @@ class Templates:
         source = self.made.get(key)
         if source is None:
             source = self.root / f"template-{len(self.made)}.db"
-            engine = make_engine(f"sqlite:///{source}")
+            database = Database.open(f"sqlite:///{source}")
             try:
-                create_schema(engine)
-                build(engine)
+                database.upgrade()
+                build(database)
             finally:
-                engine.dispose()
+                database.dispose()
             self.made[key] = source
         copy_sqlite(source, target)
         return True
 
     def schema(self, database_url: str) -> bool:
         """Give `database_url` the current schema, with no rows."""
-        return self.copy("schema", database_url, lambda engine: None)
+        return self.copy("schema", database_url, lambda database: None)
 
     def bank(self, database_url: str, content_dir: Path) -> bool:
         """Give `database_url` the schema and the content of `content_dir`, imported."""
         key = f"bank-{content_key(content_dir)}"
-        return self.copy(key, database_url, lambda engine: import_content(content_dir, engine))
+        return self.copy(key, database_url, lambda database: import_content(content_dir, database))

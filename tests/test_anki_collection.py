@@ -61,8 +61,8 @@ def collection(tmp_path: Path) -> Iterator["anki_collection.Collection"]:
 
 
 @pytest.fixture
-def bank(write_content: WriteContent, engine: Engine) -> Engine:
-    import_content(write_content({"decks/gpu.md": DECK, "topics/roofline.md": TOPIC}), engine)
+def bank(database, write_content: WriteContent, engine: Engine) -> Engine:
+    import_content(write_content({"decks/gpu.md": DECK, "topics/roofline.md": TOPIC}), database)
     return engine
 
 
@@ -124,6 +124,7 @@ def test_anki_imports_every_note_with_fields_math_and_links(
 
 
 def test_reimport_updates_notes_instead_of_duplicating_them(
+    database,
     bank: Engine,
     collection: "anki_collection.Collection",
     tmp_path: Path,
@@ -137,7 +138,7 @@ def test_reimport_updates_notes_instead_of_duplicating_them(
     import_into(collection, first)
 
     write_content({"decks/gpu.md": DECK.replace("约 3 TB/s", "约 3.35 TB/s")})
-    import_content(first.parent / "content", bank)
+    import_content(first.parent / "content", database)
     second = tmp_path / "second.apkg"
     with Session(bank) as session:
         # Anki takes a note from a package only when it was modified later than its own copy.
@@ -151,6 +152,7 @@ def test_reimport_updates_notes_instead_of_duplicating_them(
 
 
 def test_images_travel_as_anki_media(
+    database,
     write_content: WriteContent,
     engine: Engine,
     collection: "anki_collection.Collection",
@@ -160,9 +162,9 @@ def test_images_travel_as_anki_media(
     root = write_content({"decks/gpu.md": deck, "topics/roofline.md": TOPIC})
     (root / "assets").mkdir()
     (root / "assets" / "hbm.png").write_bytes(png())
-    import_content(root, engine)
+    import_content(root, database)
     package = tmp_path / "gpu.apkg"
-    with Session(engine) as session:
+    with database.session() as session:
         report = export_apkg(session=session, deck_slug=None, path=package, content_dir=root)
     assert report.images == 1
     import_into(collection, package)
@@ -174,14 +176,14 @@ def test_images_travel_as_anki_media(
 
 
 def test_without_the_content_directory_the_image_is_left_as_it_was(
-    write_content: WriteContent, engine: Engine, tmp_path: Path
+    database, write_content: WriteContent, engine: Engine, tmp_path: Path
 ) -> None:
     deck = DECK.replace("约 3 TB/s。", "约 3 TB/s。\n\n![图](../assets/hbm.png)")
     root = write_content({"decks/gpu.md": deck, "topics/roofline.md": TOPIC})
     (root / "assets").mkdir()
     (root / "assets" / "hbm.png").write_bytes(png())
-    import_content(root, engine)
-    with Session(engine) as session:
+    import_content(root, database)
+    with database.session() as session:
         report = export_apkg(session=session, deck_slug=None, path=tmp_path / "x.apkg")
     assert report.images == 0
 
@@ -233,11 +235,11 @@ description: "<script>d()</script> & notes"
 
 
 def test_a_hostile_deck_comes_out_in_anki_as_qbank_shows_it(
-    write_content: WriteContent, engine: Engine, collection: "anki_collection.Collection"
+    database, write_content: WriteContent, engine: Engine, collection: "anki_collection.Collection"
 ) -> None:
-    import_content(write_content({"decks/hostile.md": HOSTILE_DECK}), engine)
+    import_content(write_content({"decks/hostile.md": HOSTILE_DECK}), database)
     package = write_content({}) / "hostile.apkg"
-    with Session(engine) as session:
+    with database.session() as session:
         export_apkg(session=session, deck_slug=None, path=package)
     import_into(collection, package)  # a U+001F inside a field made Anki refuse the package
 

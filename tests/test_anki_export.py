@@ -25,7 +25,6 @@ from app.config import Settings, get_settings
 from app.content.render import Renderer
 from app.content.sync import import_content
 from app.export.anki import FIELDS, MODEL, export_apkg, stable_id
-from app.infra.bank import open_engine
 from app.main import create_app
 from app.study import NotFound, marks
 
@@ -135,12 +134,12 @@ def read_apkg(source: Path | bytes, tmp_path: Path) -> Apkg:
 
 
 @pytest.fixture
-def bank(write_content: WriteContent, engine: Engine) -> Engine:
+def bank(database, write_content: WriteContent, engine: Engine) -> Engine:
     """Two decks and a topic imported, then the 'gone' card removed (so it is retired)."""
     root = write_content(CONTENT)
-    import_content(root, engine)
+    import_content(root, database)
     write_content({"decks/systems.md": SYSTEMS.split("### Q：将要移除的题")[0]})
-    assert import_content(root, engine).retired == 1
+    assert import_content(root, database).retired == 1
     return engine
 
 
@@ -275,9 +274,9 @@ def test_the_anki_form_has_formulas_as_delimited_tex(
 
 
 def test_cli_exports_a_deck(
-    settings: Settings, write_content: WriteContent, tmp_path: Path
+    settings_database, settings: Settings, write_content: WriteContent, tmp_path: Path
 ) -> None:
-    import_content(write_content(CONTENT), open_engine(settings))
+    import_content(write_content(CONTENT), settings_database)
     out = tmp_path / "gpu.apkg"
 
     result = CliRunner().invoke(main, ["export", "anki", "--deck", "gpu", str(out)])
@@ -288,12 +287,13 @@ def test_cli_exports_a_deck(
 
 
 def test_cli_links_from_base_url_or_the_configured_public_url(
+    settings_database,
     settings: Settings,
     write_content: WriteContent,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import_content(write_content(CONTENT), open_engine(settings))
+    import_content(write_content(CONTENT), settings_database)
     out = tmp_path / "gpu.apkg"
 
     def source_field(*options: str) -> str:
@@ -339,11 +339,11 @@ def card_marks(apkg: Path | bytes, tmp_path: Path) -> dict[str, tuple[int, int, 
 
 
 def test_cli_carries_a_named_learners_marks(
-    settings: Settings, write_content: WriteContent, tmp_path: Path
+    settings_database, settings: Settings, write_content: WriteContent, tmp_path: Path
 ) -> None:
-    engine = open_engine(settings)
-    import_content(write_content(CONTENT), engine)
-    with Session(engine) as session:
+    database = settings_database
+    import_content(write_content(CONTENT), database)
+    with database.session() as session:
         learner = get_learner(session, "ada")
         now = datetime.now(UTC)
         marks.suspend(session, learner=learner, card_id="roofline", now=now)
@@ -387,7 +387,8 @@ def make_client(
                 **settings,
             )
         )
-        import_content(root, app.state.engine)
+        app.state.database.upgrade()  # before its lifespan: written to first
+        import_content(root, app.state.database)
         client = TestClient(app, headers={"Accept-Language": "en"}).__enter__()
         opened.append((app, client))
         return client
@@ -395,7 +396,7 @@ def make_client(
     yield make
     for app, client in opened:
         client.__exit__(None, None, None)
-        app.state.engine.dispose()
+        app.state.database.engine.dispose()
 
 
 @pytest.fixture

@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from banks import commit
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
-from sqlalchemy.engine import Engine
-from sqlmodel import Session, SQLModel, col, select
+from sqlmodel import SQLModel, col, select
 
 from app.backup import (
     PLACEHOLDER_DECK,
@@ -25,8 +25,7 @@ from app.backup import (
 from app.cli import main
 from app.config import Settings
 from app.content.sync import import_content
-from app.infra.bank import open_engine
-from app.infra.db import create_schema, make_engine
+from app.infra.db import Database
 from app.infra.models import Card, CardState, Deck, Learner, PracticeSession, ReviewLog
 from app.main import create_app
 from app.practice.quiz import rate_practice, start_practice
@@ -69,14 +68,14 @@ START = datetime(2025, 3, 3, 1, 0, tzinfo=UTC)
 RATINGS = [3, 1, 4, 3, 2, 3, 3, 1]
 
 
-def simulate_week(engine: Engine, name: str = "local") -> None:
+def simulate_week(database: Database, name: str = "local") -> None:
     """A week of study (every due card, ratings cycling), one undo and a practice run."""
-    with Session(engine) as session:
+    with database.session() as session:
         learner = get_learner(session, name)
         learner.timezone = "Asia/Shanghai"
         learner.desired_retention = 0.85
         session.add(learner)
-        session.commit()
+        commit(session)
         turn = 0
         for day in range(7):
             now = START + timedelta(days=day)
@@ -110,21 +109,21 @@ def simulate_week(engine: Engine, name: str = "local") -> None:
             )
 
 
-def fresh_engine(path: Path) -> Engine:
-    engine = make_engine(f"sqlite:///{path}")
-    create_schema(engine)
-    return engine
+def fresh_engine(path: Path) -> Database:
+    database = Database.open(f"sqlite:///{path}")
+    database.upgrade()
+    return database
 
 
 @pytest.fixture
-def other(make_database_url: Callable[[str], str], templates: Templates) -> Iterator[Engine]:
+def other(make_database_url: Callable[[str], str], templates: Templates) -> Iterator[Database]:
     """A second, empty instance to restore into."""
     url = make_database_url("other")
     templates.schema(url)
-    engine = make_engine(url)
-    create_schema(engine)
-    yield engine
-    engine.dispose()
+    database = Database.open(url)
+    database.upgrade()
+    yield database
+    database.dispose()
 
 
 @pytest.fixture(scope="module")
@@ -134,18 +133,18 @@ def document(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     for rel, text in CONTENT.items():
         (root / "content" / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / "content" / rel).write_text(text.lstrip("\n"), encoding="utf-8")
-    engine = fresh_engine(root / "studied.db")
-    import_content(root / "content", engine)
-    simulate_week(engine)
-    data = backup(engine)
-    engine.dispose()
+    database = fresh_engine(root / "studied.db")
+    import_content(root / "content", database)
+    simulate_week(database)
+    data = backup(database)
+    database.dispose()
     return data
 
 
-def import_and_study(root: Path) -> Callable[[Engine], None]:
-    def build(engine: Engine) -> None:
-        import_content(root, engine)
-        simulate_week(engine)
+def import_and_study(root: Path) -> Callable[[Database], None]:
+    def build(database: Database) -> None:
+        import_content(root, database)
+        simulate_week(database)
 
     return build
 
@@ -153,7 +152,7 @@ def import_and_study(root: Path) -> Callable[[Engine], None]:
 @pytest.fixture
 def studied(
     write_content: WriteContent, database_url: str, templates: Templates
-) -> Iterator[Engine]:
+) -> Iterator[Database]:
     """The test's database after a studied week: a copy of one studied once per process.
 
     The week is simulated at fixed times, so every copy is what studying it again would give.
@@ -161,44 +160,44 @@ def studied(
     root = write_content(CONTENT)
     build = import_and_study(root)
     copied = templates.copy(f"studied-{content_key(root)}", database_url, build)
-    engine = make_engine(database_url)
-    create_schema(engine)
+    database = Database.open(database_url)
+    database.upgrade()
     if not copied:
-        build(engine)
-    yield engine
-    engine.dispose()
+        build(database)
+    yield database
+    database.dispose()
 
 
-def backup(engine: Engine, name: str = "local") -> dict[str, Any]:
+def backup(database: Database, name: str = "local") -> dict[str, Any]:
     """A backup as it travels: through JSON text."""
-    with Session(engine) as session:
+    with database.session() as session:
         learner = get_learner(session, name)
         return json.loads(dump_backup(export_learner(session=session, learner=learner)))
 
 
-def restore(engine: Engine, data: Any, name: str = "local") -> Any:
-    with Session(engine) as session:
+def restore(database: Database, data: Any, name: str = "local") -> Any:
+    with database.session() as session:
         return restore_learner(session=session, learner=get_learner(session, name), data=data)
 
 
-def dump(engine: Engine) -> dict[str, list[tuple[Any, ...]]]:
+def dump(database: Database) -> dict[str, list[tuple[Any, ...]]]:
     """Every row of every table, in a stable order."""
-    with engine.connect() as conn:
+    with database.engine.connect() as conn:
         return {
             table.name: sorted((tuple(row) for row in conn.execute(table.select())), key=repr)
             for table in SQLModel.metadata.sorted_tables
         }
 
 
-def schedule(engine: Engine) -> list[tuple[Any, ...]]:
-    with Session(engine) as session:
+def schedule(database: Database) -> list[tuple[Any, ...]]:
+    with database.session() as session:
         rows = session.exec(select(CardState).order_by(col(CardState.card_id)))
         return [tuple(row.model_dump(exclude={"learner_id"}).values()) for row in rows]
 
 
-def log(engine: Engine) -> list[dict[str, Any]]:
+def log(database: Database) -> list[dict[str, Any]]:
     """The review log in order, practice runs by their content rather than their id."""
-    with Session(engine) as session:
+    with database.session() as session:
         entries = []
         for row in session.exec(select(ReviewLog).order_by(col(ReviewLog.id))):
             entry = row.model_dump(exclude={"id", "learner_id", "practice_id"})
@@ -213,7 +212,7 @@ def log(engine: Engine) -> list[dict[str, Any]]:
 # --- round trip ---------------------------------------------------------------------------
 
 
-def test_history_is_a_real_week(studied: Engine) -> None:
+def test_history_is_a_real_week(studied: Database) -> None:
     entries = log(studied)
     assert len({e["reviewed_at"].date() for e in entries}) >= 4
     assert sum(e["undone_at"] is not None for e in entries) == 1
@@ -222,7 +221,7 @@ def test_history_is_a_real_week(studied: Engine) -> None:
 
 
 def test_restore_into_a_fresh_instance_reproduces_every_due_date(
-    studied: Engine, other: Engine, content_dir: Path
+    studied: Database, other: Database, content_dir: Path
 ) -> None:
     import_content(content_dir, other)
     data = backup(studied)
@@ -234,7 +233,7 @@ def test_restore_into_a_fresh_instance_reproduces_every_due_date(
     assert report.settings_changed
     assert schedule(other) == schedule(studied)
     assert log(other) == log(studied)
-    with Session(studied) as a, Session(other) as b:
+    with studied.session() as a, other.session() as b:
         one, two = get_learner(a, "local"), get_learner(b, "local")
         assert (two.timezone, two.desired_retention) == ("Asia/Shanghai", 0.85)
         for days in (0, 3, 10, 40):
@@ -247,7 +246,9 @@ def test_restore_into_a_fresh_instance_reproduces_every_due_date(
     assert {**again, "exported_at": None} == {**data, "exported_at": None}
 
 
-def test_restore_twice_changes_nothing(studied: Engine, other: Engine, content_dir: Path) -> None:
+def test_restore_twice_changes_nothing(
+    studied: Database, other: Database, content_dir: Path
+) -> None:
     import_content(content_dir, other)
     data = backup(studied)
     restore(other, data)
@@ -260,14 +261,16 @@ def test_restore_twice_changes_nothing(studied: Engine, other: Engine, content_d
     assert dump(other) == before
 
 
-def test_restore_into_the_same_database_adds_nothing(studied: Engine) -> None:
+def test_restore_into_the_same_database_adds_nothing(studied: Database) -> None:
     before = dump(studied)
     report = restore(studied, backup(studied))
     assert not report.changed
     assert dump(studied) == before
 
 
-def test_duplicate_entries_inside_one_backup_are_added_once(studied: Engine, other: Engine) -> None:
+def test_duplicate_entries_inside_one_backup_are_added_once(
+    studied: Database, other: Database
+) -> None:
     data = backup(studied)
     data["reviews"] += data["reviews"][:3]
     report = restore(other, data)
@@ -276,7 +279,7 @@ def test_duplicate_entries_inside_one_backup_are_added_once(studied: Engine, oth
 
 
 def test_offsets_other_than_utc_restore_to_the_same_moments(
-    studied: Engine, other: Engine, content_dir: Path
+    studied: Database, other: Database, content_dir: Path
 ) -> None:
     import_content(content_dir, other)
     data = backup(studied)
@@ -293,11 +296,13 @@ def test_offsets_other_than_utc_restore_to_the_same_moments(
 # --- merging with what is already there ---------------------------------------------------
 
 
-def test_the_schedule_reviewed_last_wins(studied: Engine, other: Engine, content_dir: Path) -> None:
+def test_the_schedule_reviewed_last_wins(
+    studied: Database, other: Database, content_dir: Path
+) -> None:
     import_content(content_dir, other)
     data = backup(studied)
     later = START + timedelta(days=30)
-    with Session(other) as session:
+    with other.session() as session:
         learner = get_learner(session, "local")
         # On this instance 'hbm' was studied after the backup was taken.
         record_review(session, learner=learner, card_id="hbm", rating=3, now=later)
@@ -308,7 +313,7 @@ def test_the_schedule_reviewed_last_wins(studied: Engine, other: Engine, content
     report = restore(other, data)
 
     assert (report.states_added, report.states_updated, report.states_kept) == (3, 0, 1)
-    with Session(other) as session:
+    with other.session() as session:
         learner = get_learner(session, "local")
         hbm = session.get(CardState, (learner.id, "hbm"))
         assert hbm is not None and hbm.due == mine_due
@@ -318,12 +323,12 @@ def test_the_schedule_reviewed_last_wins(studied: Engine, other: Engine, content
     data["states"] = [s for s in data["states"] if s["card_id"] == "gemm-core"]
     newer = {**data["states"][0], "last_review": later.isoformat(), "due": later.isoformat()}
     data["states"] = [newer]
-    with Session(other) as session:
+    with other.session() as session:
         learner = get_learner(session, "local")
         version = session.get(CardState, (learner.id, "gemm-core")).version  # type: ignore[union-attr]
     report = restore(other, data)
     assert (report.states_updated, report.states_kept) == (1, 0)
-    with Session(other) as session:
+    with other.session() as session:
         learner = get_learner(session, "local")
         gemm = session.get(CardState, (learner.id, "gemm-core"))
         assert gemm is not None
@@ -335,7 +340,7 @@ def test_the_schedule_reviewed_last_wins(studied: Engine, other: Engine, content
 
 
 def test_cards_missing_from_the_bank_are_kept_retired(
-    studied: Engine, other: Engine, write_content: WriteContent, content_dir: Path
+    studied: Database, other: Database, write_content: WriteContent, content_dir: Path
 ) -> None:
     data = backup(studied)
     # The fresh instance's content no longer has 'roofline'.
@@ -347,7 +352,7 @@ def test_cards_missing_from_the_bank_are_kept_retired(
     report = restore(other, data)
 
     assert report.placeholders == 1
-    with Session(other) as session:
+    with other.session() as session:
         card = session.get(Card, "roofline")
         assert card is not None and card.retired
         assert card.question == "Roofline 怎么读？"
@@ -360,13 +365,13 @@ def test_cards_missing_from_the_bank_are_kept_retired(
     # When the content brings the card back, it resumes with its history.
     write_content(CONTENT)
     assert import_content(content_dir, other).resumed == 1
-    with Session(other) as session:
+    with other.session() as session:
         card = session.get(Card, "roofline")
         assert card is not None and not card.retired
     assert schedule(other) == schedule(studied)
 
 
-def test_restore_into_an_empty_bank_keeps_everything(studied: Engine, other: Engine) -> None:
+def test_restore_into_an_empty_bank_keeps_everything(studied: Database, other: Database) -> None:
     report = restore(other, backup(studied))
     assert report.placeholders == 4
     assert schedule(other) == schedule(studied)
@@ -415,35 +420,35 @@ def _with(data: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
     ],
 )
 def test_bad_documents_are_refused_with_one_clear_line(
-    engine: Engine,
+    database: Database,
     document: dict[str, Any],
     change: Callable[[dict[str, Any]], Any],
     message: str,
 ) -> None:
     data = change(json.loads(json.dumps(document)))
-    restore(engine, {**document, "states": [], "reviews": [], "practice": []})
-    before = dump(engine)
+    restore(database, {**document, "states": [], "reviews": [], "practice": []})
+    before = dump(database)
     with pytest.raises(BackupError) as raised:
-        restore(engine, data)
+        restore(database, data)
     assert message in str(raised.value)
     assert "\n" not in str(raised.value)
     # Nothing was written: no placeholder cards, settings or history from the refused document.
-    assert dump(engine) == before
+    assert dump(database) == before
 
 
-def test_many_problems_are_summarised(engine: Engine, document: dict[str, Any]) -> None:
+def test_many_problems_are_summarised(database: Database, document: dict[str, Any]) -> None:
     data = json.loads(json.dumps(document))
     for review in data["reviews"]:
         review["rating"] = 9
     with pytest.raises(BackupError, match=rf"\(and {len(data['reviews']) - 1} more problems\)"):
-        restore(engine, data)
+        restore(database, data)
 
 
 # --- the CSV log --------------------------------------------------------------------------
 
 
-def test_log_csv_has_every_rating(studied: Engine) -> None:
-    with Session(studied) as session:
+def test_log_csv_has_every_rating(studied: Database) -> None:
+    with studied.session() as session:
         text = log_csv(session=session, learner=get_learner(session, "local"))
     rows = list(csv.DictReader(io.StringIO(text)))
     assert len(rows) == len(log(studied))
@@ -460,17 +465,21 @@ def test_log_csv_has_every_rating(studied: Engine) -> None:
 
 
 @pytest.fixture
-def cli_bank(settings: Settings, write_content: WriteContent, templates: Templates) -> Engine:
+def cli_bank(
+    settings: Settings, write_content: WriteContent, templates: Templates
+) -> Iterator[Database]:
     root = write_content(CONTENT)
     build = import_and_study(root)
     copied = templates.copy(f"studied-{content_key(root)}", settings.database_url, build)
-    engine = open_engine(settings)
+    database = Database.open(settings.database_url)
+    database.upgrade()
     if not copied:
-        build(engine)
-    return engine
+        build(database)
+    yield database
+    database.dispose()
 
 
-def test_cli_backup_log_and_restore(cli_bank: Engine, tmp_path: Path) -> None:
+def test_cli_backup_log_and_restore(cli_bank: Database, tmp_path: Path) -> None:
     runner = CliRunner()
     out = tmp_path / "backup.json"
     result = runner.invoke(main, ["export", "backup", str(out)])
@@ -490,12 +499,12 @@ def test_cli_backup_log_and_restore(cli_bank: Engine, tmp_path: Path) -> None:
     again = runner.invoke(main, ["restore", "--learner", "ana", str(out)])
     assert f"0 reviews added ({reviews} already present)" in again.stdout
     assert again.stdout.rstrip().endswith("settings unchanged")
-    with Session(cli_bank) as session:
+    with cli_bank.session() as session:
         ana = session.exec(select(Learner).where(Learner.name == "ana")).one()
         assert ana.timezone == "Asia/Shanghai"
 
 
-def test_cli_errors_are_one_line(cli_bank: Engine, tmp_path: Path) -> None:
+def test_cli_errors_are_one_line(cli_bank: Database, tmp_path: Path) -> None:
     runner = CliRunner()
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "qbank-backup", "version": 1}', encoding="utf-8")
@@ -521,7 +530,8 @@ def make_client(url: str, content: Path) -> TestClient:
         content_dir=content,
     )
     app = create_app(settings)
-    import_content(content, app.state.engine)
+    app.state.database.upgrade()  # before its lifespan: written to first
+    import_content(content, app.state.database)
     return TestClient(app, headers={"Accept-Language": "en"})
 
 
@@ -533,10 +543,10 @@ def clients(
     root = write_content(CONTENT)
     one_url, two_url = make_database_url("a"), make_database_url("b")
     with make_client(one_url, root) as one, make_client(two_url, root) as two:
-        simulate_week(one.app.state.engine)  # type: ignore[attr-defined]
+        simulate_week(one.app.state.database)  # type: ignore[attr-defined]
         yield one, two
     for client in (one, two):
-        client.app.state.engine.dispose()  # type: ignore[attr-defined]
+        client.app.state.database.engine.dispose()  # type: ignore[attr-defined]
 
 
 def test_settings_page_offers_backup_and_restore(clients: tuple[TestClient, TestClient]) -> None:
@@ -573,9 +583,9 @@ def test_web_download_and_upload(clients: tuple[TestClient, TestClient]) -> None
     assert f"Restored: {reviews} reviews added (0 already here)" in restored.text
     assert "Study settings were restored." in restored.text
     assert 'name="timezone" id="timezone" list="zones" value="Asia/Shanghai"' in restored.text
-    source_engine = source.app.state.engine  # type: ignore[attr-defined]
-    target_engine = target.app.state.engine  # type: ignore[attr-defined]
-    assert schedule(target_engine) == schedule(source_engine)
+    source_database = source.app.state.database  # type: ignore[attr-defined]
+    target_database = target.app.state.database  # type: ignore[attr-defined]
+    assert schedule(target_database) == schedule(source_database)
 
     again = target.post("/backup/restore", files=upload)
     assert again.status_code == 200

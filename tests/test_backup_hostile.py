@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy.engine import Engine
 from test_backup import (
     CONTENT,
     _with,
@@ -24,6 +23,7 @@ from test_backup import (
 
 from app.backup import BackupError
 from app.content.sync import import_content
+from app.infra.db import Database
 
 pytestmark = pytest.mark.storage
 
@@ -123,15 +123,15 @@ POISONS: list[tuple[str, Callable[[dict[str, Any]], Any], str]] = [
     ("change", "message"), [p[1:] for p in POISONS], ids=[p[0] for p in POISONS]
 )
 def test_poisoned_documents_are_refused_and_write_nothing(
-    engine: Engine, document: dict[str, Any], change: Callable[..., Any], message: str
+    database: Database, document: dict[str, Any], change: Callable[..., Any], message: str
 ) -> None:
-    restore(engine, {**document, "states": [], "reviews": [], "practice": []})
-    before = dump(engine)
+    restore(database, {**document, "states": [], "reviews": [], "practice": []})
+    before = dump(database)
     with pytest.raises(BackupError) as raised:
-        restore(engine, change(json.loads(json.dumps(document))))
+        restore(database, change(json.loads(json.dumps(document))))
     assert message in str(raised.value)
     assert "\n" not in str(raised.value)
-    assert dump(engine) == before
+    assert dump(database) == before
 
 
 @pytest.fixture
@@ -140,7 +140,7 @@ def client(
 ) -> Iterator[TestClient]:
     with make_client(make_database_url("web"), write_content(CONTENT)) as client:
         yield client
-    client.app.state.engine.dispose()  # type: ignore[attr-defined]
+    client.app.state.database.engine.dispose()  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize(

@@ -5,8 +5,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from banks import commit
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, col, func, select
+from sqlmodel import col, func, select
 
 from app.content.parse import Link, ParsedDeck, ParsedTopic, parse_deck, parse_topic
 from app.content.sync import check_content, import_content
@@ -247,11 +248,11 @@ def test_every_new_card_links_a_topic_page_that_cites_its_sources(name: str) -> 
     assert {card_id for card_id in CARD_SOURCES if card_id.startswith(prefix)} <= set(cards)
 
 
-def test_import_stores_followup_rows_for_the_bundled_decks(engine: Engine) -> None:
-    import_content(CONTENT, engine)
+def test_import_stores_followup_rows_for_the_bundled_decks(database, engine: Engine) -> None:
+    import_content(CONTENT, database)
     for name, prefix in (("interview-notes", "notes-"), ("llm-systems-interview", "llm-")):
         expected = sum(len(c.questions) for c in bundled_deck(name).cards)
-        with Session(engine) as session:
+        with database.session() as session:
             stored = session.exec(
                 select(func.count())
                 .select_from(Followup)
@@ -260,27 +261,29 @@ def test_import_stores_followup_rows_for_the_bundled_decks(engine: Engine) -> No
         assert stored == expected, name
 
 
-def test_reimport_over_the_old_notes_keeps_history(tmp_path: Path, engine: Engine) -> None:
+def test_reimport_over_the_old_notes_keeps_history(
+    database, tmp_path: Path, engine: Engine
+) -> None:
     old = tmp_path / "content"
     (old / "decks").mkdir(parents=True)
     shutil.copy(FIXTURES / "interview-notes-before-split.md", old / "decks" / "interview-notes.md")
     shutil.copytree(CONTENT / "topics", old / "topics")
-    import_content(old, engine)
-    with Session(engine) as session:
+    import_content(old, database)
+    with database.session() as session:
         learner = Learner(name="old-bank")
         session.add(learner)
-        session.commit()
+        commit(session)
         assert learner.id is not None
         for card_id in INTERVIEW_NOTES_IDS:
             session.add(CardState(learner_id=learner.id, card_id=card_id, state=2, due=NOW, reps=3))
             session.add(
                 ReviewLog(learner_id=learner.id, card_id=card_id, rating=3, reviewed_at=NOW)
             )
-        session.commit()
+        commit(session)
 
-    import_content(CONTENT, engine)
+    import_content(CONTENT, database)
 
-    with Session(engine) as session:
+    with database.session() as session:
         live = session.exec(
             select(Card.id).where(col(Card.id).in_(INTERVIEW_NOTES_IDS), ~col(Card.retired))
         ).all()

@@ -5,8 +5,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from banks import commit
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, col, select
+from sqlmodel import col, select
 
 from app.content.parse import ParsedDeck
 from app.content.sync import import_content
@@ -87,7 +88,7 @@ def without_questions(deck: ParsedDeck, text: str) -> str:
 
 
 def test_reimport_over_the_decks_without_questions_keeps_history(
-    tmp_path: Path, engine: Engine
+    database, tmp_path: Path, engine: Engine
 ) -> None:
     old = tmp_path / "content"
     (old / "decks").mkdir(parents=True)
@@ -99,27 +100,27 @@ def test_reimport_over_the_decks_without_questions_keeps_history(
         )
     # A copy, not a link: the scanner refuses links that lead out of the content tree.
     shutil.copytree(CONTENT / "topics", old / "topics")
-    import_content(old, engine)
+    import_content(old, database)
     ids = [card.id for name in DECKS for card in bundled_deck(name).cards]
-    with Session(engine) as session:
+    with database.session() as session:
         assert session.exec(select(Followup.id).where(col(Followup.card_id).in_(ids))).all() == []
         learner = Learner(name="studied-before")
         session.add(learner)
-        session.commit()
+        commit(session)
         assert learner.id is not None
         for card_id in ids:
             session.add(CardState(learner_id=learner.id, card_id=card_id, state=2, due=NOW, reps=2))
             session.add(
                 ReviewLog(learner_id=learner.id, card_id=card_id, rating=3, reviewed_at=NOW)
             )
-        session.commit()
+        commit(session)
 
-    import_content(CONTENT, engine)
+    import_content(CONTENT, database)
 
     expected = sorted(
         q.id for name in DECKS for card in bundled_deck(name).cards for q in card.questions
     )
-    with Session(engine) as session:
+    with database.session() as session:
         live = session.exec(select(Card.id).where(col(Card.id).in_(ids), ~col(Card.retired))).all()
         stored = session.exec(select(Followup.id).where(col(Followup.card_id).in_(ids))).all()
         states = session.exec(select(CardState.card_id)).all()

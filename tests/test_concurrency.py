@@ -22,7 +22,7 @@ from sqlmodel import Session, col, select
 
 from app.config import Settings
 from app.content.sync import import_content
-from app.infra.db import make_engine
+from app.infra.db import Database, make_engine
 from app.infra.models import CardState, Learner, ReviewLog
 from app.main import build_routes, create_app
 from app.study import (
@@ -57,10 +57,11 @@ def app(database_url: str, drill_dir: Path, templates: Templates) -> FastAPI:
         content_dir=drill_dir,
     )
     app = create_app(settings)
+    app.state.database.upgrade()  # before its lifespan: written to first
     # Requests race here from several clients, each an event loop of its own, as in a server.
     build_routes(app)
     if not copied:
-        import_content(drill_dir, app.state.engine)
+        import_content(drill_dir, app.state.database)
     return app
 
 
@@ -109,22 +110,19 @@ def test_double_submit_from_two_tabs(app: FastAPI) -> None:
     with TestClient(app) as tab1, TestClient(app) as tab2:
         tab1.get("/api/decks")  # creates the local learner before the races
         double_submit(tab1.post, tab2.post)
-    assert_each_review_took_effect_once(app.state.engine)
+    assert_each_review_took_effect_once(app.state.database.engine)
 
 
 def test_double_submit_to_two_apps(app: FastAPI, database_url: str) -> None:
     """Two app instances, each with its own connection pool, as two processes would have."""
     other = create_app(app.state.settings)
+    other.state.database.upgrade()  # before its lifespan: written to first
     build_routes(other)
-    # create_app shares one engine per URL within a process; give this one its own pool.
-    other.state.engine = make_engine(database_url)
-    try:
-        with TestClient(app) as one, TestClient(other) as two:
-            one.get("/api/decks")
-            double_submit(one.post, two.post)
-    finally:
-        other.state.engine.dispose()
-    assert_each_review_took_effect_once(app.state.engine)
+    assert other.state.database is not app.state.database
+    with TestClient(app) as one, TestClient(other) as two:
+        one.get("/api/decks")
+        double_submit(one.post, two.post)
+    assert_each_review_took_effect_once(app.state.database.engine)
 
 
 @pytest.mark.slow
@@ -147,9 +145,9 @@ _racer = threading.local()
 CARD_STATE_WRITES = ("INSERT INTO CARDSTATE", "UPDATE CARDSTATE", "DELETE FROM CARDSTATE")
 
 
-def undo_or_conflict(engine: Engine, learner_id: int, now: datetime) -> object:
+def undo_or_conflict(database: Database, learner_id: int, now: datetime) -> object:
     """Undo the learner's last rating in a session of its own; the Conflict if it loses a race."""
-    with Session(engine) as session:
+    with database.session() as session:
         try:
             return undo_last(session, learner=session.get_one(Learner, learner_id), now=now)
         except Conflict as exc:
@@ -202,9 +200,10 @@ def writes_held_until_both_have_read(engine: Engine) -> Iterator[None]:
 def test_interleaved_submissions_are_refused_by_the_database(
     app: FastAPI, reviewed_before: bool, send_version: bool
 ) -> None:
-    engine = app.state.engine
+    database = app.state.database
+    engine = database.engine
     now = datetime.now(UTC)
-    with Session(engine) as session:
+    with database.session() as session:
         learner = get_learner(session, "local")
         learner_id = learner.id
         if reviewed_before:
@@ -212,7 +211,7 @@ def test_interleaved_submissions_are_refused_by_the_database(
     version = int(reviewed_before)
 
     def submit() -> ReviewResult | Conflict:
-        with Session(engine) as session:
+        with database.session() as session:
             try:
                 return record_review(
                     session,
@@ -257,17 +256,18 @@ def test_an_undo_racing_a_review_of_the_same_card_never_overwrites_it(
     app: FastAPI, ratings_before: int, first: str
 ) -> None:
     """Tab 1 undoes the last rating of q01 while tab 2 rates q01 again: one of them loses."""
-    engine = app.state.engine
+    database = app.state.database
+    engine = database.engine
     now = datetime.now(UTC)
-    with Session(engine) as session:
+    with database.session() as session:
         learner_id = get_learner(session, "local").id
-    with Session(engine) as session:
+    with database.session() as session:
         for _ in range(ratings_before):
             learner = session.get_one(Learner, learner_id)
             record_review(session, learner=learner, card_id="q01", rating=1, now=now)
 
     def review() -> object:
-        with Session(engine) as session:
+        with database.session() as session:
             try:
                 return record_review(
                     session,
@@ -280,7 +280,7 @@ def test_an_undo_racing_a_review_of_the_same_card_never_overwrites_it(
             except Conflict as exc:
                 return exc
 
-    undo = functools.partial(undo_or_conflict, engine, learner_id, now)
+    undo = functools.partial(undo_or_conflict, database, learner_id, now)
     racers = (review, writing_last(undo)) if first == "review" else (writing_last(review), undo)
     with writes_held_until_both_have_read(engine):
         outcomes = race(*racers)
@@ -293,7 +293,7 @@ def test_an_undo_racing_a_review_of_the_same_card_never_overwrites_it(
 
 @pytest.mark.parametrize("meanwhile", ["rated", "undone"])
 def test_a_review_of_a_card_changed_meanwhile_is_refused(app: FastAPI, meanwhile: str) -> None:
-    engine = app.state.engine
+    engine = app.state.database.engine
     with TestClient(app) as tab1, TestClient(app) as tab2:
         shown = tab1.get("/api/study/next").json()
         assert (shown["id"], shown["version"]) == ("q01", 0)
@@ -337,7 +337,7 @@ def test_without_a_version_repeated_submissions_each_apply(app: FastAPI) -> None
         for _ in range(2):
             response = client.post("/api/reviews", json={"card_id": "q01", "rating": 3})
             assert response.status_code == 200
-    assert history(app.state.engine) == {"q01": (2, 2, 2)}
+    assert history(app.state.database.engine) == {"q01": (2, 2, 2)}
 
 
 def test_a_burst_larger_than_the_pool_and_the_thread_pool_is_served(app: FastAPI) -> None:
@@ -347,7 +347,7 @@ def test_a_burst_larger_than_the_pool_and_the_thread_pool_is_served(app: FastAPI
     its identity check took while waiting for a thread for its route would leave both threads
     waiting for a connection, until the pool's timeout turned every request into a 500.
     """
-    url = app.state.engine.url
+    url = app.state.database.engine.url
     sqlite = url.get_backend_name() == "sqlite"
     small = create_engine(
         url,
@@ -356,7 +356,7 @@ def test_a_burst_larger_than_the_pool_and_the_thread_pool_is_served(app: FastAPI
         pool_timeout=5,
         connect_args={"check_same_thread": False} if sqlite else {},
     )
-    app.state.engine = small
+    app.state.database.engine = small
 
     async def burst() -> list[int]:
         anyio.to_thread.current_default_thread_limiter().total_tokens = 2
@@ -380,9 +380,9 @@ def test_concurrent_first_ratings_and_an_undo_keep_every_card_before_the_cursor_
     from app.infra.models import Card
     from app.study import Filters, next_card
 
-    engine = app.state.engine
+    database = app.state.database
     now = datetime.now(UTC)
-    with Session(engine) as session:
+    with database.session() as session:
         learner_id = get_learner(session, "local").id
         for card_id in CARD_IDS[:3]:
             record_review(
@@ -395,16 +395,16 @@ def test_concurrent_first_ratings_and_an_undo_keep_every_card_before_the_cursor_
 
     def rate(card_id: str) -> Callable[[], object]:
         def call() -> object:
-            with Session(engine) as session:
+            with database.session() as session:
                 learner = session.get_one(Learner, learner_id)
                 return record_review(session, learner=learner, card_id=card_id, rating=3, now=now)
 
         return call
 
-    undo = functools.partial(undo_or_conflict, engine, learner_id, now)
+    undo = functools.partial(undo_or_conflict, database, learner_id, now)
     race(*(rate(card_id) for card_id in CARD_IDS[3:11:2]), undo, undo)
 
-    with Session(engine) as session:
+    with database.session() as session:
         learner = session.get_one(Learner, learner_id)
         seen = set(
             session.exec(select(CardState.card_id).where(CardState.learner_id == learner_id))
@@ -461,4 +461,4 @@ def test_a_rating_that_must_wait_for_the_write_lock_waits_in_a_thread(
             response = pending.result(timeout=30)
     assert response.status_code == 200, response.text
     assert response.json()["card_id"] == card["id"]
-    assert history(app.state.engine) == {card["id"]: (1, 1, 1)}
+    assert history(app.state.database.engine) == {card["id"]: (1, 1, 1)}

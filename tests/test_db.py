@@ -82,26 +82,24 @@ def test_the_server_checkpoints_in_the_background_while_it_runs(tmp_path):
     from fastapi.testclient import TestClient
 
     from app.config import Settings
-    from app.infra.bank import close_engine
     from app.main import create_app
 
     url = f"sqlite:///{tmp_path / 'served.db'}"
     app = create_app(Settings(_env_file=None, database_url=url))  # type: ignore[call-arg]
     try:
         with TestClient(app):
-            assert _autocheckpoint(app.state.engine) == 0
+            assert _autocheckpoint(app.state.database.engine) == 0
             assert "qbank-wal-checkpoint" in {t.name for t in threading.enumerate()}
         assert "qbank-wal-checkpoint" not in {t.name for t in threading.enumerate()}
-        assert _autocheckpoint(app.state.engine) == 1000
+        assert _autocheckpoint(app.state.database.engine) == 1000
     finally:
-        close_engine(url)
+        app.state.database.dispose()
 
 
 def test_a_running_server_leaves_its_start_up_objects_out_of_garbage_collections(tmp_path):
     from fastapi.testclient import TestClient
 
     from app.config import Settings
-    from app.infra.bank import close_engine
     from app.main import create_app
 
     url = f"sqlite:///{tmp_path / 'served.db'}"
@@ -112,7 +110,7 @@ def test_a_running_server_leaves_its_start_up_objects_out_of_garbage_collections
             assert client.get("/healthz").status_code == 200
         assert gc.get_freeze_count() == 0  # collectable again once the app stops
     finally:
-        close_engine(url)
+        app.state.database.dispose()
 
 
 def test_the_wal_stops_growing_under_a_steady_stream_of_commits(tmp_path, monkeypatch):
@@ -150,7 +148,6 @@ def test_writers_of_two_processes_take_turns_on_the_lock_file(tmp_path):
         with second.session() as session, second.writing(session) as connection:
             entered.set()
             connection.exec_driver_sql("CREATE TABLE t (x)")
-            session.commit()
 
     try:
         with first.session() as session, first.writing(session):
@@ -176,23 +173,26 @@ def writer_fds() -> list[str]:
     ]
 
 
-def test_sessions_of_their_own_leave_no_lock_file_open(tmp_path):
-    # A plain Session(engine) gets a Database of its own: twenty that write hold no descriptor.
-    engine = db.make_engine(f"sqlite:///{tmp_path / 'qbank.db'}")
+def test_sessions_that_write_leave_no_lock_file_open(tmp_path):
+    # Twenty sessions of the one Database take turns on its one lock and keep no descriptor;
+    # a plain database.session() is given no Database (and lock file) of its own.
+    database = db.Database.open(f"sqlite:///{tmp_path / 'qbank.db'}")
     before = writer_fds()
     try:
         for n in range(20):
-            with (
-                Session(engine) as session,
-                db.database_of(session).writing(session) as connection,
-            ):
+            with database.session() as session, database.writing(session) as connection:
                 assert len(writer_fds()) == len(before) + 1  # held while writing
                 connection.exec_driver_sql(f"CREATE TABLE t{n} (x)")
-                session.commit()
         assert (tmp_path / "qbank.db-writer").exists()
         assert writer_fds() == before
+        for _ in range(20):
+            with Session(database.engine) as plain, pytest.raises(db.NoDatabase):
+                db.database_of(plain)
+        assert writer_fds() == before
+        with database.session() as session:
+            assert len(session.exec(text("SELECT name FROM sqlite_master")).all()) == 20
     finally:
-        engine.dispose()
+        database.dispose()
 
 
 def test_a_lock_file_that_cannot_be_opened_leaves_writing_to_sqlite(tmp_path):
@@ -202,7 +202,6 @@ def test_a_lock_file_that_cannot_be_opened_leaves_writing_to_sqlite(tmp_path):
     try:
         with database.session() as session, database.writing(session) as connection:
             connection.exec_driver_sql("CREATE TABLE t (x)")
-            session.commit()
     finally:
         database.dispose()
 
@@ -215,12 +214,11 @@ def test_a_database_session_keeps_one_connection_through_its_transactions(tmp_pa
         with database.session() as session:
             with database.writing(session) as connection:
                 connection.exec_driver_sql("CREATE TABLE t (x)")
-                session.commit()
             with database.writing(session) as connection:
                 connection.exec_driver_sql("INSERT INTO t VALUES (1)")
-                session.commit()
-            with database.writing(session) as connection:
-                connection.exec_driver_sql("INSERT INTO t VALUES (2)")  # never committed
+            with pytest.raises(LookupError), database.writing(session) as connection:
+                connection.exec_driver_sql("INSERT INTO t VALUES (2)")
+                raise LookupError  # rolled back, on the same connection
             assert session.execute(text("SELECT x FROM t")).scalars().all() == [1]
             session.rollback()
             assert len(checkouts) == 1
@@ -232,3 +230,24 @@ def test_a_database_session_keeps_one_connection_through_its_transactions(tmp_pa
         assert database.engine.pool.checkedout() == 0  # handed back when the session closed
     finally:
         database.dispose()
+
+
+def test_the_app_migrates_as_it_starts_not_as_it_opens_the_bank(tmp_path):
+    from fastapi.testclient import TestClient
+    from sqlalchemy import inspect
+
+    from app.config import Settings
+    from app.infra.migrate import current_revision
+    from app.main import create_app
+
+    url = f"sqlite:///{tmp_path / 'new.db'}"
+    app = create_app(Settings(_env_file=None, database_url=url))  # type: ignore[call-arg]
+    engine = app.state.database.engine
+    try:
+        assert inspect(engine).get_table_names() == []
+        with TestClient(app) as client:
+            assert client.get("/healthz").status_code == 200
+        assert "card" in inspect(engine).get_table_names()
+        assert current_revision(engine) is not None
+    finally:
+        app.state.database.dispose()

@@ -65,9 +65,9 @@ def _questions(session: Session, filters: Filters) -> set[str]:
     return set(session.exec(select(Card.question).where(col(Card.id).in_(ids))))
 
 
-def test_a_folder_scope_takes_its_decks_and_sub_folders_only(engine, write_content):
-    import_content(write_content(NOTES), engine)
-    with Session(engine) as session:
+def test_a_folder_scope_takes_its_decks_and_sub_folders_only(database, engine, write_content):
+    import_content(write_content(NOTES), database)
+    with database.session() as session:
         assert _questions(session, Filters(folder="后端/网络")) == {
             "What is a TCP handshake?",
             "Why QUIC over UDP?",
@@ -94,13 +94,13 @@ def test_a_folder_scope_takes_its_decks_and_sub_folders_only(engine, write_conte
 
 
 def test_the_house_layout_decks_sit_in_no_folder_and_their_sub_folders_are_folders(
-    engine, write_content
+    database, engine, write_content
 ):
     root = write_content(
         {"decks/a.md": note("Top deck?"), "decks/gpu/b.md": note("Nested house deck?")}
     )
-    import_content(root, engine)
-    with Session(engine) as session:
+    import_content(root, database)
+    with database.session() as session:
         assert _questions(session, Filters(folder="gpu")) == {"Nested house deck?"}
         learner = get_learner(session, "local")
         tree = folder_tree(deck_summaries(session, learner=learner, now=NOW))

@@ -28,13 +28,14 @@ def exported(engine: Engine, path: Path, month: int) -> Path:
 
 
 def test_anki_shows_each_question_with_its_answer_and_updates_them(
+    database,
     write_content: WriteContent,
     engine: Engine,
     collection,  # noqa: F811
     tmp_path: Path,
 ) -> None:
     root = write_content({"decks/attention.md": QUESTIONS})
-    import_content(root, engine)
+    import_content(root, database)
     import_into(collection, exported(engine, tmp_path / "first.apkg", 1))
 
     followups = notes_by_card(collection)["fa"]["Followups"]
@@ -45,7 +46,7 @@ def test_anki_shows_each_question_with_its_answer_and_updates_them(
     assert "为什么 head dim 大了收益变小？" not in card.question()
 
     write_content({"decks/attention.md": QUESTIONS.replace("每块放得下的行变少", "块变小")})
-    import_content(root, engine)
+    import_content(root, database)
     import_into(collection, exported(engine, tmp_path / "second.apkg", 2))
 
     assert collection.note_count() == 2

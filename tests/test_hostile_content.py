@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, func, select
+from sqlmodel import func, select
 from test_check_cli import GOOD, assert_clean_exit, problems, run
 
 from app.content.errors import ContentErrors
@@ -81,6 +81,7 @@ def test_check_refuses_with_one_line(
 
 @pytest.mark.parametrize(("make", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_import_refuses_and_imports_nothing(
+    database,
     write_content: WriteContent,
     tmp_path: Path,
     engine: Engine,
@@ -90,9 +91,9 @@ def test_import_refuses_and_imports_nothing(
     root = write_content(GOOD)
     make(root, tmp_path)
     with pytest.raises(ContentErrors) as raised:
-        import_content(root, engine, strict=True)
+        import_content(root, database, strict=True)
     assert any(str(error).startswith(expected) for error in raised.value.errors)
-    with Session(engine) as session:
+    with database.session() as session:
         assert session.exec(select(func.count()).select_from(Card)).one() == 0
 
 
@@ -126,10 +127,12 @@ def test_formulas_past_the_limits_are_errors_at_their_line(
     assert line.startswith(f"decks/math.md:7: {message}")
 
 
-def test_a_huge_rule_is_drawn_at_most_50em(write_content: WriteContent, engine: Engine) -> None:
+def test_a_huge_rule_is_drawn_at_most_50em(
+    database, write_content: WriteContent, engine: Engine
+) -> None:
     root = write_content({**GOOD, "decks/math.md": _deck_with(r"\rule{100000em}{100000em}")})
-    import_content(root, engine)
-    with Session(engine) as session:
+    import_content(root, database)
+    with database.session() as session:
         answer = session.exec(select(Card.answer_html).where(Card.id == "big")).one()
     assert 'width="50em"' in answer
     assert "100000em" not in answer.replace(r"\rule{100000em}{100000em}", "")

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from banks import commit
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, SQLModel, col, select
 
@@ -13,6 +14,7 @@ from app.content import source
 from app.content.errors import ContentErrors
 from app.content.parse import derived_card_id
 from app.content.sync import ImportReport, import_content
+from app.infra.db import Database
 from app.infra.models import Card, CardLink, CardState, Deck, Learner, ReviewLog
 
 pytestmark = pytest.mark.storage
@@ -96,13 +98,13 @@ def deck_of(engine: Engine, card_id: str) -> Deck:
         return row
 
 
-def add_history(engine: Engine, card_id: str, learner: Learner) -> int:
+def add_history(database: Database, card_id: str, learner: Learner) -> int:
     """Give `learner` a schedule and a review for `card_id`; return the learner id."""
     assert learner.id is not None
-    with Session(engine) as session:
+    with database.session() as session:
         session.add(CardState(learner_id=learner.id, card_id=card_id, state=2, due=NOW, reps=3))
         session.add(ReviewLog(learner_id=learner.id, card_id=card_id, rating=3, reviewed_at=NOW))
-        session.commit()
+        commit(session)
     return learner.id
 
 
@@ -127,10 +129,10 @@ def counts(report: ImportReport) -> dict[str, int]:
 
 
 @pytest.fixture
-def imported(write_content: WriteContent, engine: Engine) -> Path:
+def imported(database, write_content: WriteContent, engine: Engine) -> Path:
     """The BASE content, imported once."""
     root = write_content(BASE)
-    report = import_content(root, engine)
+    report = import_content(root, database)
     assert counts(report) == {"added": 4}
     return root
 
@@ -138,8 +140,10 @@ def imported(write_content: WriteContent, engine: Engine) -> Path:
 # --- first import and no-op ---------------------------------------------------------------
 
 
-def test_first_import_stores_rendered_cards(write_content: WriteContent, engine: Engine) -> None:
-    report = import_content(write_content(BASE), engine)
+def test_first_import_stores_rendered_cards(
+    database, write_content: WriteContent, engine: Engine
+) -> None:
+    report = import_content(write_content(BASE), database)
     assert (report.decks, report.topics) == (2, 1)
     assert counts(report) == {"added": 4}
     assert (report.files_read, report.files_skipped) == (3, 0)
@@ -157,16 +161,16 @@ def test_first_import_stores_rendered_cards(write_content: WriteContent, engine:
     assert card(engine, NVLINK).question == "什么是 NVLink？"
     assert deck_of(engine, "gemm-core").slug == "gpu"
     assert "<math" in deck_of(engine, "gemm-core").intro_html
-    with Session(engine) as session:
+    with database.session() as session:
         [link] = session.exec(select(CardLink)).all()
     assert (link.card_id, link.target, link.topic_slug) == ("gemm-core", "GEMM 与融合", "gemm")
 
 
 def test_reimport_without_changes_renders_and_changes_nothing(
-    imported: Path, engine: Engine
+    database, imported: Path, engine: Engine
 ) -> None:
     before = dump(engine)
-    report = import_content(imported, engine)
+    report = import_content(imported, database)
     assert report.formulas_rendered == 0
     assert (report.files_read, report.files_skipped) == (0, 3)
     assert counts(report) == {"unchanged": 4}
@@ -174,34 +178,34 @@ def test_reimport_without_changes_renders_and_changes_nothing(
 
 
 def test_only_changed_files_are_read(
-    imported: Path, write_content: WriteContent, engine: Engine
+    database, imported: Path, write_content: WriteContent, engine: Engine
 ) -> None:
     write_content({"decks/systems.md": SYSTEMS.replace("高速互联", "高速互联 $B$")})
-    report = import_content(imported, engine)
+    report = import_content(imported, database)
     assert (report.files_read, report.files_skipped) == (1, 2)
     assert report.formulas_rendered == 1
     assert counts(report) == {"updated": 1, "unchanged": 3}
 
 
 def test_a_new_rendering_renders_every_file_again(
-    imported: Path, engine: Engine, monkeypatch: pytest.MonkeyPatch
+    database, imported: Path, engine: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(source, "RENDERING", source.RENDERING + 1)
-    report = import_content(imported, engine)
+    report = import_content(imported, database)
     assert (report.files_read, report.files_skipped) == (3, 0)
     assert counts(report) == {"unchanged": 4}  # same cards, same ids, same history
-    assert (import_content(imported, engine).files_read) == 0
+    assert (import_content(imported, database).files_read) == 0
 
 
 # --- identity -----------------------------------------------------------------------------
 
 
 def test_answer_edit_keeps_id_and_history(
-    imported: Path, write_content: WriteContent, engine: Engine, make_learner: MakeLearner
+    database, imported: Path, write_content: WriteContent, engine: Engine, make_learner: MakeLearner
 ) -> None:
-    learner = add_history(engine, ROOFLINE, make_learner())
+    learner = add_history(database, ROOFLINE, make_learner())
     write_content({"decks/gpu.md": GPU.replace("性能上限", "可达性能上限")})
-    report = import_content(imported, engine)
+    report = import_content(imported, database)
     assert counts(report) == {"updated": 1, "unchanged": 3}
     row = card(engine, ROOFLINE)
     assert "可达性能上限" in row.answer_html
@@ -210,12 +214,12 @@ def test_answer_edit_keeps_id_and_history(
 
 
 def test_move_to_another_section_keeps_id_and_history(
-    imported: Path, write_content: WriteContent, engine: Engine, make_learner: MakeLearner
+    database, imported: Path, write_content: WriteContent, engine: Engine, make_learner: MakeLearner
 ) -> None:
-    learner = add_history(engine, HBM, make_learner())
+    learner = add_history(database, HBM, make_learner())
     moved = GPU.replace("## 内存\n\n", "").replace("## 计算\n\n", "## 计算与内存\n\n")
     write_content({"decks/gpu.md": moved})
-    report = import_content(imported, engine)
+    report = import_content(imported, database)
     assert report.added == 0
     assert report.retired == 0
     row = card(engine, HBM)
@@ -224,9 +228,9 @@ def test_move_to_another_section_keeps_id_and_history(
 
 
 def test_move_to_another_deck_file_keeps_id_and_history(
-    imported: Path, write_content: WriteContent, engine: Engine, make_learner: MakeLearner
+    database, imported: Path, write_content: WriteContent, engine: Engine, make_learner: MakeLearner
 ) -> None:
-    learner = add_history(engine, HBM, make_learner())
+    learner = add_history(database, HBM, make_learner())
     hbm_card = "### Q：HBM 带宽多大？\n\n**面试回答。** 约 3 TB/s。\n"
     assert hbm_card in GPU
     write_content(
@@ -236,7 +240,7 @@ def test_move_to_another_deck_file_keeps_id_and_history(
             "decks/systems.md": SYSTEMS + "\n## 2. HBM 带宽多大？\n\n约 3 TB/s。\n",
         }
     )
-    report = import_content(imported, engine)
+    report = import_content(imported, database)
     assert counts(report) == {"updated": 1, "unchanged": 3}
     row = card(engine, HBM)
     assert row.source_path == "decks/systems.md"
@@ -255,7 +259,7 @@ def content_order(engine: Engine) -> list[str]:
 
 
 def test_cards_are_numbered_in_content_order_and_decks_counted_on_every_import(
-    imported: Path, write_content: WriteContent, engine: Engine
+    database, imported: Path, write_content: WriteContent, engine: Engine
 ) -> None:
     gemm = "gemm-core"
     assert content_order(engine) == [gemm, ROOFLINE, HBM, NVLINK]
@@ -271,21 +275,21 @@ def test_cards_are_numbered_in_content_order_and_decks_counted_on_every_import(
             + "\n## 3. HBM 带宽多大？\n\n约 3 TB/s。\n",
         }
     )
-    import_content(imported, engine)
+    import_content(imported, database)
     pcie = derived_card_id("什么是 PCIe？")
     assert content_order(engine) == [gemm, ROOFLINE, pcie, NVLINK, HBM]
-    with Session(engine) as session:
+    with database.session() as session:
         decks = {deck.slug: deck.card_count for deck in session.exec(select(Deck))}
     assert decks == {"gpu": 2, "systems": 3}
 
 
 def test_file_rename_keeps_ids_and_history(
-    imported: Path, write_content: WriteContent, engine: Engine, make_learner: MakeLearner
+    database, imported: Path, write_content: WriteContent, engine: Engine, make_learner: MakeLearner
 ) -> None:
-    learners = [add_history(engine, cid, make_learner()) for cid in ("gemm-core", ROOFLINE, HBM)]
+    learners = [add_history(database, cid, make_learner()) for cid in ("gemm-core", ROOFLINE, HBM)]
     old_deck_id = deck_of(engine, HBM).id
     write_content({"decks/gpu.md": None, "decks/gpu-basics.md": GPU})
-    report = import_content(imported, engine)
+    report = import_content(imported, database)
     assert counts(report) == {"updated": 3, "unchanged": 1}
     for card_id, learner in zip(("gemm-core", ROOFLINE, HBM), learners, strict=True):
         row = card(engine, card_id)
@@ -293,43 +297,43 @@ def test_file_rename_keeps_ids_and_history(
         assert history(engine, card_id) == ([learner], [learner])
     # The slug comes from the file name, so the deck is new and the old one retires.
     assert deck_of(engine, HBM).slug == "gpu-basics"
-    with Session(engine) as session:
+    with database.session() as session:
         old = session.get(Deck, old_deck_id)
         assert old is not None
         assert old.retired is True
 
 
 def test_file_rename_with_explicit_slug_keeps_the_deck(
-    write_content: WriteContent, engine: Engine
+    database, write_content: WriteContent, engine: Engine
 ) -> None:
     with_slug = GPU.replace("tags: [gpu]", "tags: [gpu]\nslug: gpu")
     root = write_content({**BASE, "decks/gpu.md": with_slug})
-    import_content(root, engine)
+    import_content(root, database)
     deck_id = deck_of(engine, HBM).id
     write_content({"decks/gpu.md": None, "decks/renamed.md": with_slug})
-    report = import_content(root, engine)
+    report = import_content(root, database)
     assert report.added == report.retired == 0
     assert deck_of(engine, HBM).id == deck_id
     assert deck_of(engine, HBM).path == "decks/renamed.md"
 
 
 def test_rewording_without_explicit_id_is_a_new_card(
-    imported: Path, write_content: WriteContent, engine: Engine, make_learner: MakeLearner
+    database, imported: Path, write_content: WriteContent, engine: Engine, make_learner: MakeLearner
 ) -> None:
-    add_history(engine, ROOFLINE, make_learner())
+    add_history(database, ROOFLINE, make_learner())
     write_content({"decks/gpu.md": GPU.replace("什么是 roofline？", "roofline 模型是什么？")})
-    report = import_content(imported, engine)
+    report = import_content(imported, database)
     assert counts(report) == {"added": 1, "retired": 1, "unchanged": 3}
     assert card(engine, ROOFLINE).retired is True
     assert card(engine, derived_card_id("roofline 模型是什么？")).retired is False
 
 
 def test_rewording_with_explicit_id_keeps_the_card(
-    imported: Path, write_content: WriteContent, engine: Engine, make_learner: MakeLearner
+    database, imported: Path, write_content: WriteContent, engine: Engine, make_learner: MakeLearner
 ) -> None:
-    learner = add_history(engine, "gemm-core", make_learner())
+    learner = add_history(database, "gemm-core", make_learner())
     write_content({"decks/gpu.md": GPU.replace("为什么 GEMM 核心？", "GEMM 为什么重要？")})
-    report = import_content(imported, engine)
+    report = import_content(imported, database)
     assert counts(report) == {"updated": 1, "unchanged": 3}
     assert card(engine, "gemm-core").question == "GEMM 为什么重要？"
     assert history(engine, "gemm-core") == ([learner], [learner])
@@ -339,14 +343,14 @@ def test_rewording_with_explicit_id_keeps_the_card(
 
 
 def test_removed_card_retires_and_resumes_with_its_history(
-    imported: Path, write_content: WriteContent, engine: Engine, make_learner: MakeLearner
+    database, imported: Path, write_content: WriteContent, engine: Engine, make_learner: MakeLearner
 ) -> None:
-    learner = add_history(engine, NVLINK, make_learner())
+    learner = add_history(database, NVLINK, make_learner())
     write_content({"decks/systems.md": SYSTEMS + "\n## 2. 新卡\n\n新答案。\n"})
-    import_content(imported, engine)
+    import_content(imported, database)
 
     write_content({"decks/systems.md": "---\ntitle: 系统\n---\n\n## 2. 新卡\n\n新答案。\n"})
-    report = import_content(imported, engine)
+    report = import_content(imported, database)
     # 新卡 moved up one place, so it is updated too.
     assert counts(report) == {"retired": 1, "updated": 1, "unchanged": 3}
     row = card(engine, NVLINK)
@@ -354,7 +358,7 @@ def test_removed_card_retires_and_resumes_with_its_history(
     assert history(engine, NVLINK) == ([learner], [learner])
 
     write_content({"decks/systems.md": SYSTEMS})
-    report = import_content(imported, engine)
+    report = import_content(imported, database)
     assert counts(report) == {"resumed": 1, "retired": 1, "unchanged": 3}
     row = card(engine, NVLINK)
     assert row.retired is False
@@ -363,11 +367,11 @@ def test_removed_card_retires_and_resumes_with_its_history(
 
 
 def test_deleted_deck_file_retires_its_cards_and_deck(
-    imported: Path, write_content: WriteContent, engine: Engine, make_learner: MakeLearner
+    database, imported: Path, write_content: WriteContent, engine: Engine, make_learner: MakeLearner
 ) -> None:
-    learner = add_history(engine, NVLINK, make_learner())
+    learner = add_history(database, NVLINK, make_learner())
     write_content({"decks/systems.md": None})
-    report = import_content(imported, engine)
+    report = import_content(imported, database)
     assert counts(report) == {"retired": 1, "unchanged": 3}
     assert report.decks == 1
     assert card(engine, NVLINK).retired is True
@@ -375,7 +379,7 @@ def test_deleted_deck_file_retires_its_cards_and_deck(
     assert history(engine, NVLINK) == ([learner], [learner])
 
     write_content({"decks/systems.md": SYSTEMS})
-    report = import_content(imported, engine)
+    report = import_content(imported, database)
     assert counts(report) == {"resumed": 1, "unchanged": 3}
     assert deck_of(engine, NVLINK).retired is False
 
@@ -384,9 +388,9 @@ def test_deleted_deck_file_retires_its_cards_and_deck(
 
 
 def test_failing_import_changes_nothing_and_lists_every_error(
-    imported: Path, write_content: WriteContent, engine: Engine, make_learner: MakeLearner
+    database, imported: Path, write_content: WriteContent, engine: Engine, make_learner: MakeLearner
 ) -> None:
-    add_history(engine, ROOFLINE, make_learner())
+    add_history(database, ROOFLINE, make_learner())
     before = dump(engine)
     bad_systems = SYSTEMS + "\n## 2. 坏公式\n\n这里 $\\frac{1$ 写错了。\n\n## Q: 没有答案\n"
     write_content(
@@ -398,7 +402,7 @@ def test_failing_import_changes_nothing_and_lists_every_error(
         }
     )
     with pytest.raises(ContentErrors) as caught:
-        import_content(imported, engine, strict=True)
+        import_content(imported, database, strict=True)
     assert [str(error) for error in caught.value.errors] == [
         f"decks/systems.md:{line_of(bad_systems, '这里')}: KaTeX: Unexpected end of input in a "
         "macro argument, expected '}' at end of input: \\frac{1 in $\\frac{1$",
@@ -408,18 +412,18 @@ def test_failing_import_changes_nothing_and_lists_every_error(
 
     # Fixing the one bad file lets every pending change through.
     write_content({"decks/systems.md": SYSTEMS})
-    report = import_content(imported, engine)
+    report = import_content(imported, database)
     assert counts(report) == {"added": 1, "updated": 1, "unchanged": 3}
     assert "新的答案" in card(engine, ROOFLINE).answer_html
 
 
 def test_duplicate_explicit_ids_name_both_places(
-    imported: Path, write_content: WriteContent, engine: Engine
+    database, imported: Path, write_content: WriteContent, engine: Engine
 ) -> None:
     before = dump(engine)
     write_content({"decks/other.md": "---\ntitle: O\n---\n\n### Q: again {#gemm-core}\n\na\n"})
     with pytest.raises(ContentErrors) as caught:
-        import_content(imported, engine, strict=True)
+        import_content(imported, database, strict=True)
     assert [str(error) for error in caught.value.errors] == [
         "decks/other.md:5: duplicate card id 'gemm-core' (also at decks/gpu.md:10); "
         "give one of them an explicit {#id}"
@@ -428,7 +432,7 @@ def test_duplicate_explicit_ids_name_both_places(
 
 
 def test_duplicate_derived_ids_in_new_files_name_both_places(
-    write_content: WriteContent, engine: Engine
+    database, write_content: WriteContent, engine: Engine
 ) -> None:
     # Different numbers, same question: the same derived id.
     root = write_content(
@@ -438,7 +442,7 @@ def test_duplicate_derived_ids_in_new_files_name_both_places(
         }
     )
     with pytest.raises(ContentErrors) as caught:
-        import_content(root, engine, strict=True)
+        import_content(root, database, strict=True)
     [error] = caught.value.errors
     assert (error.path, error.line) == ("decks/b.md", 7)
     assert f"duplicate card id '{NVLINK}' (also at decks/a.md:5)" in error.message
@@ -448,17 +452,19 @@ def test_duplicate_derived_ids_in_new_files_name_both_places(
 
 
 def test_duplicate_deck_slug_is_an_error(
-    imported: Path, write_content: WriteContent, engine: Engine
+    database, imported: Path, write_content: WriteContent, engine: Engine
 ) -> None:
     write_content({"decks/other.md": "---\ntitle: O\nslug: gpu\n---\n\n## 1. x\n\na\n"})
     with pytest.raises(ContentErrors) as caught:
-        import_content(imported, engine, strict=True)
+        import_content(imported, database, strict=True)
     assert [str(e) for e in caught.value.errors] == [
         "decks/other.md:1: deck slug 'gpu' is also used by decks/gpu.md"
     ]
 
 
-def test_unsafe_link_fails_the_import(write_content: WriteContent, engine: Engine) -> None:
+def test_unsafe_link_fails_the_import(
+    database, write_content: WriteContent, engine: Engine
+) -> None:
     root = write_content(
         {
             "decks/a.md": (
@@ -467,16 +473,16 @@ def test_unsafe_link_fails_the_import(write_content: WriteContent, engine: Engin
         }
     )
     with pytest.raises(ContentErrors) as caught:
-        import_content(root, engine, strict=True)
+        import_content(root, database, strict=True)
     assert [str(e) for e in caught.value.errors] == [
         "decks/a.md:8: unsafe or unsupported link target 'javascript:alert(1)'"
     ]
 
 
-def test_empty_content_directory_is_an_error(tmp_path: Path, engine: Engine) -> None:
+def test_empty_content_directory_is_an_error(database, tmp_path: Path, engine: Engine) -> None:
     (tmp_path / "empty").mkdir()
     with pytest.raises(ContentErrors) as caught:
-        import_content(tmp_path / "empty", engine, strict=True)
+        import_content(tmp_path / "empty", database, strict=True)
     assert [e.line for e in caught.value.errors] == [0]
     assert "no notes (.md, .markdown or .txt files) found" in caught.value.errors[0].message
 
@@ -490,10 +496,10 @@ def link_slugs(engine: Engine) -> dict[str, str | None]:
 
 
 def test_links_follow_topics_as_they_come_and_go(
-    imported: Path, write_content: WriteContent, engine: Engine
+    database, imported: Path, write_content: WriteContent, engine: Engine
 ) -> None:
     write_content({"topics/gemm.md": None})
-    report = import_content(imported, engine)
+    report = import_content(imported, database)
     assert link_slugs(engine) == {"GEMM 与融合": None}
     # After import the warning points at the card (links keep no line of their own).
     assert [str(w) for w in report.warnings] == [
@@ -501,17 +507,19 @@ def test_links_follow_topics_as_they_come_and_go(
     ]
 
     write_content({"topics/fusion.md": TOPIC})
-    report = import_content(imported, engine)
+    report = import_content(imported, database)
     assert link_slugs(engine) == {"GEMM 与融合": "fusion"}
     assert report.warnings == []
 
 
-def test_link_matching_ignores_case_and_width(write_content: WriteContent, engine: Engine) -> None:
+def test_link_matching_ignores_case_and_width(
+    database, write_content: WriteContent, engine: Engine
+) -> None:
     deck = (
         "---\ntitle: A\n---\n## 1. q\n\na\n\n"
         "**继续读：** ｇｅｍｍ / [slug](gemm.md) / [[  GEMM 与融合 ]]\n"
     )
     root = write_content({"decks/a.md": deck, "topics/gemm.md": TOPIC})
-    report = import_content(root, engine)
+    report = import_content(root, database)
     assert report.warnings == []
     assert set(link_slugs(engine).values()) == {"gemm"}

@@ -5,12 +5,12 @@ from pathlib import Path
 
 import httpx2 as httpx
 import pytest
+from banks import bank_session
 from click.testing import CliRunner
-from sqlmodel import Session, col, select
+from sqlmodel import col, select
 
 from app.cli import main
 from app.content.imports import KIND, by_file, latest_report
-from app.infra.bank import open_engine
 from app.infra.jobs import DONE, FAILED
 from app.infra.models import Card, Job
 from app.serve import ensure_imported
@@ -28,19 +28,21 @@ def problems_dir(settings) -> Path:
 
 
 def _imports(settings) -> list[Job]:
-    with Session(open_engine(settings)) as session:
+    with bank_session(settings) as session:
         return list(session.exec(select(Job).where(Job.kind == KIND).order_by(col(Job.id))))
 
 
-def test_the_cli_and_serve_record_their_imports_with_each_warning(settings, problems_dir):
-    assert ensure_imported(settings)
+def test_the_cli_and_serve_record_their_imports_with_each_warning(
+    settings_database, settings, problems_dir
+):
+    assert ensure_imported(settings_database, settings)
     result = CliRunner().invoke(main, ["import"])
     assert result.exit_code == 0, result.output
     # A dry run keeps nothing and is no import.
     assert CliRunner().invoke(main, ["import", "--dry-run"]).exit_code == 0
     jobs = _imports(settings)
     assert [(j.status, j.result["source"]) for j in jobs] == [(DONE, "serve"), (DONE, "cli")]
-    with Session(open_engine(settings)) as session:
+    with settings_database.session() as session:
         cards = len(session.exec(select(Card.id)).all())
     first = jobs[0].result
     assert cards > 0 and first["added"] == cards and first["decks"] >= 5
@@ -52,13 +54,13 @@ def test_the_cli_and_serve_record_their_imports_with_each_warning(settings, prob
         assert (problems_dir / warning["path"]).is_file()
         assert warning["line"] >= 1
     # The page shows the import that read the notes, not the later one that found them unchanged.
-    with Session(open_engine(settings)) as session:
+    with settings_database.session() as session:
         view = latest_report(session)
     assert view.job is not None and view.job.id == jobs[0].id
     assert view.problem_count == len(warnings)
     (problems_dir / "dup-b.md").unlink()
     assert CliRunner().invoke(main, ["import"]).exit_code == 0
-    with Session(open_engine(settings)) as session:
+    with settings_database.session() as session:
         view = latest_report(session)
     assert view.job is not None and view.result["retired"] == 1
     assert "dup-b.md" not in {f.path for f in view.files}
@@ -92,7 +94,7 @@ def test_problems_group_by_file_in_line_order_as_fields_or_as_older_text():
 
 
 def test_the_report_page_over_real_http_in_both_languages(
-    settings, problems_dir, live_server, database_url
+    settings_database, settings, problems_dir, live_server, database_url
 ):
     server = live_server(settings.database_url, problems_dir)
     with httpx.Client(base_url=server.url, timeout=30) as client:
@@ -100,7 +102,7 @@ def test_the_report_page_over_real_http_in_both_languages(
         assert english.status_code == 200
         page = english.text
         assert "Import report" in page and "qbank serve at start-up" in page
-        with Session(open_engine(settings)) as session:
+        with settings_database.session() as session:
             cards = len(session.exec(select(Card.id)).all())
         assert f'data-figure="added">{cards}<' in page
         # Each file with warnings once, its lines in a table.

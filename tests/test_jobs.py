@@ -5,11 +5,13 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from banks import commit
 from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from app.config import Settings
+from app.infra.db import Database
 from app.infra.jobs import (
     FAILED,
     active_job,
@@ -30,17 +32,17 @@ pytestmark = pytest.mark.storage
 LIMIT = 60
 
 
-def finished(engine: Engine, job_id: int | None) -> Job:
+def finished(database: Database, job_id: int | None) -> Job:
     assert job_id is not None
-    wait_for_job(job_id, LIMIT)
-    with Session(engine) as session:
+    wait_for_job(database, job_id, LIMIT)
+    with database.session() as session:
         job = session.get(Job, job_id)
         assert job is not None
         return job
 
 
 def test_a_second_start_while_one_runs_returns_the_running_job(
-    engine: Engine, make_learner
+    database, engine: Engine, make_learner
 ) -> None:
     learner: Learner = make_learner()
     other: Learner = make_learner()
@@ -52,21 +54,21 @@ def test_a_second_start_while_one_runs_returns_the_running_job(
         assert release.wait(LIMIT)
         return "fitted", {"loss": 0.25}
 
-    first = start_job(engine, kind="optimize", learner_id=learner.id, work=work)
-    again = start_job(engine, kind="optimize", learner_id=learner.id, work=work)
-    theirs = start_job(engine, kind="optimize", learner_id=other.id, work=work)
-    import_job = start_job(engine, kind="import", learner_id=learner.id, work=work)
+    first = start_job(database, kind="optimize", learner_id=learner.id, work=work)
+    again = start_job(database, kind="optimize", learner_id=learner.id, work=work)
+    theirs = start_job(database, kind="optimize", learner_id=other.id, work=work)
+    import_job = start_job(database, kind="import", learner_id=learner.id, work=work)
     assert again.id == first.id
     assert len({first.id, theirs.id, import_job.id}) == 3
-    with Session(engine) as session:
+    with database.session() as session:
         running = active_job(session, kind="optimize", learner_id=learner.id)
         assert running is not None and running.id == first.id
         assert running.status in ("queued", "running")
 
     release.set()
-    done = finished(engine, first.id)
+    done = finished(database, first.id)
     for job in (theirs, import_job):
-        finished(engine, job.id)
+        finished(database, job.id)
     assert (done.status, done.message, done.result, done.active_key) == (
         "done",
         "fitted",
@@ -78,16 +80,16 @@ def test_a_second_start_while_one_runs_returns_the_running_job(
 
     # Finished, it no longer blocks: the next start is a new job.
     release.set()
-    later = start_job(engine, kind="optimize", learner_id=learner.id, work=work)
+    later = start_job(database, kind="optimize", learner_id=learner.id, work=work)
     assert later.id != first.id
-    assert finished(engine, later.id).status == "done"
-    with Session(engine) as session:
+    assert finished(database, later.id).status == "done"
+    with database.session() as session:
         newest = latest_job(session, kind="optimize", learner_id=learner.id)
         assert newest is not None and newest.id == later.id
         assert get_job(session, job_id=later.id or 0, learner_id=other.id) is None
 
 
-def test_failures_are_recorded_with_a_clear_message(engine: Engine, make_learner) -> None:
+def test_failures_are_recorded_with_a_clear_message(database, engine: Engine, make_learner) -> None:
     learner: Learner = make_learner()
 
     def refuse(session: Session, job: Job) -> tuple[str, dict | None]:
@@ -96,22 +98,22 @@ def test_failures_are_recorded_with_a_clear_message(engine: Engine, make_learner
     def crash(session: Session, job: Job) -> tuple[str, dict | None]:
         raise ZeroDivisionError("boom")
 
-    refused = run_job(engine, kind="optimize", learner_id=learner.id, work=refuse)
+    refused = run_job(database, kind="optimize", learner_id=learner.id, work=refuse)
     assert refused.status == FAILED
     # The message in English; the result keeps the reason and figures for a page to word.
     assert refused.message.startswith("Not enough reviews yet: 3 of 8.")
     assert refused.result == {"reason": "not_enough", "counted": 3, "needed": 8}
-    crashed = run_job(engine, kind="optimize", learner_id=learner.id, work=crash)
+    crashed = run_job(database, kind="optimize", learner_id=learner.id, work=crash)
     assert crashed.status == FAILED
     assert crashed.message == "unexpected error; the server log has the details"
     assert crashed.active_key is None
 
 
 def test_a_job_left_unfinished_by_a_dead_process_stops_blocking(
-    engine: Engine, make_learner
+    database, engine: Engine, make_learner
 ) -> None:
     learner: Learner = make_learner()
-    with Session(engine) as session:
+    with database.session() as session:
         stale = Job(
             kind="optimize",
             learner_id=learner.id,
@@ -120,12 +122,12 @@ def test_a_job_left_unfinished_by_a_dead_process_stops_blocking(
             created_at=datetime.now(UTC) - timedelta(hours=2),
         )
         session.add(stale)
-        session.commit()
+        commit(session)
         stale_id = stale.id
 
-    job = run_job(engine, kind="optimize", learner_id=learner.id, work=lambda s, j: ("ok", None))
+    job = run_job(database, kind="optimize", learner_id=learner.id, work=lambda s, j: ("ok", None))
     assert job.id != stale_id and job.status == "done"
-    with Session(engine) as session:
+    with database.session() as session:
         abandoned = session.get(Job, stale_id)
         assert abandoned is not None
         assert (abandoned.status, abandoned.active_key) == (FAILED, None)
@@ -139,15 +141,15 @@ def client(settings: Settings) -> Iterator[TestClient]:
 
 
 def test_the_api_shows_a_learners_own_jobs_only(client: TestClient, settings: Settings) -> None:
-    engine = client.app.state.engine  # type: ignore[attr-defined]
-    with Session(engine) as session:
+    database = client.app.state.database  # type: ignore[attr-defined]
+    with database.session() as session:
         learner = get_learner(session, settings.learner_name, settings.timezone)
         stranger = Learner(name="stranger")
         session.add(stranger)
-        session.commit()
+        commit(session)
         ids = (learner.id, stranger.id)
-    mine = run_job(engine, kind="optimize", learner_id=ids[0], work=lambda s, j: ("ok", {"n": 1}))
-    theirs = run_job(engine, kind="optimize", learner_id=ids[1], work=lambda s, j: ("ok", None))
+    mine = run_job(database, kind="optimize", learner_id=ids[0], work=lambda s, j: ("ok", {"n": 1}))
+    theirs = run_job(database, kind="optimize", learner_id=ids[1], work=lambda s, j: ("ok", None))
 
     response = client.get(f"/api/jobs/{mine.id}")
     assert response.status_code == 200

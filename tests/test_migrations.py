@@ -15,8 +15,8 @@ from sqlmodel import Session, SQLModel
 
 from app.cli import main
 from app.config import Settings, get_settings
-from app.infra.bank import open_engine
-from app.infra.db import create_schema, make_engine
+from app.infra.bank import open_database
+from app.infra.db import Database, create_schema, make_engine
 from app.infra.migrate import BASELINE, MIGRATIONS, current_revision, downgrade, prepare, upgrade
 from app.infra.models import Learner, ReviewLog
 from app.search.searchdb import include_name
@@ -282,7 +282,7 @@ def assert_history_kept(engine: Engine) -> None:
 
 def assert_study_goes_on(engine: Engine) -> None:
     """The migrated history is usable: rate a card where its schedule left off, then undo."""
-    with Session(engine) as session:
+    with Database(engine).session() as session:
         learner = session.get_one(Learner, 1)
         result = record_review(
             session,
@@ -389,15 +389,17 @@ def test_prepare_adopts_a_database_made_before_migrations(blank: Engine) -> None
     assert_study_goes_on(blank)
 
 
-def test_opening_the_bank_adopts_a_database_made_before_migrations(
+def test_starting_up_adopts_a_database_made_before_migrations(
     blank: Engine, database_url: str
 ) -> None:
     made_before_migrations(blank)
 
-    engine = open_engine(Settings(_env_file=None, database_url=database_url))  # type: ignore[call-arg]
+    database = open_database(Settings(_env_file=None, database_url=database_url))  # type: ignore[call-arg]
+    assert current_revision(database.engine) != HEAD  # opening migrates nothing
+    database.upgrade()
 
-    assert current_revision(engine) == HEAD
-    assert_history_kept(engine)
+    assert current_revision(database.engine) == HEAD
+    assert_history_kept(database.engine)
 
 
 @pytest.mark.parametrize("start", ["empty", "baseline", "adopted", "head"])

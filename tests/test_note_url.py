@@ -18,11 +18,11 @@ NESTED = Path(__file__).parent / "fixtures" / "notes" / "nested"
 
 
 @pytest.fixture
-def nested(engine, tmp_path):
+def nested(database, engine, tmp_path):
     root = tmp_path / "notes"
     shutil.copytree(NESTED, root)
-    import_content(root, engine)
-    with Session(engine) as session:
+    import_content(root, database)
+    with database.session() as session:
         yield session
 
 

@@ -38,19 +38,19 @@ def active_cards(engine: Engine) -> dict[str, Card]:
 
 
 def test_moving_renaming_and_editing_notes_keeps_history(
-    write_content: WriteContent, engine: Engine, make_learner: Callable[..., Learner]
+    database, write_content: WriteContent, engine: Engine, make_learner: Callable[..., Learner]
 ) -> None:
     root = write_content({"后端/网络/tcp.md": TCP})
-    import_content(root, engine)
+    import_content(root, database)
     before = active_cards(engine)
     card = before["TCP 为什么需要三次握手？"]
-    add_history(engine, card.id, make_learner())
+    add_history(database, card.id, make_learner())
 
     # The folder renamed, the note moved deeper and renamed, its answer edited.
     shutil.rmtree(root / "后端")
     edited = TCP.replace("自己的报文。", "自己的报文，历史连接也会被误认。")
     write_content({"backend/net/handshake/tcp-basics.md": edited})
-    report = import_content(root, engine)
+    report = import_content(root, database)
 
     assert (report.added, report.retired) == (0, 0)
     after = active_cards(engine)
@@ -58,23 +58,23 @@ def test_moving_renaming_and_editing_notes_keeps_history(
     assert moved.id == card.id
     assert moved.source_path == "backend/net/handshake/tcp-basics.md"
     assert "历史连接" in moved.answer_html
-    with Session(engine) as session:
+    with database.session() as session:
         assert session.exec(select(ReviewLog).where(ReviewLog.card_id == card.id)).all()
         deck = session.get(Deck, moved.deck_id)
         assert deck is not None and deck.path == "backend/net/handshake/tcp-basics.md"
 
 
 def test_the_same_question_in_two_notes_gives_two_cards_with_a_warning(
-    write_content: WriteContent, engine: Engine
+    database, write_content: WriteContent, engine: Engine
 ) -> None:
     root = write_content({"a/net.md": TCP, "b/net.md": TCP})
-    report = import_content(root, engine)
+    report = import_content(root, database)
     cards = [c for c in active_cards_list(engine) if c.question == "What is a socket?"]
     assert len(cards) == 2
     assert len({c.id for c in cards}) == 2
     assert any("duplicate card id" in w.message and w.path == "b/net.md" for w in report.warnings)
     with pytest.raises(ContentErrors):
-        import_content(write_content({"c/net.md": TCP}), engine, strict=True)
+        import_content(write_content({"c/net.md": TCP}), database, strict=True)
 
 
 def active_cards_list(engine: Engine) -> list[Card]:
@@ -83,17 +83,17 @@ def active_cards_list(engine: Engine) -> list[Card]:
 
 
 def test_a_folder_with_problems_imports_with_warnings_and_strict_changes_nothing(
-    tmp_path: Path, engine: Engine
+    database, tmp_path: Path, engine: Engine
 ) -> None:
     root = tmp_path / "problems"
     shutil.copytree(NOTES / "problems", root)
     (root / "expected.json").unlink()
     with pytest.raises(ContentErrors) as refused:
-        import_content(root, engine, strict=True)
+        import_content(root, database, strict=True)
     assert refused.value.errors
     assert active_cards_list(engine) == []
 
-    report = import_content(root, engine)
+    report = import_content(root, database)
     assert report.added > 0
     assert report.warnings
     assert all(w.line >= 0 and w.path for w in report.warnings)
@@ -102,12 +102,12 @@ def test_a_folder_with_problems_imports_with_warnings_and_strict_changes_nothing
 
 
 def test_a_nested_folder_gives_decks_by_path_and_reading_pages(
-    tmp_path: Path, engine: Engine
+    database, tmp_path: Path, engine: Engine
 ) -> None:
     root = tmp_path / "nested"
     shutil.copytree(NOTES / "nested", root)
-    import_content(root, engine)
-    with Session(engine) as session:
+    import_content(root, database)
+    with database.session() as session:
         decks = {deck.path for deck in session.exec(select(Deck))}
         topics = {topic.path for topic in session.exec(select(Topic))}
     assert "gpu/kernels/tiling/gemm-tiling.md" in decks

@@ -69,6 +69,7 @@ def test_an_unexpected_error_is_logged_under_its_request_id(
     settings: Settings, json_records: Callable[[], list[dict]]
 ) -> None:
     app = create_app(settings)
+    app.state.database.upgrade()  # before its lifespan: written to first
 
     def broken() -> None:
         raise RuntimeError("the disk caught fire")
@@ -92,7 +93,7 @@ def test_an_unexpected_error_is_logged_under_its_request_id(
 
 
 def test_a_background_job_logs_under_the_request_that_started_it(
-    engine: Engine, json_records: Callable[[], list[dict]]
+    database, engine: Engine, json_records: Callable[[], list[dict]]
 ) -> None:
     def work(_session: Session, _job: Job) -> Outcome:
         logging.getLogger("qbank.jobs").info("working on it")
@@ -100,11 +101,11 @@ def test_a_background_job_logs_under_the_request_that_started_it(
 
     started = REQUEST_ID.set("req-that-started-it")
     try:
-        job = start_job(engine, kind="check", learner_id=None, work=work)
+        job = start_job(database, kind="check", learner_id=None, work=work)
     finally:
         REQUEST_ID.reset(started)
     assert job.id is not None
-    wait_for_job(job.id, timeout=30)
+    wait_for_job(database, job.id, timeout=30)
     record = next(r for r in json_records() if r["message"] == "working on it")
     assert record["request_id"] == "req-that-started-it"
 

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from banks import commit
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
 from sqlmodel import Session
@@ -14,7 +15,6 @@ from sqlmodel import Session
 from app.cli import main as cli
 from app.config import Settings
 from app.infra import jobs
-from app.infra.bank import open_engine
 from app.infra.models import CardState, Job, Learner
 from app.main import create_app
 from app.practice.quiz import rate_practice, start_practice
@@ -113,6 +113,7 @@ def simulate(
 def client(settings: Settings) -> Iterator[TestClient]:
     """The app in local mode over the settings' database; the local learner studies."""
     app = create_app(settings)
+    app.state.database.upgrade()  # before its lifespan: written to first
     with TestClient(app, follow_redirects=False, headers={"Accept-Language": "en"}) as client:
         yield client
 
@@ -166,7 +167,7 @@ def fit_from_the_page(client: TestClient) -> dict:
     """Press "fit my parameters", wait for the background fit, return its job."""
     response = client.post("/settings/optimize")
     assert (response.status_code, response.headers["location"]) == (303, "/settings#optimizer")
-    jobs.wait_for_all()
+    jobs.wait_for_all(client.app.state.database)  # type: ignore[attr-defined]
     page = client.get("/settings").text
     job_id = re.search(r'data-job="(\d+)"', page)
     assert job_id, "the settings page names the latest fit"
@@ -176,10 +177,10 @@ def fit_from_the_page(client: TestClient) -> dict:
 
 
 def test_too_few_reviews_are_refused_saying_how_many_are_needed(
-    settings: Settings, client: TestClient
+    settings_database, settings: Settings, client: TestClient
 ) -> None:
-    engine = open_engine(settings)
-    with Session(engine) as session:
+    database = settings_database
+    with database.session() as session:
         learner = local_learner(session, settings)
         cards = make_cards(session, 4)
         for day in range(3):
@@ -213,22 +214,22 @@ def test_too_few_reviews_are_refused_saying_how_many_are_needed(
     assert result.output == (
         f"error: Not enough reviews yet: 8 of {MIN_REVIEWS}. The parameters in use were kept.\n"
     )
-    with Session(engine) as session:
+    with database.session() as session:
         assert local_learner(session, settings).fsrs_parameters is None
 
 
 def test_a_stored_parameter_set_the_model_cannot_use_schedules_with_the_defaults(
-    settings: Settings, client: TestClient
+    settings_database, settings: Settings, client: TestClient
 ) -> None:
-    engine = open_engine(settings)
-    with Session(engine) as session:
+    database = settings_database
+    with database.session() as session:
         learner = local_learner(session, settings)
         make_cards(session, 1)
         # A decay far outside the model's range, and a vector of an older FSRS's length.
         for broken in ([*DEFAULT_PARAMETERS[:20], 50.0], list(DEFAULT_PARAMETERS[:19])):
             learner.fsrs_parameters = broken
             session.add(learner)
-            session.commit()
+            commit(session)
             assert text_of(client.get("/settings").text, "optimizer-in-use") == (
                 "The FSRS default parameters are in use."
             )
@@ -247,17 +248,17 @@ def test_an_unknown_learner_is_one_line(settings: Settings) -> None:
 # Scheduling with stored parameters.
 
 
-def test_stored_parameters_schedule_until_reset(settings: Settings) -> None:
+def test_stored_parameters_schedule_until_reset(settings_database, settings: Settings) -> None:
     # Halved initial stabilities (w0-w3) and growth of stability after a success (w8).
     halved = {0: 0.5, 1: 0.5, 2: 0.5, 3: 0.5, 8: 0.5}
     personal = tuple(w * halved.get(i, 1) for i, w in enumerate(DEFAULT_PARAMETERS))
-    engine = open_engine(settings)
-    with Session(engine) as session:
+    database = settings_database
+    with database.session() as session:
         learner = local_learner(session, settings)
         (card,) = make_cards(session, 1)
         learner.fsrs_parameters = list(personal)
         session.add(learner)
-        session.commit()
+        commit(session)
 
         rated = record_review(session, learner=learner, card_id=card, rating=3, now=START)
         assert rated.state.stability == pytest.approx(personal[2])
@@ -279,7 +280,7 @@ def test_stored_parameters_schedule_until_reset(settings: Settings) -> None:
         0,
         "learner 'local': back to the FSRS default parameters\n",
     )
-    with Session(engine) as session:
+    with database.session() as session:
         learner = local_learner(session, settings)
         assert (learner.fsrs_parameters, learner.fsrs_optimized_at) == (None, None)
         before = rated.state
@@ -294,10 +295,10 @@ def test_stored_parameters_schedule_until_reset(settings: Settings) -> None:
 
 
 def test_fitted_parameters_are_stored_and_schedule_from_then_on(
-    settings: Settings, client: TestClient
+    settings_database, settings: Settings, client: TestClient
 ) -> None:
-    engine = open_engine(settings)
-    with Session(engine) as session:
+    database = settings_database
+    with database.session() as session:
         learner = local_learner(session, settings)
         # 200 cards, five new a day, studied every day for six weeks: about 1,400 ratings, of
         # which about 700 come a study day or more after the previous one.
@@ -326,7 +327,7 @@ def test_fitted_parameters_are_stored_and_schedule_from_then_on(
     )
     assert text_of(page, "optimizer-in-use").startswith("Your personal parameters are in use")
 
-    with Session(engine) as session:
+    with database.session() as session:
         learner = local_learner(session, settings)
         assert learner.fsrs_parameters == result["parameters"]
         assert learner.fsrs_optimized_at is not None
@@ -364,7 +365,7 @@ def test_fitted_parameters_are_stored_and_schedule_from_then_on(
         r"in use, which are kept\n",
         result.output,
     ), result.output
-    with Session(engine) as session:
+    with database.session() as session:
         assert tuple(local_learner(session, settings).fsrs_parameters or ()) == personal
 
 
@@ -381,7 +382,7 @@ def test_a_refit_is_suggested_a_month_on_once_the_log_has_grown(
     learner.fsrs_optimized_at = START + timedelta(days=4)
     session.add(learner)
     session.add(Job(kind="optimize", learner_id=learner.id, status="done", result={"items": 10}))
-    session.commit()
+    commit(session)
 
     def suggested(days: int) -> bool:
         now = START + timedelta(days=4 + days)
@@ -390,5 +391,5 @@ def test_a_refit_is_suggested_a_month_on_once_the_log_has_grown(
     assert (suggested(10), suggested(30)) == (False, True)
     # A fit on nearly the same log is not worth repeating.
     session.add(Job(kind="optimize", learner_id=learner.id, status="done", result={"items": 11}))
-    session.commit()
+    commit(session)
     assert suggested(30) is False

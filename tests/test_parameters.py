@@ -6,15 +6,14 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from banks import bank_session, commit
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
-from sqlmodel import Session
 
 from app.backup import dump_backup, export_learner, restore_learner
 from app.backup.document import BackupError
 from app.cli import main as cli
 from app.config import Settings
-from app.infra.bank import open_engine
 from app.main import create_app
 from app.scheduling.parameters import DEFAULT_PARAMETERS, BadParameters, check_parameters
 from app.study import get_learner
@@ -56,7 +55,7 @@ def client(settings: Settings) -> Iterator[TestClient]:
 
 def backup_text(settings: Settings, parameters: str) -> str:
     """A backup of the local learner whose parameters are the JSON text `parameters`."""
-    with Session(open_engine(settings)) as session:
+    with bank_session(settings) as session:
         learner = get_learner(session, settings.learner_name)
         doc = export_learner(session=session, learner=learner)
     doc["learner"]["settings"]["new_per_day"] = 7
@@ -76,10 +75,15 @@ def backup_text(settings: Settings, parameters: str) -> str:
     ],
 )
 def test_a_restored_backup_with_bad_parameters_keeps_the_defaults_and_the_rest(
-    settings: Settings, client: TestClient, parameters: str, english: str, chinese: str
+    settings_database,
+    settings: Settings,
+    client: TestClient,
+    parameters: str,
+    english: str,
+    chinese: str,
 ) -> None:
     text = backup_text(settings, parameters)
-    with Session(open_engine(settings)) as session:
+    with settings_database.session() as session:
         learner = get_learner(session, settings.learner_name)
         report = restore_learner(session=session, learner=learner, data=text)
         assert report.parameters_refused is not None
@@ -96,43 +100,47 @@ def test_a_restored_backup_with_bad_parameters_keeps_the_defaults_and_the_rest(
     result = CliRunner().invoke(cli, ["restore", str(path)])
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[-1].startswith(f"FSRS parameters not restored ({english})")
-    with Session(open_engine(settings)) as session:
+    with settings_database.session() as session:
         assert get_learner(session, settings.learner_name).fsrs_parameters is None
 
 
 @pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity"])
 def test_a_backup_with_a_non_finite_parameter_is_refused_whole(
-    settings: Settings, literal: str
+    settings_database, settings: Settings, literal: str
 ) -> None:
     # Not JSON at all (NaN and Infinity are JavaScript, not JSON): the whole document is
     # refused before anything is written, as any poisoned backup is.
     text = backup_text(settings, json.dumps(GOOD[:20]).replace("]", f", {literal}]"))
-    with Session(open_engine(settings)) as session:
+    with settings_database.session() as session:
         learner = get_learner(session, settings.learner_name)
         before = learner.new_per_day
         with pytest.raises(BackupError, match=f"{literal.lstrip('-')} is not a number"):
             restore_learner(session=session, learner=learner, data=text)
-    with Session(open_engine(settings)) as session:
+    with settings_database.session() as session:
         learner = get_learner(session, settings.learner_name)
         assert (learner.fsrs_parameters, learner.new_per_day) == (None, before)
 
 
-def test_a_restored_backup_with_good_parameters_uses_them(settings: Settings) -> None:
+def test_a_restored_backup_with_good_parameters_uses_them(
+    settings_database, settings: Settings
+) -> None:
     personal = [w * 1.1 if i < 4 else w for i, w in enumerate(GOOD)]
     text = backup_text(settings, json.dumps(personal))
-    with Session(open_engine(settings)) as session:
+    with settings_database.session() as session:
         learner = get_learner(session, settings.learner_name)
         report = restore_learner(session=session, learner=learner, data=text)
         assert report.parameters_refused is None and report.settings_changed
         assert learner.fsrs_parameters == personal
 
 
-def test_load_balancing_and_easy_days_travel_with_a_backup(settings: Settings) -> None:
-    with Session(open_engine(settings)) as session:
+def test_load_balancing_and_easy_days_travel_with_a_backup(
+    settings_database, settings: Settings
+) -> None:
+    with settings_database.session() as session:
         learner = get_learner(session, settings.learner_name)
         learner.load_balance, learner.easy_days = True, "06"
         session.add(learner)
-        session.commit()
+        commit(session)
         doc = export_learner(session=session, learner=learner)
         assert (
             doc["learner"]["settings"]["load_balance"],
@@ -140,7 +148,7 @@ def test_load_balancing_and_easy_days_travel_with_a_backup(settings: Settings) -
         ) == (True, "06")
         learner.load_balance, learner.easy_days = False, ""
         session.add(learner)
-        session.commit()
+        commit(session)
         report = restore_learner(session=session, learner=learner, data=dump_backup(doc))
         assert report.settings_changed
         assert (learner.load_balance, learner.easy_days) == (True, "06")

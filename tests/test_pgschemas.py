@@ -8,7 +8,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from app.infra.db import make_engine
+from app.infra.db import Database, make_engine
 from app.infra.models import Learner
 
 pytestmark = pytest.mark.parametrize(
@@ -23,10 +23,9 @@ def schemas(backend: str) -> Iterator[PostgresSchemas]:
     schemas.close()
 
 
-def one_learner(engine: Engine) -> None:
-    with Session(engine) as session:
+def one_learner(database: Database) -> None:
+    with database.session() as session, database.writing(session):
         session.add(Learner(name="template"))
-        session.commit()
 
 
 def lease(schemas: PostgresSchemas) -> tuple[str, Engine]:

@@ -3,8 +3,9 @@
 from datetime import UTC, datetime
 from pathlib import Path
 
+from banks import commit
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, select
+from sqlmodel import select
 
 from app.content.sync import import_content
 from app.infra.models import Learner, PracticeSession, ReviewLog
@@ -15,13 +16,13 @@ NOW = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)
 
 
 def test_a_double_submit_read_before_either_wrote_logs_once(
-    engine: Engine, drill_dir: Path
+    database, engine: Engine, drill_dir: Path
 ) -> None:
-    import_content(drill_dir, engine)
-    with Session(engine) as session:
+    import_content(drill_dir, database)
+    with database.session() as session:
         learner = Learner(name="ana")
         session.add(learner)
-        session.commit()
+        commit(session)
         run_id = start_practice(
             session,
             learner=learner,
@@ -30,7 +31,7 @@ def test_a_double_submit_read_before_either_wrote_logs_once(
             seconds_per_card=0,
             now=NOW,
         ).id
-    with Session(engine) as first, Session(engine) as second:
+    with database.session() as first, database.session() as second:
         # Both submissions read the run at its first card before either writes.
         runs = [s.get(PracticeSession, run_id) for s in (first, second)]
         learners = [s.exec(select(Learner)).one() for s in (first, second)]
@@ -38,7 +39,7 @@ def test_a_double_submit_read_before_either_wrote_logs_once(
         for session, run, learner in zip((first, second), runs, learners, strict=True):
             assert run is not None
             rate_practice(session, learner=learner, run=run, card_id="q01", rating=3, now=NOW)
-    with Session(engine) as session:
+    with database.session() as session:
         logs = session.exec(select(ReviewLog).where(ReviewLog.practice_id == run_id)).all()
         assert [(log.card_id, log.rating) for log in logs] == [("q01", 3)]
         run = session.get(PracticeSession, run_id)

@@ -51,8 +51,8 @@ def expected(entries: list[SearchEntry], query: str, limit: int = 50) -> list[tu
 
 
 @pytest.fixture
-def bundled(engine: Engine) -> Engine:
-    import_content(CONTENT, engine)
+def bundled(database, engine: Engine) -> Engine:
+    import_content(CONTENT, database)
     return engine
 
 

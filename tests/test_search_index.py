@@ -12,6 +12,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, func, select
 
 from app.content.sync import import_content
+from app.infra.db import make_engine
 from app.infra.migrate import downgrade, upgrade
 from app.infra.models import SearchEntry
 from app.search.query import search, search_statement, terms_of
@@ -70,10 +71,10 @@ def _index_size(session: Session) -> int | None:
 
 
 def test_search_answers_terms_of_three_characters_from_the_index(
-    engine: Engine, write_content: Callable[[dict[str, str]], Path]
+    database, engine: Engine, write_content: Callable[[dict[str, str]], Path]
 ) -> None:
-    import_content(write_content({"decks/a.md": DECK}), engine)
-    with Session(engine) as session:
+    import_content(write_content({"decks/a.md": DECK}), database)
+    with database.session() as session:
         if engine.dialect.name == "sqlite":
             assert f"SCAN {FTS_TABLE} VIRTUAL TABLE INDEX" in _plan(session, "roofline 显存")
             # Two characters make no trigram: the entries are compared one by one.
@@ -85,32 +86,37 @@ def test_search_answers_terms_of_three_characters_from_the_index(
 
 
 def test_the_index_follows_every_edit(
-    engine: Engine, write_content: Callable[[dict[str, str | None]], Path]
+    database, engine: Engine, write_content: Callable[[dict[str, str | None]], Path]
 ) -> None:
     root = write_content({"decks/a.md": DECK, "decks/b.md": OTHER})
-    import_content(root, engine)
-    import_content(write_content({"decks/a.md": DECK.replace("FlashAttention", "PagedKV")}), engine)
-    with Session(engine) as session:
+    import_content(root, database)
+    import_content(
+        write_content({"decks/a.md": DECK.replace("FlashAttention", "PagedKV")}), database
+    )
+    with database.session() as session:
         assert [hit.id for hit in search(session, "pagedkv").hits] == ["fusion"]
         assert search(session, "flashattention").hits == []
         entries = session.exec(select(func.count()).select_from(SearchEntry)).one()
         assert _index_size(session) in (None, entries)
-    import_content(write_content({"decks/a.md": None}), engine)
-    with Session(engine) as session:
+    import_content(write_content({"decks/a.md": None}), database)
+    with database.session() as session:
         assert search(session, "roofline").hits == []
         assert [hit.id for hit in search(session, "decode").hits] == ["decode"]
         assert _index_size(session) in (None, 1)
 
 
 def test_upgrading_a_bank_indexes_the_entries_it_has(
-    engine: Engine, write_content: Callable[[dict[str, str]], Path]
+    database, engine: Engine, write_content: Callable[[dict[str, str]], Path]
 ) -> None:
-    import_content(write_content({"decks/a.md": DECK}), engine)
-    downgrade(engine, "0018")  # before the indexes: the entries are there, unindexed
-    with Session(engine) as session:
+    import_content(write_content({"decks/a.md": DECK}), database)
+    # Migrated by another process, as `qbank db upgrade` would.
+    tool = make_engine(engine.url.render_as_string(hide_password=False))
+    downgrade(tool, "0018")  # before the indexes: the entries are there, unindexed
+    with database.session() as session:
         assert session.exec(select(func.count()).select_from(SearchEntry)).one() == 2
-    upgrade(engine)
-    with Session(engine) as session:
+    upgrade(tool)
+    tool.dispose()
+    with database.session() as session:
         assert [hit.id for hit in search(session, "roofline").hits] == ["roofline"]
         assert [hit.id for hit in search(session, "flashattention").hits] == ["fusion"]
         assert _index_size(session) in (None, 2)

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy.engine import Engine
-from sqlmodel import Session
 
 from app.accounts.learners import get_learner
 from app.content.sync import import_content
@@ -36,11 +35,11 @@ def _read_only(url: str) -> str:
 
 
 def test_serve_refuses_a_database_it_cannot_write_in_one_line(
-    engine: Engine, database_url: str, write_content: WriteContent, tmp_path: Path
+    database, engine: Engine, database_url: str, write_content: WriteContent, tmp_path: Path
 ) -> None:
     content = write_content({"decks/drill.md": DECK})
-    import_content(content, engine)
-    with Session(engine) as session:
+    import_content(content, database)
+    with database.session() as session:
         get_learner(session, "local", "UTC")  # nothing left for start-up to create
     env = {k: v for k, v in os.environ.items() if not k.startswith("QBANK_")}
     env |= {"QBANK_DATABASE_URL": _read_only(database_url), "QBANK_CONTENT_DIR": str(content)}

@@ -11,7 +11,6 @@ from sqlalchemy import event
 from sqlmodel import Session
 
 from app.config import Settings
-from app.infra.bank import open_engine
 from app.infra.models import Learner
 from app.main import create_app
 from app.practice.quiz import rate_practice, start_practice
@@ -135,10 +134,10 @@ def text_of(page: str, element_id: str) -> str:
 
 
 def test_a_view_of_the_settings_page_reads_no_review_rows(
-    settings: Settings, client: TestClient
+    settings_database, settings: Settings, client: TestClient
 ) -> None:
-    engine = open_engine(settings)
-    with Session(engine) as session:
+    database = settings_database
+    with database.session() as session:
         learner = get_learner(session, settings.learner_name, settings.timezone)
         cards = make_cards(session, 30)
         study_log(session, learner, cards, days=12)
@@ -177,13 +176,15 @@ def test_a_view_of_the_settings_page_reads_no_review_rows(
     assert len(statements) < len(first)
 
 
-def test_a_rating_moves_the_curve_on(settings: Settings, client: TestClient) -> None:
-    engine = open_engine(settings)
-    with Session(engine) as session:
+def test_a_rating_moves_the_curve_on(
+    settings_database, settings: Settings, client: TestClient
+) -> None:
+    database = settings_database
+    with database.session() as session:
         make_cards(session, 40)
     before = client.get("/api/simulate").json()
     assert client.get("/api/simulate").json() == before
-    with Session(engine) as session:
+    with database.session() as session:
         learner = get_learner(session, settings.learner_name, settings.timezone)
         for n in range(20):
             at = datetime.now(UTC) - timedelta(days=3)

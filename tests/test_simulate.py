@@ -5,12 +5,11 @@ from datetime import UTC, datetime, timedelta
 from itertools import pairwise
 
 import pytest
+from banks import bank_session, commit
 from fastapi.testclient import TestClient
 from fsrs_rs_python import Card as EngineCard
-from sqlmodel import Session
 
 from app.config import Settings
-from app.infra.bank import open_engine
 from app.infra.models import Card, Deck
 from app.main import create_app
 from app.scheduling import simulate
@@ -167,7 +166,7 @@ def client(settings: Settings) -> Iterator[TestClient]:
 
 
 def add_cards(settings: Settings, count: int) -> None:
-    with Session(open_engine(settings)) as session:
+    with bank_session(settings) as session:
         deck = Deck(slug="w", title="W", path="decks/w.md")
         session.add(deck)
         session.flush()
@@ -182,7 +181,7 @@ def add_cards(settings: Settings, count: int) -> None:
             )
             for n in range(count)
         )
-        session.commit()
+        commit(session)
 
 
 def test_the_settings_page_draws_the_curve_and_marks_the_advice(
@@ -225,7 +224,7 @@ def test_an_empty_bank_has_no_workload(client: TestClient) -> None:
 
 def study(settings: Settings, cards: int, *, at: datetime) -> None:
     """The local learner rates the first `cards` cards Good once, through the study code."""
-    with Session(open_engine(settings)) as session:
+    with bank_session(settings) as session:
         learner = get_learner(session, settings.learner_name, settings.timezone)
         for n in range(cards):
             record_review(session, learner=learner, card_id=f"w-{n}", rating=3, now=at)
@@ -256,10 +255,10 @@ def test_the_curve_starts_from_the_cards_the_learner_has_studied(
 
 
 def test_a_suspended_card_is_left_out_of_the_simulation(
-    settings: Settings, client: TestClient
+    settings_database, settings: Settings, client: TestClient
 ) -> None:
     add_cards(settings, 30)
-    with Session(open_engine(settings)) as session:
+    with settings_database.session() as session:
         learner = get_learner(session, settings.learner_name, settings.timezone)
         suspend(session, learner=learner, card_id="w-0", now=datetime.now(UTC))
     assert client.get("/api/simulate").json()["cards"] == 29

@@ -8,7 +8,6 @@ from fastapi.testclient import TestClient
 from sqlmodel import Session
 
 from app.config import Settings
-from app.infra.bank import open_engine
 from app.infra.models import Learner
 from app.main import create_app
 from app.study import Filters, get_learner, next_card, record_review
@@ -81,7 +80,7 @@ FORM = {
 
 
 def test_the_settings_page_sets_load_balancing_and_easy_days(
-    settings: Settings, client: TestClient
+    settings_database, settings: Settings, client: TestClient
 ) -> None:
     page = client.get("/settings").text
     assert 'name="load_balance" value="1">' in page
@@ -89,7 +88,7 @@ def test_the_settings_page_sets_load_balancing_and_easy_days(
 
     form = {**FORM, "load_balance": "1", "easy_days": ["6", "5"]}
     assert client.post("/settings", data=form).status_code == 303
-    with Session(open_engine(settings)) as session:
+    with settings_database.session() as session:
         learner = get_learner(session, settings.learner_name)
         assert (learner.load_balance, learner.easy_days) == (True, "56")
     page = client.get("/settings").text
@@ -97,7 +96,7 @@ def test_the_settings_page_sets_load_balancing_and_easy_days(
     assert 'name="easy_days" value="5" checked> Sat' in page
 
     assert client.post("/settings", data=FORM).status_code == 303
-    with Session(open_engine(settings)) as session:
+    with settings_database.session() as session:
         learner = get_learner(session, settings.learner_name)
         assert (learner.load_balance, learner.easy_days) == (False, "")
 

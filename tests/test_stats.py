@@ -10,12 +10,12 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from banks import commit
 from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from app.config import Settings
-from app.infra.bank import open_engine
 from app.infra.models import Card, CardState, Deck, Learner, ReviewLog
 from app.main import create_app
 from app.practice.quiz import rate_practice, start_practice
@@ -96,7 +96,7 @@ def build_bank(session: Session, learner: Learner) -> dict[str, Deck]:
     for i, slug in enumerate(CARDS):
         deck = Deck(slug=slug, title=slug.upper(), path=f"{i}-{slug}.md", retired=slug == "old")
         session.add(deck)
-        session.commit()
+        commit(session)
         session.refresh(deck)
         decks[slug] = deck
         for position, card_id in enumerate(CARDS[slug]):
@@ -112,7 +112,7 @@ def build_bank(session: Session, learner: Learner) -> dict[str, Deck]:
                     retired=card_id == "g4",
                 )
             )
-    session.commit()
+    commit(session)
     for card_id, local, rating, queue, duration in STUDY_LOG:
         session.add(log(learner, card_id, local, rating, queue, duration))
     # Noise: an undone rating, a practice rating, and another learner's rating.
@@ -120,7 +120,7 @@ def build_bank(session: Session, learner: Learner) -> dict[str, Deck]:
     session.add(log(learner, "s3", "2025-03-12 08:00", 1, "practice", 99_000, mode="practice"))
     other = Learner(name="other", timezone=ZONE)
     session.add(other)
-    session.commit()
+    commit(session)
     session.add(log(other, "s3", "2025-03-12 08:00", 1, "review", 9_000))
     session.add(CardState(learner_id=other.id, card_id="s3", state=3, due=NOW, lapses=9))
     for card_id, state, due, lapses in STATES:
@@ -134,7 +134,7 @@ def build_bank(session: Session, learner: Learner) -> dict[str, Deck]:
                 stability=30.0 if state == 2 else 1.0,  # review cards are mature
             )
         )
-    session.commit()
+    commit(session)
     return decks
 
 
@@ -165,7 +165,7 @@ def log(
 def learner(session: Session) -> Learner:
     learner = Learner(name="ana", timezone=ZONE, rollover_hour=4)
     session.add(learner)
-    session.commit()
+    commit(session)
     session.refresh(learner)
     return learner
 
@@ -369,7 +369,7 @@ def test_one_deck(session: Session, learner: Learner, decks: dict[str, Deck]) ->
 def test_a_learner_without_history(session: Session, decks: dict[str, Deck]) -> None:
     newcomer = Learner(name="new", timezone="Europe/Berlin")
     session.add(newcomer)
-    session.commit()
+    commit(session)
     everything = summary.learner_stats(session=session, learner=newcomer, now=NOW)
     assert not nonzero(everything.reviews) and not nonzero(everything.forecast)
     assert everything.states == summary.StateCounts(
@@ -503,13 +503,15 @@ def test_chinese_charts_are_well_formed(
 def client(tmp_path: Path, database_url: str) -> Iterator[tuple[TestClient, Engine]]:
     settings = Settings(database_url=database_url, content_dir=tmp_path)
     app = create_app(settings)
+    app.state.database.upgrade()  # before its lifespan: written to first
     app.dependency_overrides[get_now] = lambda: NOW
-    engine = open_engine(settings)
-    with Session(engine) as session:
+    database = app.state.database
+    engine = database.engine
+    with database.session() as session:
         learner = get_learner(session, settings.learner_name)
         learner.timezone = ZONE
         session.add(learner)
-        session.commit()
+        commit(session)
         build_bank(session, learner)
     with TestClient(app, headers={"Accept-Language": "en"}) as client:
         yield client, engine
@@ -663,7 +665,7 @@ def test_a_week_of_simulated_reviews_matches_the_log(session: Session) -> None:
     learner = Learner(name="sim", timezone="America/New_York", rollover_hour=4, new_per_day=4)
     deck = Deck(slug="sim", title="Sim", path="sim.md")
     session.add_all([learner, deck])
-    session.commit()
+    commit(session)
     session.refresh(deck)
     session.add_all(
         Card(
@@ -671,7 +673,7 @@ def test_a_week_of_simulated_reviews_matches_the_log(session: Session) -> None:
         )
         for i in range(12)
     )
-    session.commit()
+    commit(session)
 
     ratings = iter([3, 1, 3, 4, 2, 3, 1, 3, 3, 4] * 100)
     start = datetime(2025, 3, 5, 9, 0, tzinfo=zone)

@@ -4,8 +4,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from banks import commit
 from sqlalchemy.engine import Engine
-from sqlmodel import Session
 
 from app.content.sync import import_content
 from app.study import Filters, counts, get_learner, record_review, study_next
@@ -22,6 +22,7 @@ EARLIER = ["q01", "q02", "q03", "q10", "q20"]  # the cursor moves past q03; q10 
 @pytest.mark.parametrize("filters", [Filters(), Filters(deck="drill")], ids=["all", "deck"])
 @pytest.mark.parametrize("walk_up_to", [0, 10_000], ids=["count-states", "walk-from-cursor"])
 def test_new_cards_left_are_the_unseen_ones_within_the_daily_limit(
+    database,
     engine: Engine,
     drill_dir: Path,
     new_per_day: int,
@@ -30,13 +31,13 @@ def test_new_cards_left_are_the_unseen_ones_within_the_daily_limit(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(study, "WALK_NEW_CARDS", walk_up_to)
-    import_content(drill_dir, engine)
-    with Session(engine) as session:
+    import_content(drill_dir, database)
+    with database.session() as session:
         learner = get_learner(session, "ana")
         learner.new_per_day = new_per_day
         learner.max_reviews_per_day = 1000
         session.add(learner)
-        session.commit()
+        commit(session)
         for card_id in EARLIER:
             record_review(
                 session, learner=learner, card_id=card_id, rating=3, now=NOW - timedelta(days=2)

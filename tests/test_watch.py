@@ -6,10 +6,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
-from sqlmodel import Session, select
+from sqlmodel import select
 
 from app.config import Settings
-from app.infra.bank import open_engine
 from app.infra.models import Card
 from app.serve import ensure_imported, watch_content
 
@@ -38,14 +37,14 @@ def _wait_for(predicate, timeout: float = 15.0) -> bool:  # type: ignore[no-unty
 
 
 def test_watch_reimports_changed_content(
-    settings: Settings, write_content: Callable[[Mapping[str, str | None]], Path]
+    settings_database, settings: Settings, write_content: Callable[[Mapping[str, str | None]], Path]
 ) -> None:
     root = write_content({"decks/watched.md": DECK})
     settings = settings.model_copy(update={"content_dir": root})
-    assert ensure_imported(settings)
-    engine = open_engine(settings)
+    database = settings_database
+    assert ensure_imported(database, settings)
     stop = threading.Event()
-    watcher = threading.Thread(target=watch_content, args=(settings, stop), daemon=True)
+    watcher = threading.Thread(target=watch_content, args=(database, settings, stop), daemon=True)
     watcher.start()
     try:
         time.sleep(0.5)  # let the watcher start before the edit it must see
@@ -53,7 +52,7 @@ def test_watch_reimports_changed_content(
         write_content({"decks/watched.md": edited})
 
         def second_card() -> Card | None:
-            with Session(engine) as session:
+            with database.session() as session:
                 return session.get(Card, "second")
 
         assert _wait_for(lambda: second_card() is not None)
@@ -62,12 +61,12 @@ def test_watch_reimports_changed_content(
         write_content({"decks/watched.md": edited.replace("**Answer.** Two.", "$\\frac{$")})
 
         def marked() -> bool:
-            with Session(engine) as session:
+            with database.session() as session:
                 card = session.get(Card, "second")
                 return card is not None and "math-error" in card.answer_html
 
         assert _wait_for(marked)
-        with Session(engine) as session:
+        with database.session() as session:
             assert len(session.exec(select(Card)).all()) == 2
     finally:
         stop.set()

@@ -9,6 +9,7 @@ from sqlmodel import Session, select
 
 from app.accounts.settings import LearnerSettings, known_zone
 from app.errors import Invalid
+from app.infra.db import database_of
 from app.infra.models import Learner
 from app.scheduling.cardstate import aware
 from app.scheduling.parameters import usable_parameters
@@ -21,11 +22,10 @@ def get_learner(session: Session, name: str, timezone: str = "UTC") -> Learner:
     learner = session.exec(select(Learner).where(Learner.name == name)).first()
     if learner is None:
         learner = Learner(name=name, timezone=timezone)
-        session.add(learner)
         try:
-            session.commit()
+            with database_of(session).writing(session):
+                session.add(learner)
         except IntegrityError:  # another process created it first
-            session.rollback()
             return session.exec(select(Learner).where(Learner.name == name)).one()
         session.refresh(learner)
     return learner
@@ -79,11 +79,15 @@ def zone_names() -> tuple[str, ...]:
 
 def update_settings(session: Session, *, learner: Learner, settings: LearnerSettings) -> Learner:
     """Store a learner's settings (the zone counts as chosen)."""
-    for name, value in settings.columns().items():
-        setattr(learner, name, value)
-    learner.timezone_chosen = True
-    session.add(learner)
-    session.commit()
+    return _store(session, learner, {**settings.columns(), "timezone_chosen": True})
+
+
+def _store(session: Session, learner: Learner, changes: dict[str, object]) -> Learner:
+    """Write `changes` to the learner's row and read it back."""
+    with database_of(session).writing(session):
+        for name, value in changes.items():
+            setattr(learner, name, value)
+        session.add(learner)
     session.refresh(learner)
     return learner
 
@@ -92,14 +96,10 @@ def choose_zone(session: Session, *, learner: Learner, timezone: object) -> Lear
     """Store the zone the learner chose (the browser's, offered on a first visit)."""
     zone = str(timezone).strip()
     try:
-        learner.timezone = known_zone(zone)
+        chosen = known_zone(zone)
     except ValueError:
         raise Invalid("unknown_time_zone", zone=zone) from None
-    learner.timezone_chosen = True
-    session.add(learner)
-    session.commit()
-    session.refresh(learner)
-    return learner
+    return _store(session, learner, {"timezone": chosen, "timezone_chosen": True})
 
 
 MAX_EXTRA_NEW = 9999
@@ -110,9 +110,6 @@ def add_new_today(session: Session, *, learner: Learner, count: int, now: dateti
     more = min(max(count, 1), MAX_EXTRA_NEW)  # the routes refuse anything outside
     today = local_day(learner, now)
     already = learner.extra_new if learner.extra_new_day == today else 0
-    learner.extra_new = min(already + more, MAX_EXTRA_NEW)
-    learner.extra_new_day = today
-    session.add(learner)
-    session.commit()
-    session.refresh(learner)
-    return learner
+    return _store(
+        session, learner, {"extra_new": min(already + more, MAX_EXTRA_NEW), "extra_new_day": today}
+    )

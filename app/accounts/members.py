@@ -18,6 +18,7 @@ from sqlmodel.sql.expression import Select
 
 from app.accounts import throttle
 from app.errors import Busy, Conflict, Invalid, NotFound, Throttled, WrongCredentials
+from app.infra.db import database_of
 from app.infra.models import ApiToken, AuthSession, Invite, Learner
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{1,39}$")
@@ -46,18 +47,23 @@ def _check_new_password(password: str) -> None:
 
 def create_user(session: Session, *, name: str, password: str, is_admin: bool = False) -> Learner:
     """Add an account; the name must be free and the password long enough."""
-    learner = _add_user(session, name=name, password=password, is_admin=is_admin)
-    session.commit()
+    password_hash = _new_password_hash(name, password)
+    with database_of(session).writing(session):
+        learner = _add_user(session, name=name, password_hash=password_hash, is_admin=is_admin)
     session.refresh(learner)
     return learner
 
 
-def _add_user(session: Session, *, name: str, password: str, is_admin: bool) -> Learner:
-    """Add an account in the session's transaction, uncommitted; Conflict if the name is taken."""
+def _new_password_hash(name: str, password: str) -> str:
+    """The hash of a new account's password, made before its write: hashing takes a while."""
     if not NAME.match(name):
         raise Invalid("user_name_invalid")
     _check_new_password(password)
-    password_hash = hash_password(password)
+    return hash_password(password)
+
+
+def _add_user(session: Session, *, name: str, password_hash: str, is_admin: bool) -> Learner:
+    """Add an account in the session's transaction, uncommitted; Conflict if the name is taken."""
     # Sign-in matches names without case, so "Ana" next to "ana" could never sign in.
     if session.exec(select(Learner).where(func.lower(Learner.name) == name.lower())).first():
         raise Conflict("user_exists", name=name)
@@ -66,7 +72,6 @@ def _add_user(session: Session, *, name: str, password: str, is_admin: bool) -> 
     try:
         session.flush()
     except IntegrityError:
-        session.rollback()
         raise Conflict("user_exists", name=name) from None
     return learner
 
@@ -87,12 +92,12 @@ def list_users(session: Session) -> list[Learner]:
 
 def set_disabled(session: Session, *, name: str, disabled: bool) -> Learner:
     """Disable (or re-enable) an account; disabling ends its sessions and tokens stop working."""
-    learner = get_user(session, name)
-    learner.disabled = disabled
-    session.add(learner)
-    if disabled:
-        session.exec(delete(AuthSession).where(col(AuthSession.learner_id) == learner.id))
-    session.commit()
+    with database_of(session).writing(session):
+        learner = get_user(session, name)
+        learner.disabled = disabled
+        session.add(learner)
+        if disabled:
+            session.exec(delete(AuthSession).where(col(AuthSession.learner_id) == learner.id))
     return learner
 
 
@@ -101,13 +106,14 @@ def set_password(
 ) -> None:
     """Store a new password and end every session of the learner except `keep`."""
     _check_new_password(password)
-    learner.password_hash = hash_password(password)
-    session.add(learner)
+    password_hash = hash_password(password)
     query = delete(AuthSession).where(col(AuthSession.learner_id) == learner.id)
     if keep is not None:
         query = query.where(col(AuthSession.id) != _digest(keep))
-    session.exec(query)
-    session.commit()
+    with database_of(session).writing(session):
+        learner.password_hash = password_hash
+        session.add(learner)
+        session.exec(query)
 
 
 def change_password(
@@ -164,9 +170,10 @@ def authenticate(
             throttle.give_back(session, key=key)
     assert learner is not None
     if _hasher.check_needs_rehash(learner.password_hash or ""):
-        learner.password_hash = hash_password(password)
-        session.add(learner)
-        session.commit()
+        password_hash = hash_password(password)
+        with database_of(session).writing(session):
+            learner.password_hash = password_hash
+            session.add(learner)
     return learner
 
 
@@ -179,26 +186,26 @@ class SignedIn:
 def start_session(session: Session, *, learner: Learner, now: datetime, days: int) -> SignedIn:
     assert learner.id is not None  # a stored learner
     token, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
-    session.add(
-        AuthSession(
-            id=_digest(token),
-            learner_id=learner.id,
-            csrf_token=csrf,
-            created_at=now,
-            expires_at=now + timedelta(days=days),
-        )
-    )
     # Not evaluated against loaded sessions: SQLite gives back naive datetimes, which cannot be
     # compared with `now` in Python (a signed-in browser signing in again got a 500).
     expired = delete(AuthSession).where(col(AuthSession.expires_at) < now)
-    session.exec(expired.execution_options(synchronize_session=False))
-    session.commit()
+    with database_of(session).writing(session):
+        session.add(
+            AuthSession(
+                id=_digest(token),
+                learner_id=learner.id,
+                csrf_token=csrf,
+                created_at=now,
+                expires_at=now + timedelta(days=days),
+            )
+        )
+        session.exec(expired.execution_options(synchronize_session=False))
     return SignedIn(token, csrf)
 
 
 def end_session(session: Session, token: str) -> None:
-    session.exec(delete(AuthSession).where(col(AuthSession.id) == _digest(token)))
-    session.commit()
+    with database_of(session).writing(session):
+        session.exec(delete(AuthSession).where(col(AuthSession.id) == _digest(token)))
 
 
 def session_learner(
@@ -220,16 +227,16 @@ def create_invite(
     """A single-use sign-up link token that expires after `days`."""
     assert admin.id is not None  # a stored learner
     token = secrets.token_urlsafe(24)
-    session.add(
-        Invite(
-            id=_digest(token),
-            created_by=admin.id,
-            is_admin=is_admin,
-            created_at=now,
-            expires_at=now + timedelta(days=days),
+    with database_of(session).writing(session):
+        session.add(
+            Invite(
+                id=_digest(token),
+                created_by=admin.id,
+                is_admin=is_admin,
+                created_at=now,
+                expires_at=now + timedelta(days=days),
+            )
         )
-    )
-    session.commit()
     return token
 
 
@@ -249,17 +256,18 @@ def redeem_invite(
 ) -> Learner:
     """Create the account an invite allows, and claim the invite, in one transaction."""
     invite = check_invite(session, token, now)
-    learner = _add_user(session, name=name, password=password, is_admin=invite.is_admin)
-    # Of two simultaneous sign-ups with one invite only one claims it; the other adds no one.
-    claimed = session.exec(
-        update(Invite)
-        .where(col(Invite.id) == invite.id, col(Invite.used_at).is_(None))
-        .values(used_at=now, used_by=learner.id)
-    )
-    if claimed.rowcount != 1:
-        session.rollback()
-        raise Conflict("invite_used")
-    session.commit()
+    invite_id, is_admin = invite.id, invite.is_admin
+    password_hash = _new_password_hash(name, password)
+    with database_of(session).writing(session):
+        learner = _add_user(session, name=name, password_hash=password_hash, is_admin=is_admin)
+        # Of two simultaneous sign-ups with one invite only one claims it; the other adds no one.
+        claimed = session.exec(
+            update(Invite)
+            .where(col(Invite.id) == invite_id, col(Invite.used_at).is_(None))
+            .values(used_at=now, used_by=learner.id)
+        )
+        if claimed.rowcount != 1:
+            raise Conflict("invite_used")
     session.refresh(learner)
     return learner
 
@@ -276,16 +284,16 @@ def create_api_token(session: Session, *, learner: Learner, name: str, now: date
         raise Invalid("token_name_invalid")
     assert learner.id is not None  # a stored learner
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
-    session.add(
-        ApiToken(
-            learner_id=learner.id,
-            name=name,
-            token_hash=_digest(token),
-            prefix=token[:10],
-            created_at=now,
+    with database_of(session).writing(session):
+        session.add(
+            ApiToken(
+                learner_id=learner.id,
+                name=name,
+                token_hash=_digest(token),
+                prefix=token[:10],
+                created_at=now,
+            )
         )
-    )
-    session.commit()
     return token
 
 
@@ -300,9 +308,9 @@ def revoke_api_token(session: Session, *, learner: Learner, token_id: int, now: 
     token = session.get(ApiToken, token_id)
     if token is None or token.learner_id != learner.id or token.revoked_at is not None:
         raise NotFound("token_not_found")
-    token.revoked_at = now
-    session.add(token)
-    session.commit()
+    with database_of(session).writing(session):
+        token.revoked_at = now
+        session.add(token)
 
 
 @cache
@@ -325,7 +333,7 @@ def token_learner(session: Session, token: str, now: datetime) -> Learner | None
         return None
     # Only touch the row once a minute or so: tokens are used in hot loops by scripts.
     if row.last_used_at is None or now - row.last_used_at > timedelta(minutes=1):
-        row.last_used_at = now
-        session.add(row)
-        session.commit()
+        with database_of(session).writing(session):
+            row.last_used_at = now
+            session.add(row)
     return learner

@@ -49,7 +49,6 @@ def take(session: Session, *, key: str, now: datetime) -> bool:
     )
     with database.writing(session) as connection:
         taken = connection.execute(statement).first()
-        session.commit()
     return taken is not None
 
 
@@ -61,7 +60,6 @@ def give_back(session: Session, *, key: str) -> None:
             .where(col(LoginThrottle.key) == key, col(LoginThrottle.attempts) > 0)
             .values(attempts=col(LoginThrottle.attempts) - 1)
         )
-        session.commit()
 
 
 def attempts(session: Session, *, key: str, now: datetime) -> int:
@@ -78,4 +76,3 @@ def forget_ended(session: Session, *, now: datetime) -> None:
         connection.execute(
             delete(LoginThrottle).where(col(LoginThrottle.window_start) <= now - WINDOW)
         )
-        session.commit()

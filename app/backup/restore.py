@@ -86,7 +86,6 @@ def restore_learner(
             # recording stored before, in any worker, and none stored meanwhile.
             database.lock_learner(session, learner.id)
             _restore(session, learner, doc, report, new_cards, recording_quota)
-            session.commit()
     except IntegrityError as exc:
         session.rollback()
         raise BackupError(f"restore failed and changed nothing: {exc.orig}") from None

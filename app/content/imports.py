@@ -14,11 +14,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from app.content.errors import ContentError, ContentErrors
 from app.content.sync import ImportReport, import_content
+from app.infra.db import Database
 from app.infra.jobs import DONE, FAILED, JobFailed, Outcome, get_job, latest_job, start_job
 from app.infra.models import Job
 
@@ -49,21 +49,21 @@ def _problem(error: ContentError) -> dict[str, Any]:
     return {"path": error.path, "line": error.line, "message": error.message}
 
 
-def start_import(engine: Engine, content_dir: Path) -> Job:
+def start_import(database: Database, content_dir: Path) -> Job:
     """Import `content_dir` in the background, or return the import already under way."""
 
     def work(_session: Session, _job: Job) -> Outcome:
         try:
-            report = import_content(content_dir, engine)
+            report = import_content(content_dir, database)
         except ContentErrors as exc:
             raise _failure(exc.errors, "admin") from exc
         return _outcome(report, "admin")
 
-    return start_job(engine, kind=KIND, learner_id=None, work=work)
+    return start_job(database, kind=KIND, learner_id=None, work=work)
 
 
 def recorded_import(
-    engine: Engine, content_dir: Path, *, source: str, strict: bool = False
+    database: Database, content_dir: Path, *, source: str, strict: bool = False
 ) -> ImportReport:
     """Import `content_dir` here and now, keeping its report (or its errors) as an import job.
 
@@ -71,24 +71,27 @@ def recorded_import(
     """
     started = datetime.now(UTC)
     try:
-        report = import_content(content_dir, engine, strict=strict)
+        report = import_content(content_dir, database, strict=strict)
     except ContentErrors as exc:
         failed = _failure(exc.errors, source)
-        _record(engine, started, FAILED, str(failed), failed.result)
+        _record(database, started, FAILED, str(failed), failed.result)
         raise
-    _record(engine, started, DONE, *_outcome(report, source))
+    _record(database, started, DONE, *_outcome(report, source))
     return report
 
 
 def _record(
-    engine: Engine, started: datetime, status: str, message: str, result: dict[str, Any] | None
+    database: Database,
+    started: datetime,
+    status: str,
+    message: str,
+    result: dict[str, Any] | None,
 ) -> None:
-    with Session(engine) as session:
+    with database.session() as session, database.writing(session):
         job = Job(kind=KIND, learner_id=None, status=status, message=message, result=result)
         job.created_at = job.started_at = started
         job.finished_at = datetime.now(UTC)
         session.add(job)
-        session.commit()
 
 
 def import_job(session: Session, *, job_id: int | None) -> Job | None:

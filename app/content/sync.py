@@ -1,10 +1,10 @@
-"""Check content, and import it into the database: validate everything, then one transaction."""
+"""Check content, and import it into the database: validate everything, then write in batches."""
 
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqlalchemy import func, update
-from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, delete, select
 
 from app.content.compile import (
@@ -33,6 +33,7 @@ from app.content.store import (
     write_topic,
 )
 from app.content.topicindex import TopicRef, resolve, topic_index
+from app.infra.db import Database
 from app.infra.models import Card, CardLink, Deck, Followup, Learner, SourceFile, Topic, utcnow
 from app.study.cardview import bump_generation
 
@@ -151,7 +152,7 @@ def _topic_ref(topic: CompiledTopic) -> TopicRef:
 
 
 def import_content(
-    root: Path, engine: Engine, *, strict: bool = False, dry_run: bool = False
+    root: Path, database: Database, *, strict: bool = False, dry_run: bool = False
 ) -> ImportReport:
     """Bring the database in line with `root`.
 
@@ -160,23 +161,34 @@ def import_content(
     ContentErrors and changes nothing. With `dry_run`, nothing is kept either way.
 
     Cards are written as their decks finish rendering (a big import never holds every rendered
-    deck in memory), in one transaction that is rolled back if any error turns up.
+    deck in memory). A lenient import writes each batch in a transaction of its own, so that
+    ratings wait at most one batch for the write lock, never the whole import's rendering;
+    what ends the import (retirements, topics, source files) is one last transaction, and a
+    file whose row is not yet written is simply read again by the next import. Strict and dry
+    runs must be able to undo everything: they write in one transaction, rolled back on error.
     """
     sources, scan_errors = scan(root)
     if scan_errors and (strict or not sources):
         raise ContentErrors(scan_errors)
-    with Session(engine) as session:
+    with database.session() as session, ExitStack() as whole:
         known = {row.path: row.sha256 for row in session.exec(select(SourceFile))}
         on_disk = {s.path for s in sources} | {e.path for e in scan_errors if known.get(e.path)}
         changed = [s for s in sources if known.get(s.path) != s.sha256]
         removed = sorted(set(known) - on_disk)
         report = ImportReport(files_read=len(changed), files_skipped=len(sources) - len(changed))
         if not changed and not removed:
-            if refresh_search_index(session) and not dry_run:  # e.g. a bank before search
-                session.commit()
+            if not dry_run:
+                with database.writing(session):
+                    refresh_search_index(session)  # e.g. a bank from before search
             _count_bank(session, report)
             report.warnings = lenient(scan_errors) + unresolved_links(session)
             return report
+
+        def write_batch(decks: list[CompiledDeck]) -> set[str]:
+            if strict or dry_run:  # from here to the end: one transaction
+                whole.enter_context(database.writing(session))
+            with database.writing(session):
+                return _write_decks(session, decks, report)
 
         workers = worker_count(changed)
         with worker_pool(workers) as pool:
@@ -206,22 +218,21 @@ def import_content(
                     done.topics.append(compiled)
                 # Small imports write at the end, keeping the write transaction short.
                 if sum(len(deck.cards) for deck in pending) >= _WRITE_BATCH_CARDS:
-                    present |= _write_decks(session, pending, report)
+                    present |= write_batch(pending)
                     pending = []
         report.formulas_rendered = renderer.formulas_rendered
         errors += bank_errors
         if strict and errors:
-            session.rollback()
             raise ContentErrors(sorted(errors, key=lambda e: (e.path, e.line)))
 
-        present |= _write_decks(session, pending, report)
-        _write(session, decks, done.topics, present, changed, removed, report)
-        if dry_run:
-            session.flush()
-            _count_bank(session, report)
-            session.rollback()
-        else:
-            session.commit()
+        with database.writing(session):
+            present |= _write_decks(session, pending, report)
+            _write(session, decks, done.topics, present, changed, removed, report)
+            if dry_run:
+                session.flush()
+                _count_bank(session, report)
+                session.rollback()
+        if not dry_run:
             _count_bank(session, report)
         problems = lenient(scan_errors + errors) + done.warnings
         report.warnings = sorted(

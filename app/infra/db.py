@@ -38,11 +38,25 @@ CHECKPOINT_SECONDS = 0.25
 CHECKPOINT_RESTART_FRAMES = 4096
 
 
+_WRITING = "qbank.writing"
+
+
+class NoDatabase(RuntimeError):
+    """A session that no Database made: it has no write path and no services' caches."""
+
+
+class WriteOutsidePath(RuntimeError):
+    """A transaction that wrote tried to commit outside `Database.writing`."""
+
+
 class Database:
     """The bank's engine, with what differs between SQLite and PostgreSQL kept in one place.
 
-    Sessions made by `session()` carry the database in `session.info`, so the functions that
-    take a session find the write policy (`writing`) and their services' caches through it.
+    The app keeps one (`app.state.database`) and hands it to jobs, imports and the CLI.
+    Sessions made by `session()` carry it in `session.info`, so the functions that take a
+    session find the write path (`writing`) and their services' state through it. Every write
+    goes through `writing`; on SQLite a transaction that wrote and commits anywhere else is
+    refused (`WriteOutsidePath`).
     """
 
     def __init__(self, engine: Engine) -> None:
@@ -52,6 +66,21 @@ class Database:
         self._stop_checkpoints: Callable[[], None] | None = None
         self._kept: dict[type[Any], Any] = {}
         self._kept_lock = threading.Lock()
+        if self._writer is not None:
+            event.listen(engine, "commit", self._refuse_stray_write)
+
+    def _refuse_stray_write(self, connection: Connection) -> None:
+        # The driver begins a transaction only before a write (or at BEGIN IMMEDIATE), so a
+        # transaction is open at commit exactly when it wrote. A write that commits without
+        # the writer lock waited in SQLite's busy handler, which the lock exists to avoid.
+        assert self._writer is not None
+        if _sqlite_in_transaction(connection) and not self._writer.held_here():
+            # SQLAlchemy counts a failed commit as the end of the transaction: end it here.
+            connection.connection.dbapi_connection.rollback()  # type: ignore[union-attr]
+            raise WriteOutsidePath(
+                "a transaction wrote outside Database.writing: write through the database's "
+                "one write path"
+            )
 
     def kept(self, kind: type[T]) -> T:
         """The one `kind()` kept with this database: a service's cache of what it read here.
@@ -69,30 +98,53 @@ class Database:
     def open(cls, url: str) -> "Database":
         return cls(make_engine(url))
 
-    def session(self) -> Session:
-        """A session that uses one connection for its life (see `OneConnectionSession`)."""
-        return OneConnectionSession(self.engine, info={"database": self})
+    def session(self, *, expire_on_commit: bool = True) -> Session:
+        """A session of this database (the only kind that can write), on one connection for
+        its life (see `OneConnectionSession`)."""
+        return OneConnectionSession(
+            self.engine, info={"database": self}, expire_on_commit=expire_on_commit
+        )
 
     @contextmanager
     def writing(self, session: Session) -> Iterator[Connection]:
-        """A transaction on `session` that will write, with the write lock taken at its start.
+        """Write in one transaction on `session`, the write lock taken at its start.
 
-        On SQLite the transaction begins IMMEDIATE: a read-check-write transaction that began
-        as a reader could not take the write lock once another process wrote meanwhile. Yields
-        the transaction's connection; what the caller has not committed is rolled back.
+        The one write path (as datasette's `execute_write_fn`): the whole read-check-write
+        runs inside it, and it commits when the block ends; an exception rolls it back. On
+        SQLite the transaction begins IMMEDIATE: one that began as a reader could not take the
+        write lock once another process wrote meanwhile. Yields the transaction's connection.
         """
-        if session.in_transaction():
-            session.commit()
+        if session.info.get(_WRITING):
+            # Within another write of this session (a service calling another): one transaction.
+            yield session.connection()
+            return
         with self._writer or nullcontext():
-            connection = session.connection()
-            if self.is_sqlite:
-                # The driver begins transactions only before its first write, as DEFERRED.
-                connection.exec_driver_sql("BEGIN IMMEDIATE")
+            session.info[_WRITING] = True
             try:
+                # What the session read before is part of this transaction, and what it added
+                # is written in it (on PostgreSQL, the same transaction goes on).
+                connection = session.connection()
+                if self.is_sqlite and not _sqlite_in_transaction(connection):
+                    # The driver begins transactions only before its first write, as DEFERRED:
+                    # its reads so far took no lock, and this one takes the write lock now.
+                    connection.exec_driver_sql("BEGIN IMMEDIATE")
                 yield connection
+                if session.in_transaction():
+                    session.commit()
             finally:
+                session.info.pop(_WRITING, None)
                 if session.in_transaction():
                     session.rollback()
+
+    def upgrade(self) -> None:
+        """Bring the schema up to date (creating it when empty): start-up, not every open.
+
+        Under the writer lock, so that the workers of one server migrate one at a time.
+        """
+        from app.infra.migrate import prepare
+
+        with self._writer or nullcontext():
+            prepare(self.engine)
 
     def upsert(self, table: Table) -> sqlite_dialect.Insert | postgresql_dialect.Insert:
         """An INSERT in the backend's dialect, which can add ON CONFLICT … DO UPDATE."""
@@ -162,6 +214,11 @@ class OneConnectionSession(Session):
                 self._held = None
 
 
+def _sqlite_in_transaction(connection: Connection) -> bool:
+    """Whether SQLite has a transaction open on `connection`: one that wrote, or IMMEDIATE."""
+    return bool(getattr(connection.connection.dbapi_connection, "in_transaction", False))
+
+
 def _sqlite_file(url: URL) -> str | None:
     """The file of a SQLite URL, also in its `file:` URI form; None for a read-only one."""
     database = url.database
@@ -189,6 +246,11 @@ class WriterLock:
         self._threads = threading.Lock()
         self._path = f"{path}-writer" if path else None
         self._fd: int | None = None
+        self._owner: int | None = None
+
+    def held_here(self) -> bool:
+        """Whether this thread holds the lock."""
+        return self._owner == threading.get_ident()
 
     def __enter__(self) -> None:
         self._threads.acquire()
@@ -197,6 +259,7 @@ class WriterLock:
         except BaseException:
             self._threads.release()
             raise
+        self._owner = threading.get_ident()
 
     def _lock_file(self) -> None:
         # The file is open only while the lock is held: closing it releases the lock, and a
@@ -217,6 +280,7 @@ class WriterLock:
             raise
 
     def __exit__(self, *_: object) -> None:
+        self._owner = None
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
@@ -224,10 +288,12 @@ class WriterLock:
 
 
 def database_of(session: Session) -> Database:
-    """The Database a session was made by; a plain Session(engine) gets one of its own."""
-    found = session.info.get("database")
+    """The Database that made `session` (with `Database.session()`)."""
+    found: Database | None = session.info.get("database")
     if found is None:
-        found = session.info["database"] = Database(session.get_bind())  # type: ignore[arg-type]
+        # A Database of its own per plain Session(engine) would hold its own writer lock
+        # (and its descriptor) and empty caches, and let two writers of one bank race.
+        raise NoDatabase("this session was not made by a Database: open it with database.session()")
     return found
 
 
@@ -261,8 +327,6 @@ def make_engine(url: str) -> Engine:
         cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute(f"PRAGMA mmap_size={SQLITE_MMAP_BYTES}")
-        if engine.url.database in _CHECKPOINTED:
-            cursor.execute("PRAGMA wal_autocheckpoint=0")
         cursor.close()
 
     return engine
@@ -311,10 +375,6 @@ def _test_after_idle(engine: Engine) -> None:
             raise DisconnectionError() from exc
 
 
-# SQLite files whose server checkpoints in a thread, so their connections must not.
-_CHECKPOINTED: set[str] = set()
-
-
 def checkpoint_in_background(engine: Engine) -> Callable[[], None]:
     """SQLite: checkpoint the WAL in a thread of its own instead of in committing requests.
 
@@ -327,7 +387,11 @@ def checkpoint_in_background(engine: Engine) -> Callable[[], None]:
     path = engine.url.database
     if not path or path == ":memory:":
         return lambda: None
-    _CHECKPOINTED.add(path)
+
+    def no_autocheckpoint(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.execute("PRAGMA wal_autocheckpoint=0")
+
+    event.listen(engine, "connect", no_autocheckpoint)
     engine.dispose()  # pooled connections reconnect without checkpoints of their own
     stop = threading.Event()
 
@@ -357,14 +421,14 @@ def checkpoint_in_background(engine: Engine) -> Callable[[], None]:
     def finish() -> None:
         stop.set()
         thread.join()
-        _CHECKPOINTED.discard(path)
+        event.remove(engine, "connect", no_autocheckpoint)
         engine.dispose()
 
     return finish
 
 
 def create_schema(engine: Engine) -> None:
-    """Bring the database schema up to date (creating it when empty)."""
+    """Bring the schema of an engine no Database owns yet up to date (creating it when empty)."""
     from app.infra.migrate import prepare
 
     prepare(engine)

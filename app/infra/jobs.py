@@ -5,10 +5,11 @@ learner is unfinished at a time — the database enforces it (`Job.active_key` i
 job is queued or running) — so starting one while another runs hands back the running one: a
 double click, a second tab or a retried request never starts the work twice.
 
-The work is a function of a fresh Session and the job's row; it returns a one-line message and
-an optional JSON-ready result. An AppError it raises is the job's failure message (in English),
-with the error's `result` (if it has one, as JobFailed does) kept so a page can word it in its
-own language; anything else is logged and reported as an unexpected error. Pages poll
+The jobs run on the app's Database, which keeps their threads. The work is a function of a
+fresh session of it and the job's row; it returns a one-line message and an optional
+JSON-ready result. An AppError it raises is the job's failure message (in English), with the
+error's `result` (if it has one, as JobFailed does) kept so a page can word it in its own
+language; anything else is logged and reported as an unexpected error. Pages poll
 `GET /api/jobs/{id}`.
 """
 
@@ -20,11 +21,11 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from app.errors import AppError, Invalid
+from app.infra.db import Database
 from app.infra.models import Job
 
 log = logging.getLogger("qbank.jobs")
@@ -41,8 +42,29 @@ POLL_SECONDS = 0.2
 Outcome = tuple[str, dict[str, Any] | None]
 Work = Callable[[Session, Job], Outcome]
 
-_threads: dict[int, threading.Thread] = {}
-_threads_lock = threading.Lock()
+
+class JobThreads:
+    """The threads of the jobs a database's process runs, by job id (kept with the Database)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.running: dict[int, threading.Thread] = {}
+
+    def add(self, job_id: int, thread: threading.Thread) -> None:
+        with self.lock:
+            self.running[job_id] = thread
+
+    def done(self, job_id: int) -> None:
+        with self.lock:
+            self.running.pop(job_id, None)
+
+    def get(self, job_id: int) -> threading.Thread | None:
+        with self.lock:
+            return self.running.get(job_id)
+
+    def all(self) -> list[threading.Thread]:
+        with self.lock:
+            return list(self.running.values())
 
 
 class JobFailed(Invalid):
@@ -83,18 +105,20 @@ def get_job(session: Session, *, job_id: int, learner_id: int | None) -> Job | N
     return job if job is not None and job.learner_id == learner_id else None
 
 
-def _abandon_if_stale(session: Session, job: Job, now: datetime, stale_after: timedelta) -> bool:
+def _abandon_if_stale(
+    database: Database, session: Session, job: Job, now: datetime, stale_after: timedelta
+) -> bool:
     if job.created_at > now - stale_after:
         return False
-    job.status, job.active_key, job.finished_at = FAILED, None, now
-    job.message = "interrupted: the server stopped before this job finished"
-    session.add(job)
-    session.commit()
+    with database.writing(session):
+        job.status, job.active_key, job.finished_at = FAILED, None, now
+        job.message = "interrupted: the server stopped before this job finished"
+        session.add(job)
     return True
 
 
 def start_job(
-    engine: Engine,
+    database: Database,
     *,
     kind: str,
     learner_id: int | None,
@@ -103,91 +127,92 @@ def start_job(
 ) -> Job:
     """Queue `work` in a background thread, or return the job of this kind already unfinished."""
     now = _now()
-    with Session(engine, expire_on_commit=False) as session:
+    with database.session(expire_on_commit=False) as session:
         running = active_job(session, kind=kind, learner_id=learner_id)
-        if running is not None and not _abandon_if_stale(session, running, now, stale_after):
+        if running is not None and not _abandon_if_stale(
+            database, session, running, now, stale_after
+        ):
             return running
         job = Job(kind=kind, learner_id=learner_id, active_key=_key(kind, learner_id))
         job.created_at = now
-        session.add(job)
         try:
-            session.commit()
+            with database.writing(session):
+                session.add(job)
         except IntegrityError:  # another request started the same job a moment ago
-            session.rollback()
             running = active_job(session, kind=kind, learner_id=learner_id)
             if running is None:  # it finished in between: start ours after all
-                return start_job(engine, kind=kind, learner_id=learner_id, work=work)
+                return start_job(database, kind=kind, learner_id=learner_id, work=work)
             return running
     assert job.id is not None
     # In the starting request's context, so that what the job logs carries the request's id.
     context = contextvars.copy_context()
     thread = threading.Thread(
         target=context.run,
-        args=(_run, engine, job.id, work),
+        args=(_run, database, job.id, work),
         name=f"job-{kind}-{job.id}",
         daemon=True,
     )
-    with _threads_lock:
-        _threads[job.id] = thread
+    database.kept(JobThreads).add(job.id, thread)
     thread.start()
     return job
 
 
-def _run(engine: Engine, job_id: int, work: Work) -> None:
+def _finish(
+    database: Database, session: Session, job_id: int, status: str, outcome: Outcome
+) -> None:
+    with database.writing(session):
+        job = session.get(Job, job_id)
+        assert job is not None
+        job.status, (job.message, job.result) = status, outcome
+        job.active_key, job.finished_at = None, _now()
+        session.add(job)
+
+
+def _run(database: Database, job_id: int, work: Work) -> None:
     try:
-        with Session(engine) as session:
-            job = session.get(Job, job_id)
-            assert job is not None
-            job.status, job.started_at = RUNNING, _now()
-            session.add(job)
-            session.commit()
+        with database.session() as session:
+            with database.writing(session):
+                job = session.get(Job, job_id)
+                assert job is not None
+                job.status, job.started_at = RUNNING, _now()
+                session.add(job)
             try:
-                message, result = work(session, job)
-                status = DONE
+                outcome, status = work(session, job), DONE
             except AppError as exc:
                 session.rollback()
-                message, result, status = str(exc), getattr(exc, "result", None), FAILED
+                outcome, status = (str(exc), getattr(exc, "result", None)), FAILED
             except Exception:
                 session.rollback()
                 log.exception("job %s (%s) failed", job_id, job.kind)
-                message, result = "unexpected error; the server log has the details", None
+                outcome = ("unexpected error; the server log has the details", None)
                 status = FAILED
-            job = session.get(Job, job_id)
-            assert job is not None
-            job.status, job.message, job.result = status, message, result
-            job.active_key, job.finished_at = None, _now()
-            session.add(job)
-            session.commit()
+            _finish(database, session, job_id, status, outcome)
     except Exception:  # the database itself failed; the job turns stale and stops blocking
         log.exception("job %s could not record its outcome", job_id)
     finally:
-        with _threads_lock:
-            _threads.pop(job_id, None)
+        database.kept(JobThreads).done(job_id)
 
 
-def wait_for_job(job_id: int, timeout: float | None = None) -> None:
+def wait_for_job(database: Database, job_id: int, timeout: float | None = None) -> None:
     """Block until the job's thread in this process has finished (the CLI and tests wait)."""
-    with _threads_lock:
-        thread = _threads.get(job_id)
+    thread = database.kept(JobThreads).get(job_id)
     if thread is not None:
         thread.join(timeout)
 
 
-def wait_for_all(timeout: float | None = None) -> None:
-    """Block until every job started in this process has finished (shutdown and tests)."""
-    with _threads_lock:
-        threads = list(_threads.values())
-    for thread in threads:
+def wait_for_all(database: Database, timeout: float | None = None) -> None:
+    """Block until every job started on `database` has finished (shutdown and tests)."""
+    for thread in database.kept(JobThreads).all():
         thread.join(timeout)
 
 
-def run_job(engine: Engine, *, kind: str, learner_id: int | None, work: Work) -> Job:
+def run_job(database: Database, *, kind: str, learner_id: int | None, work: Work) -> Job:
     """Start the job (or join the unfinished one) and wait for it; return its final row."""
-    job = start_job(engine, kind=kind, learner_id=learner_id, work=work)
+    job = start_job(database, kind=kind, learner_id=learner_id, work=work)
     assert job.id is not None
-    wait_for_job(job.id)
+    wait_for_job(database, job.id)
     while True:  # a job another process runs has no thread here: watch its row instead
-        with Session(engine, expire_on_commit=False) as session:
+        with database.session(expire_on_commit=False) as session:
             final = session.get(Job, job.id)
             assert final is not None
             if final.status not in ACTIVE:

@@ -6,6 +6,7 @@ from sqlmodel import Session, col, func, select
 
 from app.accounts.learners import local_day
 from app.errors import Invalid
+from app.infra.db import database_of
 from app.infra.models import Card, Deck, Interview, Learner
 from app.infra.owned import owned
 from app.study import Filters
@@ -69,8 +70,8 @@ def create_interview(
         target=target,
         created_at=now,
     )
-    session.add(interview)
-    session.commit()
+    with database_of(session).writing(session):
+        session.add(interview)
     session.refresh(interview)
     return interview
 
@@ -97,6 +98,6 @@ def get_interview(session: Session, *, learner: Learner, interview_id: int) -> I
 
 
 def delete_interview(session: Session, *, learner: Learner, interview_id: int) -> None:
-    found = get_interview(session, learner=learner, interview_id=interview_id)
-    session.delete(found)
-    session.commit()
+    with database_of(session).writing(session):
+        found = get_interview(session, learner=learner, interview_id=interview_id)
+        session.delete(found)

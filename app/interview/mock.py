@@ -102,7 +102,6 @@ def start_mock(
         if len(unfinished(session, learner=learner)) >= MAX_UNFINISHED:
             raise TooManyOpen("too_many_open_mocks", key="limits.mocks_open", count=MAX_UNFINISHED)
         session.add(run)
-        session.commit()
     session.refresh(run)
     return run
 
@@ -121,9 +120,9 @@ def unfinished(session: Session, *, learner: Learner) -> list[MockSession]:
 def end_mock(session: Session, *, run: MockSession, now: datetime) -> MockSession:
     """End a mock interview now; the questions not answered stay unanswered."""
     if run.finished_at is None:
-        run.finished_at = now
-        session.add(run)
-        session.commit()
+        with database_of(session).writing(session):
+            run.finished_at = now
+            session.add(run)
         session.refresh(run)
     return run
 
@@ -254,22 +253,22 @@ def answer(
             duration_ms=total_ms,
             idempotency_key=idempotency_key,
         )
-    else:
+    database = database_of(session)
+    practice_log = None
+    if not count_as_review:
         state = card_state(session, learner=learner, card_id=card_id)
         logged = log_json(state) if state else None
-        session.add(
-            ReviewLog(
-                learner_id=learner.id,  # type: ignore[arg-type]
-                card_id=card_id,
-                rating=rating,
-                mode=Mode.PRACTICE.value,
-                queue=Queue.PRACTICE.value,
-                reviewed_at=now,
-                duration_ms=total_ms,
-                state_before=logged,
-                state_after=logged,
-                idempotency_key=idempotency_key,
-            )
+        practice_log = ReviewLog(
+            learner_id=learner.id,  # type: ignore[arg-type]
+            card_id=card_id,
+            rating=rating,
+            mode=Mode.PRACTICE.value,
+            queue=Queue.PRACTICE.value,
+            reviewed_at=now,
+            duration_ms=total_ms,
+            state_before=logged,
+            state_after=logged,
+            idempotency_key=idempotency_key,
         )
     result = MockAnswer(
         mock_id=run.id,  # type: ignore[arg-type]
@@ -287,16 +286,17 @@ def answer(
         answered_at=now,
     )
     try:
-        session.add(result)
-        session.flush()
-        run.position = 0
-        if question(session, run) is None:
-            run.finished_at = now
-        session.add(run)
-        session.commit()
+        with database.writing(session):
+            if practice_log is not None:
+                session.add(practice_log)
+            session.add(result)
+            session.flush()
+            run.position = 0
+            if question(session, run) is None:
+                run.finished_at = now
+            session.add(run)
     except IntegrityError:
         # The same answer sent twice at once: the other request's is the one kept.
-        session.rollback()
         if (done := _done(session, run, card_id)) is not None:
             session.refresh(run)
             return Answered(done, run.finished_at is not None, replayed=True)

@@ -70,37 +70,39 @@ def set_pins(
     wanted = list(dict.fromkeys(card_ids))
     if replace and mine == wanted:
         return 0
-    if replace:
+    with database_of(session).writing(session):
+        if replace:
+            session.execute(
+                delete(StudyPin).where(
+                    col(StudyPin.learner_id) == learner.id,
+                    col(StudyPin.day) == today,
+                    col(StudyPin.source) == source,
+                )
+            )
+            current = [p for p in current if p.source != source]
+        held = {p.card_id for p in current}
+        position = max((p.position for p in current), default=-1) + 1
+        added = 0
+        for card_id in wanted:
+            if card_id in held:
+                continue
+            session.add(
+                StudyPin(
+                    learner_id=learner.id,
+                    day=today,
+                    card_id=card_id,
+                    position=position,
+                    source=source,
+                )
+            )
+            position += 1
+            added += 1
+        # Pins of past days are never served again.
         session.execute(
             delete(StudyPin).where(
-                col(StudyPin.learner_id) == learner.id,
-                col(StudyPin.day) == today,
-                col(StudyPin.source) == source,
+                col(StudyPin.learner_id) == learner.id, col(StudyPin.day) < today
             )
         )
-        current = [p for p in current if p.source != source]
-    held = {p.card_id for p in current}
-    position = max((p.position for p in current), default=-1) + 1
-    added = 0
-    for card_id in wanted:
-        if card_id in held:
-            continue
-        session.add(
-            StudyPin(
-                learner_id=learner.id,
-                day=today,
-                card_id=card_id,
-                position=position,
-                source=source,
-            )
-        )
-        position += 1
-        added += 1
-    # Pins of past days are never served again.
-    session.execute(
-        delete(StudyPin).where(col(StudyPin.learner_id) == learner.id, col(StudyPin.day) < today)
-    )
-    session.commit()
     return added
 
 
@@ -187,7 +189,6 @@ def _keep(
         connection.execute(
             delete(DayPlan).where(col(DayPlan.learner_id) == learner.id, col(DayPlan.day) < today)
         )
-        session.commit()
 
 
 @lru_cache(maxsize=64)

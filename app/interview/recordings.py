@@ -49,10 +49,10 @@ def set_team_quota(session: Session, *, quota_mb: int | None) -> None:
     """Set every member's recording quota (None: the server's setting)."""
     if quota_mb is not None and not 0 <= quota_mb <= 1024 * 1024:
         raise Invalid("quota_out_of_range", key="limits.quota_range")
-    limits = session.get(TeamLimits, 1) or TeamLimits(id=1)
-    limits.recording_quota_mb = quota_mb
-    session.add(limits)
-    session.commit()
+    with database_of(session).writing(session):
+        limits = session.get(TeamLimits, 1) or TeamLimits(id=1)
+        limits.recording_quota_mb = quota_mb
+        session.add(limits)
 
 
 def quota_bytes(session: Session, *, default_mb: int) -> int:
@@ -159,7 +159,6 @@ def save_recording(
             created_at=now,
         )
         session.add(recording)
-        session.commit()
     session.refresh(recording)
     return recording
 
@@ -169,9 +168,9 @@ def get_recording(session: Session, *, learner: Learner, recording_id: int) -> R
 
 
 def delete_recording(session: Session, *, learner: Learner, recording_id: int) -> Recording:
-    found = get_recording(session, learner=learner, recording_id=recording_id)
-    session.delete(found)
-    session.commit()
+    with database_of(session).writing(session):
+        found = get_recording(session, learner=learner, recording_id=recording_id)
+        session.delete(found)
     return found
 
 

@@ -55,8 +55,8 @@ def start_practice(
         label=filters.label,
         started_at=now,
     )
-    session.add(run)
-    session.commit()
+    with database_of(session).writing(session):
+        session.add(run)
     session.refresh(run)
     return run
 
@@ -117,7 +117,6 @@ def rate_practice(
                 practice_id=run.id,
             )
         )
-        session.commit()
 
 
 @dataclass(frozen=True)

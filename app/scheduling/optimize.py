@@ -15,10 +15,10 @@ from itertools import pairwise
 from typing import Any
 
 from sqlalchemy import DateTime, and_, column, distinct, func, values
-from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from app.accounts.learners import day_start, local_day
+from app.infra.db import Database, database_of
 from app.infra.jobs import ACTIVE, DONE, Work, latest_job, run_job, start_job
 from app.infra.models import Job, Learner, ReviewLog
 from app.scheduling import fitting
@@ -165,16 +165,16 @@ def optimize_learner(*, session: Session, learner: Learner, now: datetime) -> di
     """Fit parameters to the learner's log; store them if they predict it better."""
     reviews = study_reviews(session, learner)
     current = current_parameters(learner)
-    session.commit()  # end the read transaction: the fit needs nothing from the database
+    session.rollback()  # end the read transaction: the fit needs nothing from the database
     started = time.perf_counter()
     fit = fitting.fit(reviews, current)
     seconds = time.perf_counter() - started
     stored = fit.better and fit.parameters != tuple(current)
     if stored:
-        learner.fsrs_parameters = list(fit.parameters)
-        learner.fsrs_optimized_at = now
-        session.add(learner)
-        session.commit()
+        with database_of(session).writing(session):
+            learner.fsrs_parameters = list(fit.parameters)
+            learner.fsrs_optimized_at = now
+            session.add(learner)
     return report(fit, stored=stored, seconds=seconds)
 
 
@@ -203,21 +203,21 @@ def _work(learner_id: int, now: datetime) -> Work:
     return work
 
 
-def start_optimize(engine: Engine, *, learner_id: int, now: datetime) -> Job:
+def start_optimize(database: Database, *, learner_id: int, now: datetime) -> Job:
     """Start fitting the learner's parameters, or return the fit already running."""
-    return start_job(engine, kind=KIND, learner_id=learner_id, work=_work(learner_id, now))
+    return start_job(database, kind=KIND, learner_id=learner_id, work=_work(learner_id, now))
 
 
-def run_optimize(engine: Engine, *, learner_id: int, now: datetime) -> Job:
+def run_optimize(database: Database, *, learner_id: int, now: datetime) -> Job:
     """Fit the learner's parameters and wait for the outcome (the CLI)."""
-    return run_job(engine, kind=KIND, learner_id=learner_id, work=_work(learner_id, now))
+    return run_job(database, kind=KIND, learner_id=learner_id, work=_work(learner_id, now))
 
 
 def reset_parameters(*, session: Session, learner: Learner) -> Learner:
     """Go back to the FSRS default parameters; the schedule itself is left as it is."""
-    learner.fsrs_parameters = None
-    learner.fsrs_optimized_at = None
-    session.add(learner)
-    session.commit()
+    with database_of(session).writing(session):
+        learner.fsrs_parameters = None
+        learner.fsrs_optimized_at = None
+        session.add(learner)
     session.refresh(learner)
     return learner

@@ -125,7 +125,6 @@ def _write(session: Session, learner: Learner, card_id: str, now: datetime, **va
             raise NotFound("card_not_found", card=card_id)
         keys = {"learner_id": learner.id, "card_id": card_id}
         connection.execute(upsert_marks(database, keys, {**values, "updated_at": now}))
-        session.commit()
     return get_mark(session, learner=learner, card_id=card_id)
 
 

@@ -132,7 +132,6 @@ def record_review(
             }
             # A key used before fails on the log's unique index: the rating is a repeat.
             log_id: int = connection.execute(_log_statement(), entry).scalar_one()
-            session.commit()
             return ReviewResult(card_id, rating, after, version + 1, log_id, leech=bool(leech))
     except (_Lost, IntegrityError):
         # Another request changed the card first: the same rating sent twice, or a rating
@@ -339,7 +338,6 @@ def undo_last(
                 return replayed
             raise Conflict("version_conflict")
         result = UndoResult(log.card_id, before, restored, log.id)
-        session.commit()
         return result
 
 

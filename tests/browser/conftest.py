@@ -34,7 +34,7 @@ from playwright.sync_api import (
 
 from app.config import Settings
 from app.content.sync import import_content
-from app.infra.bank import close_engine, open_engine
+from app.infra.db import Database
 from app.main import serving_app
 from app.web.deps import get_now
 
@@ -75,12 +75,19 @@ class ServerClock:
         self.offset = moment - datetime.now(UTC)
 
 
+def open_bank(settings: Settings) -> Database:
+    """The Database of `settings`, its schema up to date; the caller disposes of it."""
+    database = Database.open(settings.database_url)
+    database.upgrade()
+    return database
+
+
 @contextmanager
 def serve(settings: Settings, clock: ServerClock | None = None) -> Iterator[str]:
     """Run qbank with `settings` in a background thread; yield its origin."""
-    engine = open_engine(settings)
+    app = serving_app(settings)
+    app.state.database.upgrade()  # its lifespan, which would, is off
     try:
-        app = serving_app(settings)
         if clock is not None:
             app.dependency_overrides[get_now] = clock.now
         server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
@@ -99,7 +106,7 @@ def serve(settings: Settings, clock: ServerClock | None = None) -> Iterator[str]
                 server.should_exit = True
                 thread.join(timeout=10)
     finally:
-        engine.dispose()
+        app.state.database.dispose()
 
 
 def bundled_settings(db: Path) -> Settings:
@@ -128,11 +135,11 @@ def bundled_bank(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The bundled content imported into an SQLite file, nothing studied (copy it to use it)."""
     db = tmp_path_factory.mktemp("bank") / "qbank.db"
     settings = bundled_settings(db)
-    engine = open_engine(settings)
+    database = open_bank(settings)
     try:
-        import_content(settings.content_dir, engine)
+        import_content(settings.content_dir, database)
     finally:
-        close_engine(settings.database_url)
+        database.dispose()
     return db
 
 

@@ -13,11 +13,9 @@ from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import Page, expect
-from sqlmodel import Session
 
 from app.accounts import members
-from app.infra.bank import open_engine
-from tests.browser.conftest import Traffic, copy_bank, serve, team_settings
+from tests.browser.conftest import Traffic, copy_bank, open_bank, serve, team_settings
 
 pytestmark = pytest.mark.browser
 
@@ -93,14 +91,14 @@ def team_origin(tmp_path_factory: pytest.TempPathFactory, bundled_bank: Path) ->
     db = tmp_path_factory.mktemp("csp-team") / "qbank.db"
     copy_bank(bundled_bank, db)
     settings = team_settings(db)
-    engine = open_engine(settings)
-    with Session(engine) as session:
+    database = open_bank(settings)
+    with database.session() as session:
         members.create_user(session, name="admin", password=PASSWORD, is_admin=True)
     try:
         with serve(settings) as origin:
             yield origin
     finally:
-        engine.dispose()
+        database.dispose()
 
 
 def test_every_team_page_works_under_the_csp(browser, team_origin: str) -> None:

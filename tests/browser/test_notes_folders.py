@@ -9,8 +9,7 @@ from playwright.sync_api import expect
 
 from app.config import Settings
 from app.content.imports import recorded_import
-from app.infra.bank import close_engine, open_engine
-from tests.browser.conftest import NewPage, serve
+from tests.browser.conftest import NewPage, open_bank, serve
 
 NOTES = Path(__file__).resolve().parents[1] / "fixtures" / "notes"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
@@ -29,12 +28,13 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         content_dir=root / "notes",
         mode="local",
     )
-    recorded_import(open_engine(settings), settings.content_dir, source="cli")
+    database = open_bank(settings)
+    recorded_import(database, settings.content_dir, source="cli")
     try:
         with serve(settings) as origin:
             yield origin
     finally:
-        close_engine(settings.database_url)
+        database.dispose()
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

@@ -12,13 +12,12 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, Route
-from sqlmodel import Session, func, select
+from sqlmodel import func, select
 
 from app.accounts import members
 from app.config import Settings
-from app.infra.bank import open_engine
 from app.infra.models import AuthSession
-from tests.browser.conftest import copy_bank, serve, team_settings
+from tests.browser.conftest import copy_bank, open_bank, serve, team_settings
 
 REPO = Path(__file__).resolve().parents[2]
 ATTACKER = "http://attacker.test"
@@ -33,14 +32,14 @@ def team_server(
     db = tmp_path_factory.mktemp("team-browser") / "qbank.db"
     copy_bank(bundled_bank, db)  # the session's import, not one of the module's own
     settings = team_settings(db)
-    engine = open_engine(settings)
-    with Session(engine) as session:
+    database = open_bank(settings)
+    with database.session() as session:
         members.create_user(session, name="member", password=PASSWORD)
     try:
         with serve(settings) as url:
             yield url, settings
     finally:
-        engine.dispose()
+        database.dispose()
 
 
 def _attacker_page(browser: Browser, body: str) -> Page:
@@ -55,8 +54,12 @@ def _attacker_page(browser: Browser, body: str) -> Page:
 
 
 def _sessions(settings: Settings) -> int:
-    with Session(open_engine(settings)) as session:
-        return session.exec(select(func.count()).select_from(AuthSession)).one()
+    database = open_bank(settings)
+    try:
+        with database.session() as session:
+            return session.exec(select(func.count()).select_from(AuthSession)).one()
+    finally:
+        database.dispose()
 
 
 def test_another_site_cannot_frame_qbank(browser: Browser, team_server: tuple[str, Settings]):

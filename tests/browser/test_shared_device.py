@@ -6,12 +6,9 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
-from sqlmodel import Session
 
 from app.accounts import members
-from app.content.sync import import_content
-from app.infra.bank import open_engine
-from tests.browser.conftest import serve, team_settings
+from tests.browser.conftest import copy_bank, open_bank, serve, team_settings
 
 pytestmark = pytest.mark.browser
 
@@ -25,19 +22,19 @@ STORED_KEYS = "() => Object.keys(localStorage).filter((key) => key.startsWith('q
 
 
 @pytest.fixture(scope="module")
-def team_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def team_server(tmp_path_factory: pytest.TempPathFactory, bundled_bank: Path) -> Iterator[str]:
     """A team-mode qbank over the bundled content with one member."""
     db: Path = tmp_path_factory.mktemp("shared-device") / "qbank.db"
+    copy_bank(bundled_bank, db)  # the session's import, not one of the module's own
     settings = team_settings(db)
-    engine = open_engine(settings)
-    import_content(settings.content_dir, engine)
-    with Session(engine) as session:
+    database = open_bank(settings)
+    with database.session() as session:
         members.create_user(session, name="member", password=PASSWORD)
     try:
         with serve(settings) as url:
             yield url
     finally:
-        engine.dispose()
+        database.dispose()
 
 
 def signed_in(browser: Browser, url: str) -> Page:

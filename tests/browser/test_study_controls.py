@@ -10,11 +10,9 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, expect
-from sqlmodel import Session
 
 from app.accounts import members
-from app.infra.bank import open_engine
-from tests.browser.conftest import NewPage, copy_bank, query, serve, team_settings
+from tests.browser.conftest import NewPage, copy_bank, open_bank, query, serve, team_settings
 
 pytestmark = pytest.mark.browser
 
@@ -38,9 +36,9 @@ def invited(tmp_path: Path, bundled_bank: Path) -> Iterator[tuple[str, str, Path
     db = tmp_path / "team.db"
     copy_bank(bundled_bank, db)
     settings = team_settings(db)
-    engine = open_engine(settings)
+    database = open_bank(settings)
     try:
-        with Session(engine) as session:
+        with database.session() as session:
             admin = members.create_user(
                 session, name="admin", password="admin-password-1", is_admin=True
             )
@@ -48,7 +46,7 @@ def invited(tmp_path: Path, bundled_bank: Path) -> Iterator[tuple[str, str, Path
         with serve(settings) as origin:
             yield origin, token, db
     finally:
-        engine.dispose()
+        database.dispose()
 
 
 def test_a_new_account_is_offered_the_browsers_zone(

@@ -9,12 +9,10 @@ import pytest
 from argon2 import PasswordHasher
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from sqlmodel import Session
 from team_support import BANK, PASSWORDS, Browser, Clock, Db, same_database, team_settings
 
 from app.accounts import members
 from app.content.sync import import_content
-from app.infra.bank import close_engine
 from app.infra.models import Learner
 from app.main import create_app
 from app.web.deps import get_now
@@ -47,20 +45,20 @@ def make_app(database_url: str, bank_dir: Path, clock: Clock) -> Iterator[Callab
     Keyword arguments are settings; `second=True` gives the app its own engine, as a second
     server process over the same database would have.
     """
-    made: list[tuple[FastAPI, str | None]] = []
+    made: list[FastAPI] = []
 
     def make(*, second: bool = False, **overrides: Any) -> FastAPI:
         url = same_database(database_url) if second else database_url
         app = create_app(team_settings(url, bank_dir, **overrides))
+        app.state.database.upgrade()  # before its lifespan: the tests write to it first
         app.dependency_overrides[get_now] = lambda: clock.now
-        made.append((app, url if second else None))
+        made.append(app)
         return app
 
     yield make
-    for app, own_url in made:
+    for app in made:
         app.dependency_overrides.clear()
-        if own_url:
-            close_engine(own_url)
+        app.state.database.dispose()
 
 
 @pytest.fixture
@@ -71,7 +69,7 @@ def app(
     copied = templates.bank(database_url, bank_dir)
     app = make_app()
     if not copied:
-        import_content(bank_dir, app.state.engine)
+        import_content(bank_dir, app.state.database)
     return app
 
 
@@ -80,7 +78,7 @@ def users(app: FastAPI) -> dict[str, Learner]:
     """admin (an administrator), member and other (members), each with PASSWORDS[name]."""
     made = {}
     for name, password in PASSWORDS.items():
-        with Session(app.state.engine) as session:
+        with app.state.database.session() as session:
             made[name] = members.create_user(
                 session, name=name, password=password, is_admin=name == "admin"
             )
@@ -92,7 +90,7 @@ def api_token(app: FastAPI, users: dict[str, Learner], clock: Clock) -> Callable
     """Factory: `api_token("member")` creates a personal API token and returns it."""
 
     def make(name: str, label: str = "script") -> str:
-        with Session(app.state.engine) as session:
+        with app.state.database.session() as session:
             learner = members.get_user(session, name)
             return members.create_api_token(session, learner=learner, name=label, now=clock.now)
 
@@ -133,4 +131,4 @@ def bearer(app: FastAPI) -> Iterator[Callable[..., TestClient]]:
 
 @pytest.fixture
 def db(app: FastAPI) -> Db:
-    return Db(app.state.engine)
+    return Db(app.state.database)

@@ -10,10 +10,11 @@ import httpx2
 from fastapi.testclient import TestClient
 from sqlalchemy import func
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, SQLModel, col, select
+from sqlmodel import SQLModel, col, select
 
 from app.accounts import members
 from app.config import Settings
+from app.infra.db import Database
 from app.infra.models import AuthSession, Learner, ReviewLog
 
 SECRET = "team-test-secret-" + "x" * 32
@@ -223,17 +224,21 @@ class Browser:
 class Db:
     """Short read-only looks at the app's database."""
 
-    engine: Engine
+    database: Database
+
+    @property
+    def engine(self) -> Engine:
+        return self.database.engine
 
     def learner(self, name: str) -> Learner:
-        with Session(self.engine) as session:
+        with self.database.session() as session:
             return session.exec(select(Learner).where(Learner.name == name)).one()
 
     def count(self, model: type[SQLModel], **where: Any) -> int:
         query = select(func.count()).select_from(model)
         for key, value in where.items():
             query = query.where(col(getattr(model, key)) == value)
-        with Session(self.engine) as session:
+        with self.database.session() as session:
             return session.exec(query).one()
 
     def sessions(self, name: str) -> int:
@@ -241,5 +246,5 @@ class Db:
 
     def reviews(self, name: str) -> list[ReviewLog]:
         query = select(ReviewLog).where(ReviewLog.learner_id == self.learner(name).id)
-        with Session(self.engine) as session:
+        with self.database.session() as session:
             return list(session.exec(query.order_by(col(ReviewLog.id))))

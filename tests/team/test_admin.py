@@ -5,7 +5,7 @@ import threading
 from html.parser import HTMLParser
 
 import pytest
-from sqlmodel import Session, select
+from sqlmodel import select
 from team_support import NOTES_DECK
 
 from app.content.imports import KIND
@@ -75,7 +75,7 @@ def team_page(html: str) -> dict[str, dict[str, object]]:
 def mature(db, name: str, deck: str) -> int:
     """Cards of `deck` with a stability of MATURE_DAYS or more for `name`, counted directly."""
     learner_id = db.learner(name).id
-    with Session(db.engine) as session:
+    with db.database.session() as session:
         rows = session.exec(
             select(CardState)
             .join(Card, Card.id == CardState.card_id)
@@ -166,7 +166,7 @@ def _imported(admin):
     assert started.status_code == 303
     page = started.headers["location"]
     assert page.startswith("/admin/import?job=")
-    wait_for_all(timeout=30)
+    wait_for_all(admin.client.app.state.database, timeout=30)
     return admin.get(page)
 
 
@@ -191,7 +191,10 @@ def test_a_running_import_refreshes_its_page_and_is_not_started_twice(app, brows
     admin = browser("admin")
     gate = threading.Event()
     held = start_job(
-        app.state.engine, kind=KIND, learner_id=None, work=lambda s, j: (gate.wait(30), None)
+        app.state.database,
+        kind=KIND,
+        learner_id=None,
+        work=lambda s, j: (gate.wait(30), None),
     )
     try:
         page = admin.get(f"/admin/import?job={held.id}")
@@ -204,7 +207,7 @@ def test_a_running_import_refreshes_its_page_and_is_not_started_twice(app, brows
         assert status["kind"] == "import" and not status["finished"]
     finally:
         gate.set()
-        wait_for_all(timeout=30)
+        wait_for_all(app.state.database, timeout=30)
     assert admin.get(f"/api/jobs/{held.id}").json()["finished"]
 
 
@@ -254,7 +257,7 @@ def test_admin_backs_up_and_restores_a_members_history(browser):
 
 
 def lapsed(db, clock, name: str, card_id: str, lapses: int) -> None:
-    cards.lapsed_review(db.engine, db.learner(name).id, card_id, lapses, clock.now)
+    cards.lapsed_review(db.database, db.learner(name).id, card_id, lapses, clock.now)
 
 
 def test_the_team_page_lists_the_cards_most_members_keep_failing(browser, clock, db):
@@ -284,7 +287,7 @@ def test_the_team_page_lists_the_cards_most_members_keep_failing(browser, clock,
 
 
 def line_of(db, card_id: str) -> int:
-    with Session(db.engine) as session:
+    with db.database.session() as session:
         return session.exec(select(Card.source_line).where(Card.id == card_id)).one()
 
 

@@ -33,7 +33,7 @@ def cli(database_url, bank_dir, monkeypatch):
 def started(monkeypatch):
     """Calls that would bind a port or touch the database when serving; recorded, not made."""
     calls = []
-    monkeypatch.setattr(serve, "ensure_imported", lambda settings: calls.append("import"))
+    monkeypatch.setattr(serve, "ensure_imported", lambda database, settings: calls.append("import"))
     monkeypatch.setattr(serve, "check_port", lambda host, port: None)
     # The test process keeps its own logging.
     monkeypatch.setattr(serve.logging.config, "dictConfig", lambda config: None)

@@ -129,7 +129,7 @@ def test_open_sign_up_is_off_by_default(browser, db):
 
 def test_open_sign_up_when_enabled(make_app, app, bank_dir, browser, db):
     open_app = make_app(open_signup=True)
-    import_content(bank_dir, open_app.state.engine)
+    import_content(bank_dir, open_app.state.database)
     nobody = browser(app=open_app)
     assert nobody.get("/signup").status_code == 200
     response = nobody.post("/signup", data={"name": "dana", "password": NEW_PASSWORD})

@@ -89,7 +89,7 @@ class Ids:
         return f"newcomer-{next(self.serial)}"
 
     def invite(self) -> str:
-        with Session(self.app.state.engine) as session:
+        with self.app.state.database.session() as session:
             admin = members.get_user(session, "admin")
             return members.create_invite(session, admin=admin, now=START, days=7)
 
@@ -244,7 +244,7 @@ def matrix_app(make_app: Callable[..., FastAPI], app: FastAPI) -> FastAPI:
 @pytest.fixture
 def ids(matrix_app: FastAPI, users: dict[str, Learner]) -> Ids:
     practice, token, backup, job, interview = {}, {}, {}, {}, {}
-    with Session(matrix_app.state.engine) as session:
+    with matrix_app.state.database.session() as session:
         topic = catalog.topics(session)[0][0]
         for name in ("member", "admin"):
             learner = members.get_user(session, name)
@@ -265,7 +265,7 @@ def ids(matrix_app: FastAPI, users: dict[str, Learner]) -> Ids:
             token[name] = members.api_tokens(session, learner=learner)[0].id
             backup[name] = dump_backup(export_learner(session=session, learner=learner)).encode()
             done = run_job(
-                matrix_app.state.engine,
+                matrix_app.state.database,
                 kind="matrix",
                 learner_id=learner.id,
                 work=lambda _session, _job: ("done", None),

@@ -4,8 +4,9 @@ from http.cookies import SimpleCookie
 
 import pytest
 from argon2 import PasswordHasher, Type
+from banks import commit
 from itsdangerous import URLSafeSerializer
-from sqlmodel import Session, select
+from sqlmodel import select
 from team_support import NEW_PASSWORD, PASSWORDS, PRODUCTION_HASHER, SECRET, csrf_token
 
 from app.infra.models import AuthSession, Learner
@@ -231,7 +232,7 @@ def test_a_cookie_signed_with_another_key_is_rejected(browser):
 def test_the_server_stores_session_tokens_hashed(browser, db):
     member = browser("member")
     token = URLSafeSerializer(SECRET, salt="qbank-session").loads(member.cookie)
-    with Session(db.engine) as session:
+    with db.database.session() as session:
         ids = [row.id for row in session.exec(select(AuthSession))]
     assert len(ids) == 1
     assert token not in ids[0]
@@ -252,9 +253,9 @@ def test_production_hashing_is_argon2id_at_the_recommended_cost():
 
 def test_an_outdated_hash_is_replaced_at_sign_in(app, browser, db):
     outdated = PasswordHasher(time_cost=1, memory_cost=16, parallelism=1).hash("legacy-pass-1")
-    with Session(db.engine) as session:
+    with db.database.session() as session:
         session.add(Learner(name="legacy", password_hash=outdated))
-        session.commit()
+        commit(session)
     browser().sign_in("legacy", "legacy-pass-1")
     upgraded = db.learner("legacy").password_hash
     assert upgraded != outdated

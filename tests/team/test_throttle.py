@@ -7,7 +7,6 @@ from typing import Literal
 import httpx2 as httpx
 import pytest
 from argon2 import PasswordHasher
-from sqlmodel import Session
 from team_support import PASSWORDS, SECRET
 
 from app.accounts import members, throttle
@@ -62,7 +61,7 @@ def test_refused_attempts_are_not_counted_again(browser, db, clock):
         browser(client=address(n)).login("member", WRONG)
     for _ in range(3):
         assert browser(client=address(9)).login("member", WRONG).status_code == 429
-    with Session(db.engine) as session:
+    with db.database.session() as session:
         assert throttle.attempts(session, key="account:member", now=clock.now) == 5
         assert throttle.attempts(session, key="client:10.0.0.9", now=clock.now) == 0
 
@@ -85,7 +84,7 @@ def test_failures_older_than_15_minutes_no_longer_count(browser, clock):
 def test_throttling_holds_across_processes(make_app, app, browser, db):
     # A second app with its own engine over the same database: another server process.
     second = make_app(second=True)
-    assert second.state.engine is not app.state.engine
+    assert second.state.database is not app.state.database
     for n in range(3):
         assert browser(client=address(n)).login("member", WRONG).status_code == 401
     for n in range(3, 5):
@@ -248,12 +247,14 @@ def test_30_parallel_sign_ins_over_two_apps_run_at_most_4_password_checks_at_onc
     assert gated.peak == members.CONCURRENT_VERIFICATIONS
 
 
-def test_throttling_holds_in_a_real_server_with_two_workers(database_url, bank_dir, live_server):
+def test_throttling_holds_in_a_real_server_with_two_workers(
+    database, database_url, bank_dir, live_server
+):
     # The same burst against `qbank serve --workers 2`, with a different X-Forwarded-For on
     # each request: forwarded addresses are believed from no one by default.
     engine = make_engine(database_url)
     create_schema(engine)
-    with Session(engine) as session:
+    with database.session() as session:
         for name, password in PASSWORDS.items():
             members.create_user(session, name=name, password=password)
     engine.dispose()

@@ -3,7 +3,7 @@
 import re
 
 import pytest
-from sqlmodel import Session, select
+from sqlmodel import select
 from team_support import NEW_PASSWORD, PASSWORDS, text_of
 
 from app.infra.models import ApiToken
@@ -31,7 +31,7 @@ def test_a_token_is_shown_once_and_stored_hashed(browser, db):
     assert token[:10] in page  # its prefix, to recognise it
     assert token not in page
     assert text_of(page, "new-token") is None
-    with Session(db.engine) as session:
+    with db.database.session() as session:
         (row,) = session.exec(select(ApiToken))
     assert token not in (row.token_hash, row.prefix)
     assert row.learner_id == db.learner("member").id

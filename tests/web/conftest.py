@@ -9,15 +9,16 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from banks import commit
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from sqlalchemy.engine import Engine
-from sqlmodel import Session, col, select
+from sqlmodel import col, select
 
 from app.accounts import learners
 from app.accounts.settings import LearnerSettings
 from app.config import Settings
 from app.content.sync import import_content
+from app.infra.db import Database
 from app.infra.models import CardState, Learner, PracticeSession, ReviewLog
 from app.main import create_app
 from app.study import get_learner
@@ -146,8 +147,9 @@ def app(database_url: str, bank_dir: Path, templates: Templates) -> Iterator[Fas
         timezone="UTC",
     )
     app = create_app(settings)
+    app.state.database.upgrade()  # before its lifespan: written to first
     if not copied:
-        import_content(bank_dir, app.state.engine)
+        import_content(bank_dir, app.state.database)
     yield app
     app.dependency_overrides.clear()
 
@@ -186,53 +188,54 @@ def client(app: FastAPI, clock: Clock) -> Iterator[TestClient]:
 class Bank:
     """Direct reads and small factories over the app's database, one short session each."""
 
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
+    def __init__(self, database: Database) -> None:
+        self.database = database
+        self.engine = database.engine
 
     def learner(self, name: str = "local") -> Learner:
-        with Session(self.engine) as session:
+        with self.database.session() as session:
             return get_learner(session, name)
 
     def state(self, card_id: str, learner: str = "local") -> CardState | None:
-        with Session(self.engine) as session:
+        with self.database.session() as session:
             return session.get(CardState, (self.learner(learner).id, card_id))
 
     def states(self) -> list[CardState]:
-        with Session(self.engine) as session:
+        with self.database.session() as session:
             return list(session.exec(select(CardState)))
 
     def logs(self) -> list[ReviewLog]:
-        with Session(self.engine) as session:
+        with self.database.session() as session:
             return list(session.exec(select(ReviewLog).order_by(col(ReviewLog.id))))
 
     def configure(self, learner: str = "local", **changes: Any) -> Learner:
         """Change some study settings through app.accounts.learners.update_settings."""
-        with Session(self.engine) as session:
+        with self.database.session() as session:
             row = get_learner(session, learner)
             values = LearnerSettings.of(row).columns() | changes
             settings = LearnerSettings.model_validate(values)
             return learners.update_settings(session, learner=row, settings=settings)
 
     def make_learner(self, name: str, **fields: Any) -> Learner:
-        with Session(self.engine) as session:
+        with self.database.session() as session:
             row = Learner(name=name, **fields)
             session.add(row)
-            session.commit()
+            commit(session)
             session.refresh(row)
             return row
 
     def make_practice(self, learner: Learner, card_ids: list[str]) -> PracticeSession:
-        with Session(self.engine) as session:
+        with self.database.session() as session:
             run = PracticeSession(learner_id=learner.id, card_ids=card_ids, started_at=START)
             session.add(run)
-            session.commit()
+            commit(session)
             session.refresh(run)
             return run
 
 
 @pytest.fixture
 def bank(app: FastAPI) -> Bank:
-    return Bank(app.state.engine)
+    return Bank(app.state.database)
 
 
 # Reading pages: the few elements tests look at by id.

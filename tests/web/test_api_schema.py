@@ -21,7 +21,7 @@ def _openapi() -> dict:
     # (schemathesis.pytest.from_fixture would load it from the `app` fixture instead, but
     # schemathesis 4.32 uses Node._nodeid there, which pytest 9 no longer has.)
     spec_app = create_app(Settings(_env_file=None, database_url="sqlite://"))  # type: ignore[call-arg]
-    spec_app.state.engine.dispose()
+    spec_app.state.database.engine.dispose()
     return spec_app.openapi()
 
 

@@ -4,7 +4,6 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlmodel import Session
 
 from app.infra.models import PracticeSession
 
@@ -111,7 +110,7 @@ def test_the_done_page_practises_a_deck_section_or_tag(client, bank, find):
     def practised(**scope: str) -> list[str]:
         started = client.post("/practice", data={"order": "content", **scope})
         assert started.status_code == 303, started.text
-        with Session(bank.engine) as session:
+        with bank.database.session() as session:
             run_id = int(started.headers["location"].rsplit("/", 1)[1])
             return session.get(PracticeSession, run_id).card_ids
 

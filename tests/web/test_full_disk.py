@@ -30,13 +30,13 @@ def _no_growth(dbapi_connection: Any, _record: Any) -> None:
 
 def _fill_up(app: FastAPI) -> None:
     """From now on the app's database cannot grow by a single page."""
-    event.listen(app.state.engine, "connect", _no_growth)
-    app.state.engine.dispose()  # connections made from now on carry the limit
+    event.listen(app.state.database.engine, "connect", _no_growth)
+    app.state.database.engine.dispose()  # connections made from now on carry the limit
 
 
 def _free_space(app: FastAPI) -> None:
-    event.remove(app.state.engine, "connect", _no_growth)
-    app.state.engine.dispose()
+    event.remove(app.state.database.engine, "connect", _no_growth)
+    app.state.database.engine.dispose()
 
 
 # A full disk is simulated with SQLite's max_page_count.
@@ -75,7 +75,7 @@ def test_a_rating_the_full_disk_cannot_hold_is_a_503_and_is_stored_once_space_is
     assert "Traceback" not in page.text
     # Every acknowledged rating is there, the refused one is not, and the file is sound.
     assert len(bank.logs()) == acknowledged
-    with app.state.engine.connect() as connection:
+    with app.state.database.engine.connect() as connection:
         assert connection.execute(text("PRAGMA integrity_check")).scalar() == "ok"
 
     _free_space(app)

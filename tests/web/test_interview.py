@@ -7,8 +7,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from banks import commit
 from fsrs import Scheduler
-from sqlmodel import Session, col, select
+from sqlmodel import col, select
 
 from app.infra.models import CardState, MockAnswer, Recording, ReviewLog, StudyPin
 from app.interview.keypoints import points_key
@@ -69,7 +70,7 @@ def days(n: float) -> str:
 def set_state(bank, card_id: str, *, stability: float, days_ago: float, due_in: float) -> None:
     """A hand-built review state: last reviewed `days_ago`, due in `due_in` days."""
     learner = bank.learner()
-    with Session(bank.engine) as session:
+    with bank.database.session() as session:
         session.merge(
             CardState(
                 learner_id=learner.id,
@@ -83,7 +84,7 @@ def set_state(bank, card_id: str, *, stability: float, days_ago: float, due_in: 
                 version=1,
             )
         )
-        session.commit()
+        commit(session)
 
 
 # Interviews and readiness.
@@ -215,7 +216,7 @@ def test_the_queue_serves_plan_cards_first_until_the_interview(client, bank, clo
     # After the interview the plan is gone: the queue is the normal schedule again.
     clock.advance(days=7)
     assert client.get("/api/study/next").status_code == 204
-    with Session(bank.engine) as session:
+    with bank.database.session() as session:
         assert session.exec(select(StudyPin).where(StudyPin.day > clock.now.date())).all() == []
 
 
@@ -307,7 +308,7 @@ def test_a_mock_interview_end_to_end(client, clock, find, bank):
     assert finished.status_code == 303
     assert client.get(url).headers["location"] == f"{url}/summary"
 
-    with Session(bank.engine) as session:
+    with bank.database.session() as session:
         answers = {a.card_id: a for a in session.exec(select(MockAnswer))}
         logs = list(session.exec(select(ReviewLog).order_by(col(ReviewLog.id))))
     one, two = answers[first], answers[card_id]
@@ -429,7 +430,7 @@ def test_recordings_are_kept_played_back_and_deleted(client, bank):
 
     assert client.delete(f"/api/recordings/{again.json()['id']}").status_code == 204
     assert client.get("/api/recordings").json() == []
-    with Session(bank.engine) as session:
+    with bank.database.session() as session:
         assert session.exec(select(Recording)).all() == []
 
 
@@ -496,7 +497,8 @@ def second(make_database_url, bank_dir):
         timezone="UTC",
     )
     app = create_app(settings)
-    import_content(bank_dir, app.state.engine)
+    app.state.database.upgrade()  # before its lifespan: written to first
+    import_content(bank_dir, app.state.database)
     with TestClient(app, follow_redirects=False, headers={"Accept-Language": "en"}) as client:
         yield client
 

@@ -6,7 +6,7 @@ from datetime import timedelta
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from sqlmodel import Session, select
+from sqlmodel import select
 
 from app.infra.models import DayPlan
 from app.interview import readiness as readiness_module
@@ -31,6 +31,7 @@ def other(app: FastAPI) -> Iterator[tuple[TestClient, Clock]]:
     """
     clock = Clock(START - timedelta(hours=7))
     second = create_app(app.state.settings)
+    second.state.database.upgrade()  # before its lifespan: written to first
     second.dependency_overrides[get_now] = lambda: clock.now
     with TestClient(second, follow_redirects=False, headers={"Accept-Language": "en"}) as client:
         yield client, clock
@@ -86,7 +87,7 @@ def test_two_workers_serve_the_same_plan_and_follow_a_change(client, other, bank
     assert readiness_of(client, interview["id"]) == after
 
     # A change of interviews makes today's plan again, the same in both workers.
-    with Session(bank.engine) as session:
+    with bank.database.session() as session:
         before = session.exec(select(DayPlan)).one()
     harder = client.post(
         "/api/interviews", json={"name": "Sooner", "date": days(2), "deck": "mock", "target": 0.97}
@@ -95,7 +96,7 @@ def test_two_workers_serve_the_same_plan_and_follow_a_change(client, other, bank
     nxt = second.get("/api/study/next")
     assert nxt.status_code == 200
     assert client.get("/api/study/next").json()["id"] == nxt.json()["id"]
-    with Session(bank.engine) as session:
+    with bank.database.session() as session:
         remade = session.exec(select(DayPlan)).one()
     assert remade.basis != before.basis
     assert nxt.json()["id"] in remade.card_ids

@@ -6,8 +6,8 @@ import re
 from datetime import UTC, datetime
 
 import pytest
+from banks import commit
 from fastapi.testclient import TestClient
-from sqlmodel import Session
 
 from app.infra.models import Learner
 
@@ -125,11 +125,11 @@ def test_a_restored_zone_counts_as_chosen(client, bank, find):
 
     def start_over() -> None:
         """As on a fresh install: the zone never chosen."""
-        with Session(bank.engine) as session:
+        with bank.database.session() as session:
             learner = session.get(Learner, bank.learner().id)
             learner.timezone, learner.timezone_chosen = "UTC", False
             session.add(learner)
-            session.commit()
+            commit(session)
 
     client.post("/settings/timezone", data={"timezone": "Asia/Shanghai"})
     backup = client.get("/backup.json").json()

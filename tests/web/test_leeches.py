@@ -17,7 +17,7 @@ def test_leech_warnings_fall_at_the_threshold_then_every_half_threshold():
 
 
 def lapsed_review(bank, clock, card_id: str, lapses: int, learner: str = "local") -> None:
-    cards.lapsed_review(bank.engine, bank.learner(learner).id, card_id, lapses, clock.now)
+    cards.lapsed_review(bank.database, bank.learner(learner).id, card_id, lapses, clock.now)
 
 
 def rate(client, card_id: str, rating: int) -> dict:

@@ -61,13 +61,13 @@ def stored(engine) -> tuple[int, int]:
     return count, int(size)
 
 
-def team_quota(engine, megabytes: int | None) -> None:
-    with Session(engine) as session:
+def team_quota(database, megabytes: int | None) -> None:
+    with database.session() as session:
         set_team_quota(session, quota_mb=megabytes)
 
 
 def test_recordings_fill_the_quota_exactly_and_not_a_byte_more(client, bank):
-    team_quota(bank.engine, 1)
+    team_quota(bank.database, 1)
     mock_id, (first, other) = mock_cards(client)
     assert upload(client, mock_id, first, audio(MB)).status_code == 201  # at the quota
     over = upload(client, mock_id, other, audio(5))
@@ -98,9 +98,9 @@ def test_the_server_setting_applies_until_an_administrator_sets_the_teams(app, c
     app.state.settings = app.state.settings.model_copy(update={"recording_quota_mb": 0})
     mock_id, (first, _) = mock_cards(client)
     assert upload(client, mock_id, first, audio(100)).status_code == 413
-    team_quota(bank.engine, 1)
+    team_quota(bank.database, 1)
     assert upload(client, mock_id, first, audio(100)).status_code == 201
-    team_quota(bank.engine, None)
+    team_quota(bank.database, None)
     assert client.get("/api/recordings/usage").json() == {"used": 100, "quota": 0}
 
 
@@ -129,8 +129,9 @@ def race_uploads(clients: list[Any], size: int) -> list[int]:
 
 def test_uploads_at_once_to_two_apps_never_pass_the_quota(app, client, bank, database_url):
     """Two apps, each with its own Database (engine, pool, writer lock), as two workers have."""
-    team_quota(bank.engine, 1)
+    team_quota(bank.database, 1)
     other = create_app(app.state.settings)
+    other.state.database.upgrade()  # before its lifespan: written to first
     other.state.database = Database.open(database_url)
     for each in (app, other):
         build_routes(each)  # requests race from two clients, each an event loop of its own
@@ -156,7 +157,7 @@ def test_uploads_at_once_to_two_worker_processes_never_pass_the_quota(
         for client in clients:
             client.close()
     assert statuses == [201] * FITS + [413] * (ALL_CARDS - FITS)
-    assert stored(app.state.engine) == (FITS, FITS * SIZE)
+    assert stored(app.state.database.engine) == (FITS, FITS * SIZE)
 
 
 def test_a_restore_adds_recordings_only_if_they_all_fit(client, second, find):
@@ -167,20 +168,20 @@ def test_a_restore_adds_recordings_only_if_they_all_fit(client, second, find):
     assert len(json.loads(backup)["recordings"]) == 2
 
     second.post("/interview/mock", data={"count": "1"})  # the learner exists with a mock
-    with Session(second.app.state.engine) as session:
+    with second.app.state.database.session() as session:
         set_team_quota(session, quota_mb=1)
     refused = restore(second, backup)
     assert refused.status_code == 413
     assert find(refused.text, "restore-error").text.startswith("The backup's recordings take")
     assert second.get("/api/recordings").json() == []
-    assert stored(second.app.state.engine) == (0, 0)
-    with Session(second.app.state.engine) as session:  # nothing at all was restored
+    assert stored(second.app.state.database.engine) == (0, 0)
+    with second.app.state.database.session() as session:  # nothing at all was restored
         assert session.exec(select(func.count()).select_from(MockSession)).one() == 1
 
-    with Session(second.app.state.engine) as session:
+    with second.app.state.database.session() as session:
         set_team_quota(session, quota_mb=2)
     assert restore(second, backup).status_code == 200
-    assert stored(second.app.state.engine) == (2, MB + 1)
+    assert stored(second.app.state.database.engine) == (2, MB + 1)
 
 
 def test_unfinished_mock_interviews_are_capped_and_one_can_be_ended(client, bank, find):
@@ -193,7 +194,7 @@ def test_unfinished_mock_interviews_are_capped_and_one_can_be_ended(client, bank
     assert (ended.status_code, ended.headers["location"]) == (303, f"{started[0]}/summary")
     assert client.get(f"{started[0]}/summary").status_code == 200
     start_mock(client)
-    with Session(bank.engine) as session:
+    with bank.database.session() as session:
         open_runs = session.exec(
             select(func.count()).where(col(MockSession.finished_at).is_(None))
         ).one()
@@ -211,7 +212,7 @@ def test_mock_interviews_started_at_once_stop_at_the_cap(client, bank):
     with ThreadPoolExecutor(MAX_UNFINISHED + 3) as pool:
         statuses = sorted(pool.map(begin, range(MAX_UNFINISHED + 3)))
     assert statuses == [303] * MAX_UNFINISHED + [409] * 3
-    with Session(bank.engine) as session:
+    with bank.database.session() as session:
         assert session.exec(select(func.count()).select_from(MockSession)).one() == MAX_UNFINISHED
 
 
@@ -222,7 +223,7 @@ def test_a_restore_brings_unfinished_mocks_past_the_cap_back_ended(client, clock
     backup = client.get("/backup.json").text
     start_mock(second)  # the other instance's learner has one unfinished already
     assert restore(second, backup).status_code == 200
-    with Session(second.app.state.engine) as session:
+    with second.app.state.database.session() as session:
         runs = session.exec(select(MockSession)).all()
     assert len(runs) == MAX_UNFINISHED + 1
     assert sum(run.finished_at is None for run in runs) == MAX_UNFINISHED

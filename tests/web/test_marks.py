@@ -4,9 +4,9 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from banks import commit
 from conftest import START
 from fastapi.testclient import TestClient
-from sqlmodel import Session
 
 from app.infra.models import CardState, PracticeSession
 
@@ -160,7 +160,7 @@ def test_held_cards_stay_out_of_every_scope_until_due_back(client, clock, bank, 
         if started.status_code == 404:  # nothing left to practise in the scope
             return set()
         run_id = int(started.headers["location"].rsplit("/", 1)[1])
-        with Session(bank.engine) as session:
+        with bank.database.session() as session:
             return set(session.get(PracticeSession, run_id).card_ids)
 
     held = {"gemm-core", "roofline"}
@@ -236,7 +236,7 @@ def test_marks_and_leech_settings_go_through_a_backup_and_back(client, bank):
 
 
 def test_an_interview_plan_never_brings_back_a_suspended_or_buried_card(client, bank):
-    with Session(bank.engine) as session:
+    with bank.database.session() as session:
         for card_id in ("gemm-core", "roofline", "kv-cache", "fusion", "paged"):
             session.add(
                 CardState(
@@ -251,7 +251,7 @@ def test_an_interview_plan_never_brings_back_a_suspended_or_buried_card(client, 
                     version=1,
                 )
             )
-        session.commit()
+        commit(session)
     date = (START + timedelta(days=6)).date().isoformat()
     made = client.post("/api/interviews", json={"name": "Notes", "date": date, "deck": "notes"})
     assert made.status_code == 201

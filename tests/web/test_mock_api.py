@@ -4,7 +4,7 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from sqlmodel import Session, col, select
+from sqlmodel import col, select
 
 from app.infra.models import MockAnswer, MockSession, ReviewLog
 from app.interview.keypoints import points_key
@@ -31,7 +31,7 @@ def send(client, mock_id: int, card_id: str, key: str, idem: str | None, **body:
 
 
 def rows(bank, model, *where):
-    with Session(bank.engine) as session:
+    with bank.database.session() as session:
         return list(session.exec(select(model).where(*where).order_by(col(model.id))))
 
 

@@ -8,6 +8,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
+from sqlmodel import Session
 
 from app.accounts.learners import get_learner
 from app.config import Settings
@@ -34,7 +35,7 @@ def _read_only(url: str) -> str:
 
 
 def _reviews(engine: Engine) -> int:
-    from sqlmodel import Session, func, select
+    from sqlmodel import func, select
 
     with Session(engine) as session:
         return session.exec(select(func.count()).select_from(ReviewLog)).one()
@@ -43,7 +44,7 @@ def _reviews(engine: Engine) -> int:
 def test_a_rating_on_a_read_only_database_is_a_503_that_says_why(
     app: FastAPI, database_url: str, bank_dir: Path
 ) -> None:
-    with db.Database(app.state.engine).session() as session:
+    with app.state.database.session() as session:
         get_learner(session, "local", "UTC")
     read_only = _app(_read_only(database_url), bank_dir)
     # Without `with`: no lifespan, so no checkpoint thread on the read-only file.
@@ -58,8 +59,8 @@ def test_a_rating_on_a_read_only_database_is_a_503_that_says_why(
     page = client.post("/settings", data={"new_per_day": "3"})
     assert page.status_code in (400, 503)  # a form error first, or the refused write
     assert "Traceback" not in page.text
-    assert _reviews(app.state.engine) == 0
-    read_only.state.engine.dispose()
+    assert _reviews(app.state.database.engine) == 0
+    read_only.state.database.dispose()
 
 
 @pytest.fixture
@@ -68,13 +69,14 @@ def small_pool(
 ) -> Iterator[FastAPI]:
     monkeypatch.setattr(db, "POOL_WAIT_SECONDS", 0.2)
     app = _app(database_url, bank_dir)
-    import_content(bank_dir, app.state.engine)
+    app.state.database.upgrade()  # before its lifespan: written to first
+    import_content(bank_dir, app.state.database)
     yield app
-    app.state.engine.dispose()
+    app.state.database.engine.dispose()
 
 
 def test_an_exhausted_pool_sheds_with_503_and_recovers_at_once(small_pool: FastAPI) -> None:
-    engine = small_pool.state.engine
+    engine = small_pool.state.database.engine
     client = TestClient(small_pool, headers={"Accept-Language": "en"})
     assert client.get("/api/study/next").status_code == 200
     with ExitStack() as held:

@@ -75,9 +75,9 @@ def _study_answers_again(url: str) -> list[int]:
 
 @pytest.mark.slow
 def test_a_search_burst_is_shed_or_answered_and_the_study_path_recovers(
-    live_server: Callable[..., LiveServer], engine: Engine, database_url: str
+    database, live_server: Callable[..., LiveServer], engine: Engine, database_url: str
 ) -> None:
-    import_content(REPO / "content", engine)  # before the server starts, not in its start-up
+    import_content(REPO / "content", database)  # before the server starts, not in its start-up
     server = live_server(database_url, REPO / "content")
 
     # A thread of its own: the browser tests' Playwright keeps an event loop in this one.

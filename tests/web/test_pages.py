@@ -108,7 +108,7 @@ def test_topic_page_renders_math_and_wikilinks(client):
 
 def test_topic_without_cards_says_so(client, app, write_content):
     root = write_content({"topics/lonely.md": "---\ntitle: Lonely\n---\nNobody links here.\n"})
-    import_content(root, app.state.engine)
+    import_content(root, app.state.database)
     page = get(client, "/topics/lonely")
     assert "No card links here yet." in page
 
@@ -157,7 +157,7 @@ def test_a_card_removed_from_the_content_retires_and_keeps_its_history(
     original = deck_file.read_text(encoding="utf-8")
     start, end = original.index("### Q：Roofline"), original.index("## 推理")
     deck_file.write_text(original[:start] + original[end:], encoding="utf-8")
-    import_content(bank_dir, app.state.engine)
+    import_content(bank_dir, app.state.database)
     clock.advance(days=30)  # the review would be due by now
 
     page = get(client, "/cards/roofline")
@@ -171,7 +171,7 @@ def test_a_card_removed_from_the_content_retires_and_keeps_its_history(
     assert client.get("/api/search", params={"q": "roofline"}).json() == []
 
     deck_file.write_text(original, encoding="utf-8")
-    import_content(bank_dir, app.state.engine)
+    import_content(bank_dir, app.state.database)
     card = client.get("/api/study/next").json()
     assert (card["id"], card["queue"]) == ("roofline", "review")
     assert bank.state("roofline").reps == 1

@@ -6,7 +6,7 @@ from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, select
+from sqlmodel import select
 
 from app.infra.models import DayPlan
 from tests.web.test_interview import bank_dir, days, set_state
@@ -40,7 +40,7 @@ def test_the_study_queue_and_page_write_nothing_on_a_new_day(client, bank, clock
         set_state(bank, card_id, stability=3.0, days_ago=2, due_in=40)
     made = client.post("/api/interviews", json={"name": "Notes", "date": days(6), "deck": "notes"})
     assert made.status_code == 201
-    with Session(bank.engine) as session:
+    with bank.database.session() as session:
         assert session.exec(select(DayPlan)).one().day == clock.now.date()
 
     # A new study day with an interview ahead: the day's plan is not made yet.
@@ -57,5 +57,5 @@ def test_the_study_queue_and_page_write_nothing_on_a_new_day(client, bank, clock
         "/api/reviews", json={"card_id": card["id"], "rating": 3, "version": card["version"]}
     )
     assert rated.status_code == 200
-    with Session(bank.engine) as session:
+    with bank.database.session() as session:
         assert session.exec(select(DayPlan)).one().day == clock.now.date()

@@ -9,8 +9,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from banks import commit
 from fastapi.testclient import TestClient
-from sqlmodel import Session, select
+from sqlmodel import select
 
 from app.config import Settings
 from app.content.render import Renderer
@@ -105,10 +106,11 @@ def client(
     app = create_app(
         Settings(_env_file=None, database_url=database_url, content_dir=root)  # type: ignore[call-arg]
     )
-    import_content(root, app.state.engine)
+    app.state.database.upgrade()  # before its lifespan: written to first
+    import_content(root, app.state.database)
     with TestClient(app, headers={"Accept-Language": "en"}) as client:
         yield client
-    app.state.engine.dispose()
+    app.state.database.engine.dispose()
 
 
 def ranked(client: TestClient, q: str, **params: str) -> list[tuple[str, str, str]]:
@@ -206,24 +208,24 @@ def test_the_search_page_has_one_search_box(client: TestClient) -> None:
 def test_entries_follow_edits_and_removals(
     client: TestClient, write_content: Callable[[dict[str, str | None]], Path]
 ) -> None:
-    engine = client.app.state.engine  # type: ignore[attr-defined]
+    database = client.app.state.database  # type: ignore[attr-defined]
     root = write_content({"decks/b.md": OTHER.replace("很瘦的 GEMV", "很瘦的 matvec")})
-    import_content(root, engine)
+    import_content(root, database)
     assert ranked(client, "matvec") == [("card", "decode-gemm", "body")]
     write_content({"decks/b.md": None, "topics/fusion.md": None})
-    import_content(root, engine)
+    import_content(root, database)
     assert ranked(client, "matvec") == []
     assert ("topic", "fusion", "title") not in ranked(client, "融合")
-    with Session(engine) as session:
+    with database.session() as session:
         keys = sorted(session.exec(select(SearchEntry.key)).all())
         assert keys == ["ecole", "fusion", "gemm-core", "roofline", "roofline-card"]
         # An index lost or from before search entries is made again by a no-op import.
         for entry in session.exec(select(SearchEntry)).all():
             session.delete(entry)
-        session.commit()
-    import_content(root, engine)
+        commit(session)
+    import_content(root, database)
     assert ranked(client, "École") == [("card", "ecole", "title")]
-    with Session(engine) as session:
+    with database.session() as session:
         assert search(session, "gemm", kind="card").total == 1
 
 

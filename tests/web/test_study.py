@@ -437,7 +437,7 @@ def test_new_cards_skip_those_seen_and_an_imported_card_before_them_comes_next(
     text = deck_file.read_text(encoding="utf-8")
     added = "### Q：什么是 warp？ {#warp}\n\n**面试回答。** 32 个线程一组。\n\n"
     deck_file.write_text(text.replace("### Q：Roofline", added + "### Q：Roofline"), "utf-8")
-    import_content(bank_dir, app.state.engine)
+    import_content(bank_dir, app.state.database)
     card = next_card(client)
     assert (card["id"], card["queue"]) == ("warp", "new")
     assert card["answer_html"].startswith("<p>32")
@@ -461,20 +461,19 @@ def test_an_import_that_edits_a_card_shows_the_new_text_at_once(client, app, ban
     deck_file = bank_dir / "decks/a-kernels.md"
     text = deck_file.read_text(encoding="utf-8")
     deck_file.write_text(text.replace("矩阵乘", "矩阵乘法"), encoding="utf-8")
-    import_content(bank_dir, app.state.engine)
+    import_content(bank_dir, app.state.database)
     assert "矩阵乘法" in next_card(client)["answer_html"]
     assert "矩阵乘法" in client.get("/api/cards/gemm-core").json()["answer_html"]
     assert "矩阵乘法" in client.get("/cards/gemm-core").text
 
 
 def test_one_learners_new_cards_do_not_move_anothers_place(bank):
-    from sqlmodel import Session
 
     from app.study import Filters, get_learner, record_review
     from app.study import next_card as pick
 
     now = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)
-    with Session(bank.engine) as session:
+    with bank.database.session() as session:
         ann, bob = get_learner(session, "ann"), get_learner(session, "bob")
         for card_id in ("gemm-core", "roofline"):
             record_review(session, learner=ann, card_id=card_id, rating=4, now=now)

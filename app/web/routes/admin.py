@@ -175,7 +175,7 @@ def set_limits(
 @router.post("/import")
 def reimport(request: Request, settings: SettingsDep, admin: AdminDep) -> Response:
     """Start re-importing the content directory; the page shows how it goes."""
-    job = start_import(request.app.state.engine, settings.content_dir)
+    job = start_import(request.app.state.database, settings.content_dir)
     return RedirectResponse(f"/admin/import?job={job.id}", status_code=303)
 
 

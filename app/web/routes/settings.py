@@ -115,7 +115,7 @@ def choose_timezone(
 def optimize(request: Request, learner: LearnerDep, now: NowDep) -> Response:
     """Start fitting in the background (or join the fit already running) and go back."""
     assert learner.id is not None
-    start_optimize(request.app.state.database.engine, learner_id=learner.id, now=now)
+    start_optimize(request.app.state.database, learner_id=learner.id, now=now)
     return RedirectResponse("/settings#optimizer", status_code=303)
 
 
