@@ -356,7 +356,7 @@ def test_a_burst_larger_than_the_pool_and_the_thread_pool_is_served(app: FastAPI
         pool_timeout=5,
         connect_args={"check_same_thread": False} if sqlite else {},
     )
-    app.state.database.engine = small
+    kept, app.state.database.engine = app.state.database.engine, small
 
     async def burst() -> list[int]:
         anyio.to_thread.current_default_thread_limiter().total_tokens = 2
@@ -370,6 +370,7 @@ def test_a_burst_larger_than_the_pool_and_the_thread_pool_is_served(app: FastAPI
         with ThreadPoolExecutor(1) as thread:
             assert thread.submit(lambda: asyncio.run(burst())).result(timeout=60) == [200] * 12
     finally:
+        app.state.database.engine = kept  # the app's own engine, disposed with the app
         small.dispose()
 
 

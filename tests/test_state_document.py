@@ -7,12 +7,11 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import update
-from sqlalchemy.engine import Engine
-from sqlmodel import Session, col, select
+from sqlmodel import col, select
 
 from app.backup import dump_backup, export_learner, restore_learner
 from app.content.sync import import_content
-from app.infra.db import create_schema, make_engine
+from app.infra.db import Database
 from app.infra.models import CardState, ReviewLog
 from app.scheduling.cardstate import CardStateValue, State
 from app.scheduling.statedoc import StateDoc, log_json, logged_state
@@ -39,19 +38,19 @@ NOW = datetime(2025, 3, 3, 1, 0, tzinfo=UTC)
 
 
 @pytest.fixture
-def bank(write_content: Callable[[Mapping[str, str]], Path], engine: Engine) -> Engine:
-    import_content(write_content({"decks/gpu.md": DECK}), engine)
-    return engine
+def bank(write_content: Callable[[Mapping[str, str]], Path], database: Database) -> Database:
+    import_content(write_content({"decks/gpu.md": DECK}), database)
+    return database
 
 
-def _rate(engine: Engine, card_id: str, rating: int, now: datetime) -> None:
-    with Session(engine) as session:
+def _rate(database: Database, card_id: str, rating: int, now: datetime) -> None:
+    with database.session() as session:
         learner = get_learner(session, "local")
         record_review(session, learner=learner, card_id=card_id, rating=rating, now=now)
 
 
-def _state(engine: Engine, card_id: str) -> CardState | None:
-    with Session(engine) as session:
+def _state(database: Database, card_id: str) -> CardState | None:
+    with database.session() as session:
         return session.exec(select(CardState).where(CardState.card_id == card_id)).first()
 
 
@@ -81,19 +80,19 @@ def test_the_log_keeps_the_document_and_reads_it_back() -> None:
     assert logged_state(json.loads(json.dumps(logged))) == value
 
 
-def test_a_log_row_written_before_reps_and_lapses_is_still_undone(bank: Engine) -> None:
+def test_a_log_row_written_before_reps_and_lapses_is_still_undone(bank: Database) -> None:
     _rate(bank, "gemm-core", 3, NOW)
     _rate(bank, "gemm-core", 3, NOW + timedelta(days=2))
-    with Session(bank) as session:
+    with bank.session() as session:
         last = session.exec(select(ReviewLog).order_by(col(ReviewLog.id).desc())).first()
         assert last is not None and last.state_before is not None
         old = {
             key: value for key, value in last.state_before.items() if key not in ("reps", "lapses")
         }
-        session.execute(
-            update(ReviewLog).where(col(ReviewLog.id) == last.id).values(state_before=old)
-        )
-        session.commit()
+        with bank.writing(session):
+            session.execute(
+                update(ReviewLog).where(col(ReviewLog.id) == last.id).values(state_before=old)
+            )
         undone = undo_last(
             session, learner=get_learner(session, "local"), now=NOW + timedelta(days=2)
         )
@@ -104,10 +103,10 @@ def test_a_log_row_written_before_reps_and_lapses_is_still_undone(bank: Engine) 
     assert restored is not None and restored.due == undone.state.due
 
 
-def test_a_backup_in_the_older_layout_restores(bank: Engine, other: Engine) -> None:
+def test_a_backup_in_the_older_layout_restores(bank: Database, other: Database) -> None:
     _rate(bank, "gemm-core", 3, NOW)
     _rate(bank, "roofline", 1, NOW)
-    with Session(bank) as session:
+    with bank.session() as session:
         learner = get_learner(session, "local")
         data = json.loads(dump_backup(export_learner(session=session, learner=learner)))
     # As an older qbank wrote it: the card id first, moments in another offset, log states
@@ -123,7 +122,7 @@ def test_a_backup_in_the_older_layout_restores(bank: Engine, other: Engine) -> N
         review["state_after"] = {
             key: value for key, value in review["state_after"].items() if key not in _COUNTS
         }
-    with Session(other) as session:
+    with other.session() as session:
         restore_learner(session=session, learner=get_learner(session, "local"), data=data)
     for card_id in ("gemm-core", "roofline"):
         before, after = _state(bank, card_id), _state(other, card_id)
@@ -133,7 +132,7 @@ def test_a_backup_in_the_older_layout_restores(bank: Engine, other: Engine) -> N
             before.state,
             before.stability,
         )
-    with Session(other) as session:
+    with other.session() as session:
         logged = session.exec(select(ReviewLog).order_by(col(ReviewLog.id))).all()
     # Restored in today's form: the counts the older log lacked are filled in as none.
     assert [log.state_after for log in logged] == [
@@ -146,9 +145,9 @@ _COUNTS = ("reps", "lapses")
 
 
 @pytest.fixture
-def other(make_database_url: Callable[[str], str]) -> Iterator[Engine]:
+def other(make_database_url: Callable[[str], str]) -> Iterator[Database]:
     """A second, empty instance to restore into."""
-    engine = make_engine(make_database_url("other"))
-    create_schema(engine)
-    yield engine
-    engine.dispose()
+    database = Database.open(make_database_url("other"))
+    database.upgrade()
+    yield database
+    database.dispose()
