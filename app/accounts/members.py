@@ -186,8 +186,7 @@ class SignedIn:
 def start_session(session: Session, *, learner: Learner, now: datetime, days: int) -> SignedIn:
     assert learner.id is not None  # a stored learner
     token, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
-    # Not evaluated against loaded sessions: SQLite gives back naive datetimes, which cannot be
-    # compared with `now` in Python (a signed-in browser signing in again got a 500).
+    # Deleted in the database without loading the expired rows into this session.
     expired = delete(AuthSession).where(col(AuthSession.expires_at) < now)
     with database_of(session).writing(session):
         session.add(
