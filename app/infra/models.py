@@ -20,6 +20,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
 
+from app.infra import seencount
 from app.search import searchdb
 
 
@@ -265,6 +266,8 @@ class CardState(SQLModel, table=True):
         # The study queue counts and picks a learner's due cards per state: with the card id,
         # everything it reads is in this index, however many cards are due.
         Index("ix_cardstate_learner_state_due", "learner_id", "state", "due", "card_id"),
+        # Who studied a card: app.infra.seencount's trigger when an import moves or retires it.
+        Index("ix_cardstate_card", "card_id"),
     )
 
     learner_id: int = Field(foreign_key="learner.id", primary_key=True)
@@ -278,6 +281,17 @@ class CardState(SQLModel, table=True):
     reps: int = 0
     lapses: int = 0
     version: int = 0  # bumped on every change; guards against double submissions
+
+
+class SeenCount(SQLModel, table=True):
+    """How many of a deck's active cards a learner has studied (kept by app.infra.seencount)."""
+
+    learner_id: int = Field(foreign_key="learner.id", primary_key=True)
+    deck_id: int = Field(foreign_key="deck.id", primary_key=True)
+    seen: int = 0
+
+
+seencount.attach(SQLModel.metadata)
 
 
 class CardMark(SQLModel, table=True):

@@ -9,7 +9,7 @@ from sqlalchemy import BindParameter, bindparam, func, literal_column
 from sqlmodel import Session, col, select
 
 from app.accounts.learners import new_limit, study_day
-from app.infra.models import Card, CardMark, CardState, Deck, Learner
+from app.infra.models import Card, CardMark, CardState, Deck, Learner, SeenCount
 from app.scheduling.cardstate import State
 from app.study.filters import Filters, in_folder
 from app.study.marks import held_cards
@@ -18,7 +18,7 @@ from app.study.today import done_today
 # Learning steps due this soon are shown early when nothing else is left.
 LEARN_AHEAD = timedelta(minutes=20)
 # Up to this many new cards left for the day, they are counted by walking the unseen cards from
-# the learner's cursor; beyond, as the cards in scope minus the learner's card states.
+# the learner's cursor; beyond, as the cards in scope minus those the learner has studied.
 WALK_NEW_CARDS = 200
 
 
@@ -77,8 +77,8 @@ def count_columns(filters: Filters, *, walk: bool, prefix: str = "") -> list[Any
 
     `walk`: new cards counted by walking the unseen ones from the learner's cursor, at most
     `new_left` of them, which costs little when few are wanted however long the learner's
-    history; otherwise as the cards in scope minus those with a state, which never walks the
-    bank.
+    history; otherwise as the cards in scope minus those with a state, read from the per-deck
+    counts for whole decks, so that neither the bank nor the learner's history is walked.
     """
     learner_id: BindParameter[int] = bindparam("learner_id")
     # Learning and relearning: two ranges of ix_cardstate_learner_state_due.
@@ -104,7 +104,7 @@ def count_columns(filters: Filters, *, walk: bool, prefix: str = "") -> list[Any
                 .where(CardState.learner_id == learner_id, *conditions)
             ).scalar_subquery()
 
-        learning, review, seen = states(*is_learning), states(*is_review), states()
+        learning, review = states(*is_learning), states(*is_review)
     else:
         # The whole bank: counted in the learner's indexes alone, leaving out the states of
         # retired cards (few) by id instead of reading each card.
@@ -119,7 +119,6 @@ def count_columns(filters: Filters, *, walk: bool, prefix: str = "") -> list[Any
 
         learning = states(*is_learning, col(CardState.card_id).not_in(retired))
         review = states(*is_review, col(CardState.card_id).not_in(retired))
-        seen = states() - states(col(CardState.card_id).in_(retired))
 
     if walk:
         unseen = filters.apply(new_cards_query(learner_id, bindparam("new_cursor")))
@@ -128,26 +127,38 @@ def count_columns(filters: Filters, *, walk: bool, prefix: str = "") -> list[Any
             .select_from(unseen.limit(bindparam("new_left")).subquery())
             .scalar_subquery()
         )
+    elif filters.section or filters.tag:
+        in_scope = filters.apply(
+            select(func.count()).select_from(Card).join(Deck, col(Deck.id) == Card.deck_id)
+        ).scalar_subquery()
+        new = in_scope - states() - _aside_unseen(filters, learner_id)
     else:
-        if filters.section or filters.tag:
-            in_scope = filters.apply(
-                select(func.count()).select_from(Card).join(Deck, col(Deck.id) == Card.deck_id)
-            ).scalar_subquery()
-        else:  # whole decks: the counts imports keep, instead of counting every card row
-            decks = select(func.coalesce(func.sum(Deck.card_count), 0)).where(
-                col(Deck.retired).is_(False)
-            )
-            if filters.deck:
-                decks = decks.where(Deck.slug == filters.deck)
-            if filters.folder:
-                decks = decks.where(in_folder(filters.folder))
-            in_scope = decks.scalar_subquery()
+        # Whole decks: the counts that imports and the database keep per deck (a deck's active
+        # cards, and how many of them the learner has studied), not a count of every card.
+        in_scope = _in_decks(filters, select(func.coalesce(func.sum(Deck.card_count), 0)))
+        seen = _in_decks(
+            filters,
+            select(func.coalesce(func.sum(SeenCount.seen), 0))
+            .select_from(SeenCount)
+            .join(Deck, col(Deck.id) == SeenCount.deck_id)
+            .where(SeenCount.learner_id == learner_id),
+        )
         new = in_scope - seen - _aside_unseen(filters, learner_id)
     return [
         learning.label(f"{prefix}learning"),
         review.label(f"{prefix}review"),
         new.label(f"{prefix}new"),
     ]
+
+
+def _in_decks(filters: Filters, query: Any) -> Any:
+    """`query` over Deck limited to the active decks of a deck or folder scope, as a scalar."""
+    query = query.where(col(Deck.retired).is_(False))
+    if filters.deck:
+        query = query.where(Deck.slug == filters.deck)
+    if filters.folder:
+        query = query.where(in_folder(filters.folder))
+    return query.scalar_subquery()
 
 
 def _aside_unseen(filters: Filters, learner_id: Any) -> Any:
