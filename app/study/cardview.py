@@ -10,9 +10,11 @@ and its links.
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Protocol
 
 import sqlalchemy as sa
-from sqlalchemy import func, update
+from sqlalchemy import BindParameter, bindparam, func, update
 from sqlmodel import Session, col, select
 
 from app.infra.db import database_of
@@ -57,7 +59,15 @@ class CardView:
     followups: tuple[FollowupView, ...] = ()
 
 
-def link_url(link: CardLink) -> str | None:
+class LinkFields(Protocol):
+    """A link as stored (a CardLink, or a row of its columns)."""
+
+    external: bool
+    target: str
+    topic_slug: str | None
+
+
+def link_url(link: LinkFields) -> str | None:
     if link.external:
         return link.target
     return f"/topics/{link.topic_slug}" if link.topic_slug else None
@@ -128,8 +138,11 @@ def card_view(session: Session, card_id: str, generation: int | None = None) -> 
     return view
 
 
-def _load(session: Session, card_id: str) -> CardView | None:
-    found = session.execute(
+@lru_cache(maxsize=1)
+def _view_statements() -> tuple[Any, Any, Any]:
+    """The card with its deck's title, its links and its follow-ups, for `card`."""
+    card: BindParameter[str] = bindparam("card")
+    row = (
         sa.select(
             col(Card.id),
             col(Deck.slug),
@@ -144,15 +157,34 @@ def _load(session: Session, card_id: str) -> CardView | None:
             col(Card.retired),
         )
         .join(Deck, col(Deck.id) == Card.deck_id)
-        .where(col(Card.id) == card_id)
-    ).first()
+        .where(col(Card.id) == card)
+    )
+    links = (
+        sa.select(
+            col(CardLink.title),
+            col(CardLink.external),
+            col(CardLink.target),
+            col(CardLink.topic_slug),
+        )
+        .where(col(CardLink.card_id) == card)
+        .order_by(col(CardLink.position))
+    )
+    followups = (
+        sa.select(col(Followup.id), col(Followup.question_html), col(Followup.answer_html))
+        .where(col(Followup.card_id) == card)
+        .order_by(col(Followup.position))
+    )
+    return row, links, followups
+
+
+def _load(session: Session, card_id: str) -> CardView | None:
+    # Core statements built once, on the session's connection: a card not in the cache is
+    # the common case for one learner, who sees most cards once a day.
+    row, links, followups = _view_statements()
+    connection, params = session.connection(), {"card": card_id}
+    found = connection.execute(row, params).first()
     if found is None:
         return None
-    links = session.execute(
-        select(CardLink.title, CardLink.external, CardLink.target, CardLink.topic_slug)
-        .where(col(CardLink.card_id) == card_id)
-        .order_by(col(CardLink.position))
-    ).all()
     return CardView(
         id=found.id,
         deck_slug=found.slug,
@@ -165,16 +197,12 @@ def _load(session: Session, card_id: str) -> CardView | None:
         pitfalls_html=found.pitfalls_html,
         tags=tuple(found.tags),
         links=tuple(
-            LinkView(title=link.title, url=link_url(link), external=link.external)  # type: ignore[arg-type]
-            for link in links
+            LinkView(title=link.title, url=link_url(link), external=link.external)
+            for link in connection.execute(links, params)
         ),
         retired=found.retired,
         followups=tuple(
             FollowupView(row.id, row.question_html, row.answer_html)
-            for row in session.execute(
-                select(Followup.id, Followup.question_html, Followup.answer_html)
-                .where(col(Followup.card_id) == card_id)
-                .order_by(col(Followup.position))
-            )
+            for row in connection.execute(followups, params)
         ),
     )
