@@ -24,7 +24,7 @@ from app.study.counts import (
     counts,
     limited_counts,
     new_cards_query,
-    put_aside,
+    not_put_aside,
     queue_params,
     statement_shape,
 )
@@ -64,7 +64,7 @@ def _first_due(filters: Filters, condition: Any, exclude: bool) -> Any:
         .where(
             CardState.learner_id == bindparam("learner_id"),
             condition,
-            col(CardState.card_id).not_in(put_aside()),
+            not_put_aside(CardState.card_id),
         )
     ).order_by(col(CardState.due))
     return _first(due, exclude)
