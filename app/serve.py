@@ -26,7 +26,6 @@ from app.infra.bank import open_database
 from app.infra.db import Database
 from app.infra.logs import log_config
 from app.infra.models import Learner
-from app.main import serving_app
 
 log = logging.getLogger("qbank")
 
@@ -210,8 +209,12 @@ def serve(
     try:
         with metrics_dir(settings, workers):
             if workers > 1:
+                # Each worker imports and builds the app itself; this process only watches them,
+                # and importing the web app here would only delay their start.
                 run("app.main:serving_app", factory=True, workers=workers)
             else:
+                from app.main import serving_app
+
                 run(serving_app(settings))
     finally:
         stop.set()
