@@ -15,6 +15,7 @@ from sqlmodel import Session, SQLModel
 
 from app.cli import main
 from app.config import Settings, get_settings
+from app.infra import migrate
 from app.infra.bank import open_database
 from app.infra.db import Database, create_schema, make_engine
 from app.infra.migrate import BASELINE, MIGRATIONS, current_revision, downgrade, prepare, upgrade
@@ -348,6 +349,11 @@ def triggers(engine: Engine) -> list[str]:
                 " WHERE NOT tgisinternal AND c.relnamespace = current_schema()::regnamespace"
             )
         return sorted(row[0] for row in connection.exec_driver_sql(query))
+
+
+def test_the_revision_a_start_takes_for_current_is_the_newest_script() -> None:
+    """A new migration replaces migrate.HEAD, or a bank at the old head would not be upgraded."""
+    assert migrate.HEAD == HEAD
 
 
 def test_every_migration_from_empty_gives_the_schema_of_the_models(

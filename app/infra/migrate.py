@@ -1,37 +1,51 @@
-"""Schema migrations with Alembic: upgrade to head, adopting databases made before migrations."""
+"""Schema migrations with Alembic: upgrade to head, adopting databases made before migrations.
 
-import functools
+Alembic is imported only when there is a schema to create or migrate. Finding a schema current,
+which every start of a server and every one of its worker processes does, is one query.
+"""
+
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from sqlalchemy import inspect
+from sqlalchemy import column, inspect, select, table
 from sqlalchemy.engine import Connection, Engine
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 BASELINE = "0001"
+# The newest migration's revision: a new migration replaces it (tests/test_migrations.py holds it
+# to the scripts' head). Reading it from the scripts imports Alembic and every script, which
+# took longer than the rest of a current schema's check.
+HEAD = "0023"
+VERSION_TABLE = "alembic_version"
 
 
-def _config(connection: Connection) -> Config:
+def _config(connection: Connection) -> "Config":
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     config.attributes["connection"] = connection
     return config
 
 
-@functools.cache
-def _head() -> str | None:
-    """The newest migration's revision: the scripts are read once per process."""
-    return ScriptDirectory(str(MIGRATIONS)).get_current_head()
-
-
 def current_revision(engine: Engine) -> str | None:
+    from alembic.runtime.migration import MigrationContext
+
     with engine.connect() as connection:
         return MigrationContext.configure(connection).get_current_revision()
+
+
+def _at_head(connection: Connection, tables: set[str]) -> bool:
+    """Whether the schema is stamped at HEAD, as Alembic's version table records it."""
+    if VERSION_TABLE not in tables:
+        return False
+    versions = table(VERSION_TABLE, column("version_num"))
+    return list(connection.execute(select(versions.c.version_num)).scalars()) == [HEAD]
 
 
 @contextmanager
@@ -60,10 +74,12 @@ def _migrating(engine: Engine) -> Iterator[Connection]:
 
 def upgrade(engine: Engine, revision: str = "head") -> None:
     """Bring the schema to `revision`; a pre-migration database is adopted at the baseline."""
+    from alembic import command
+
     with _migrating(engine) as connection:
         config = _config(connection)
         tables = set(inspect(connection).get_table_names())
-        if "card" in tables and "alembic_version" not in tables:
+        if "card" in tables and VERSION_TABLE not in tables:
             # Made by create_all before migrations existed: it is exactly the baseline schema.
             command.stamp(config, BASELINE)
         command.upgrade(config, revision)
@@ -71,6 +87,8 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
 
 def downgrade(engine: Engine, revision: str) -> None:
     """Take the schema back to `revision` (to run an older qbank on this database)."""
+    from alembic import command
+
     with _migrating(engine) as connection:
         command.downgrade(_config(connection), revision)
 
@@ -84,18 +102,22 @@ def prepare(engine: Engine) -> None:
     with engine.begin() as connection:
         tables = set(inspect(connection).get_table_names())
         if not tables & set(SQLModel.metadata.tables):
+            from alembic import command
+
             # Creating from the models and stamping is the same schema as replaying every
             # migration (a test compares the two), and much faster.
             SQLModel.metadata.create_all(connection)
             command.stamp(_config(connection), "head")
             return
         # A current database needs nothing, and upgrade would read every migration script.
-        if MigrationContext.configure(connection).get_current_revision() == _head():
+        if _at_head(connection, tables):
             return
     upgrade(engine)
 
 
 def revision(engine: Engine, message: str) -> None:
     """Autogenerate a new migration from the models (a development helper)."""
+    from alembic import command
+
     with engine.begin() as connection:
         command.revision(_config(connection), message=message, autogenerate=True)
