@@ -1,6 +1,7 @@
 """CPU per study cycle in-process: a fresh learner next to one with a long history, and Anki.
 
-    python bench/study_cpu.py                       # 1,400 cycles per side, 8 + 8 learners, SQLite
+    python bench/study_cpu.py                       # 700 cycles per side, 8 + 8 learners, SQLite
+    python bench/study_cpu.py --learners 16 --cycles 1400 --keep DIR   # steadier, 175 cards each
     python bench/study_cpu.py --profile out.prof    # and a cProfile of qbank's side
     python bench/study_cpu.py --keep /tmp/qbank-cpu  # set up once, measure again without it
 
@@ -24,10 +25,10 @@ as a long-standing qbank learner has on average; one cycle fetches the next queu
 its scheduling states, renders question and answer, labels the four buttons and answers it
 (bench/anki_peer.py). Anki runs in a process of its own.
 
-The three take turns, a round of each at a time, so that a change in the machine's load hits
+The sides take turns, a round of each at a time, so that a change in the machine's load hits
 all of them. Each prints its process's CPU time per cycle (background threads included) as
-the minimum and median of 7 rounds; the ratios of the medians are figures to watch, the
-first (history) with a bound. The access log is not written.
+the minimum and median of the rounds (7 unless --rounds); the ratios of the medians are
+figures to watch, those of the histories with a bound. The access log is not written.
 """
 
 import argparse
@@ -49,7 +50,6 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.append(str(ROOT))  # after PYTHONPATH, so that another checkout can be measured
 
-ROUNDS = 7
 WARMUP = 100
 RATINGS = (1, 2, 3, 4)
 RATING_WEIGHTS = (0.10, 0.15, 0.60, 0.15)  # Again, Hard, Good, Easy
@@ -181,7 +181,12 @@ def _anki_round(conn: Any, cycles: int) -> float:
 
 
 async def _measure(
-    app: Any, groups: list[list[str]], anki: Any, per_round: int, profile: Path | None
+    app: Any,
+    groups: list[list[str]],
+    anki: Any,
+    rounds: int,
+    per_round: int,
+    profile: Path | None,
 ) -> tuple[list[list[float]], list[float]]:
     """Rounds of each group of learners and of Anki in turn: each side's sorted CPU per cycle.
 
@@ -200,7 +205,7 @@ async def _measure(
     ours: list[list[float]] = [[] for _ in range(2 * len(sides))]
     theirs = []
     plays = [(learners, cold) for cold in (False, True) for learners in sides]
-    for _ in range(ROUNDS):
+    for _ in range(rounds):
         for (learners, cold), found in zip(plays, ours, strict=True):
             if profiler:
                 profiler.enable()
@@ -273,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--cycles", type=int, default=1400, help="measured cycles of each side")
+    parser.add_argument("--cycles", type=int, default=700, help="measured cycles of each side")
     parser.add_argument("--learners", type=int, default=8, help="qbank learners in each group")
     parser.add_argument("--cards", type=int, default=10_000)
     parser.add_argument(
@@ -281,6 +286,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--today", type=int, default=200, help="ratings the long-standing ones gave today"
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=7, help="rounds of each side, taking turns (odd)"
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
@@ -324,8 +332,8 @@ def main(argv: list[str] | None = None) -> int:
 
         async def run() -> tuple[list[list[float]], list[float]]:
             async with app.router.lifespan_context(app):
-                per_round = max(args.cycles // ROUNDS, 1)
-                return await _measure(app, groups, anki, per_round, args.profile)
+                per_round = max(args.cycles // args.rounds, 1)
+                return await _measure(app, groups, anki, args.rounds, per_round, args.profile)
 
         try:
             (fresh, long, fresh_cold, long_cold), theirs = asyncio.run(run())
@@ -346,15 +354,15 @@ def _report(
     review_due: int,
 ) -> None:
     def figure(times: list[float]) -> str:
-        return f"{times[0] * 1000:6.3f} / {times[ROUNDS // 2] * 1000:6.3f} ms"
+        return f"{times[0] * 1000:6.3f} / {median(times) * 1000:6.3f} ms"
 
     def median(times: list[float]) -> float:
-        return times[ROUNDS // 2]
+        return times[len(times) // 2]
 
     per_learner = 2 * args.cycles // args.learners
     print(
-        f"{args.cycles} cycles per side, interleaved in {ROUNDS} rounds ({per_learner} cards per "
-        f"learner); CPU per cycle, min / median:"
+        f"{args.cycles} cycles per side, interleaved in {args.rounds} rounds ({per_learner} cards"
+        " per learner); CPU per cycle, min / median:"
     )
     fresh = f"{args.learners} learners, no past before today's first cards"
     long = (
