@@ -1,6 +1,6 @@
 """How many of a deck's active cards each learner has studied, kept by the database itself.
 
-The study queue counts a learner's new cards as a deck's active cards (`deck.card_count`, kept
+The study queue counts a learner's new cards as a deck's active cards (its `card_count`, kept
 by imports) minus the ones the learner has a state for (`seencount.seen`). Reading one row per
 deck instead of counting the learner's states keeps a request's cost flat however long the
 learner's history. Triggers keep the count, so every writer of card states (a rating, an undo,
@@ -23,7 +23,7 @@ _ADD_STATES = (
 )
 _ADD_STATE = _ADD_STATES.format(
     learner="new.learner_id",
-    deck="card.deck_id",
+    deck="deck_id",
     source="card",
     where="card.id = new.card_id AND NOT card.retired",
 )
