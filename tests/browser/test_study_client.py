@@ -428,3 +428,42 @@ def test_z_on_the_done_page_takes_back_the_suspensions_then_the_rating(
     expect(page.locator("#card")).to_have_attribute("data-card-id", rated)
     saved(page)
     assert logged(bank) == []
+
+
+def test_study_reveal_rate_and_undo(page: Page) -> None:
+    """Reveal with Space, rate with 3, take it back with Z: the schedule is as before."""
+    page.goto("/")
+    before = page.request.get("/api/study/next").json()
+    page.locator("#study-all").click()
+
+    expect(page).to_have_url(re.compile(r"/study$"))
+    card = page.locator("#card")
+    expect(card).to_have_attribute("data-card-id", before["id"])
+    expect(card.locator("h1.question")).to_be_visible()
+    expect(page.locator("#answer-side")).to_be_hidden()
+    expect(page.locator("#rate-form")).to_be_hidden()
+
+    page.wait_for_load_state("domcontentloaded")
+    page.keyboard.press("Space")
+    expect(page.locator("#answer-side")).to_be_visible()
+    expect(page.locator("#reveal-row")).to_be_hidden()
+    expect(card).to_have_attribute("data-revealed", "true")
+    expect(page.locator("#rate-form button.rate.good")).to_be_focused()
+
+    page.keyboard.press("3")
+    expect(card).not_to_have_attribute("data-card-id", before["id"])
+    expect(page.locator("#answer-side")).to_be_hidden()
+    saved(page)  # the next card is painted before the rating reaches the server
+    rated = page.request.get("/api/study/next").json()
+    assert rated["id"] != before["id"]
+    assert rated["counts"]["new"] == before["counts"]["new"] - 1
+
+    page.keyboard.press("Z")
+    expect(page.locator("p.notice[role=status]")).to_have_text("已撤销上一次评分。")
+    expect(card).to_have_attribute("data-card-id", before["id"])
+    expect(page.locator("#answer-side")).to_be_hidden()
+    expect(card.locator(".badge")).to_have_text("新卡")
+    saved(page)
+    after = page.request.get("/api/study/next").json()
+    for key in ("id", "queue", "version", "counts", "intervals"):
+        assert after[key] == before[key], key

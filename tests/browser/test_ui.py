@@ -1,8 +1,8 @@
-"""The acceptance flow in a real Chromium: study, continue reading, search, math, practice,
-keyboard access, small screens and the language switch.
+"""The acceptance flow in a real Chromium: continue reading, search, math, practice, keyboard
+access, small screens and the language switch (studying: test_study_client.py).
 
-The bank is shared by the whole session, so every test leaves the learner's schedule as it
-found it: the only study rating is undone again, and practice never changes the schedule.
+The bank is shared by the whole session, so no test here rates a card, and practice never
+changes the schedule.
 """
 
 import re
@@ -32,51 +32,6 @@ def press(page: Page, key: str) -> None:
     """
     page.wait_for_load_state("domcontentloaded")
     page.keyboard.press(key)
-
-
-def outbox_drained(page: Page) -> None:
-    """Wait until the study page has sent every rating and undo it holds."""
-    page.wait_for_function(
-        "() => document.body.dataset.outboxWaiting === '0'"
-        " && document.body.dataset.outboxSending === 'false'"
-    )
-
-
-def test_study_reveal_rate_and_undo(page: Page) -> None:
-    page.goto("/")
-    before = page.request.get("/api/study/next").json()
-    page.locator("#study-all").click()
-
-    expect(page).to_have_url(re.compile(r"/study$"))
-    card = page.locator("#card")
-    expect(card).to_have_attribute("data-card-id", before["id"])
-    expect(card.locator("h1.question")).to_be_visible()
-    expect(page.locator("#answer-side")).to_be_hidden()
-    expect(page.locator("#rate-form")).to_be_hidden()
-
-    press(page, "Space")
-    expect(page.locator("#answer-side")).to_be_visible()
-    expect(page.locator("#reveal-row")).to_be_hidden()
-    expect(card).to_have_attribute("data-revealed", "true")
-    expect(page.locator("#rate-form button.rate.good")).to_be_focused()
-
-    press(page, "3")
-    expect(card).not_to_have_attribute("data-card-id", before["id"])
-    expect(page.locator("#answer-side")).to_be_hidden()
-    outbox_drained(page)  # the next card is painted before the rating reaches the server
-    rated = page.request.get("/api/study/next").json()
-    assert rated["id"] != before["id"]
-    assert rated["counts"]["new"] == before["counts"]["new"] - 1
-
-    press(page, "Z")
-    expect(page.locator("p.notice[role=status]")).to_have_text("已撤销上一次评分。")
-    expect(card).to_have_attribute("data-card-id", before["id"])
-    expect(page.locator("#answer-side")).to_be_hidden()
-    expect(card.locator(".badge")).to_have_text("新卡")
-    outbox_drained(page)
-    after = page.request.get("/api/study/next").json()
-    for key in ("id", "queue", "version", "counts", "intervals"):
-        assert after[key] == before[key], key
 
 
 def test_continue_reading_leads_to_a_topic_listing_the_card(page: Page, live_server: str) -> None:
