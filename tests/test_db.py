@@ -134,7 +134,9 @@ def test_the_wal_stops_growing_under_a_steady_stream_of_commits(tmp_path, monkey
         stop()
     engine.dispose()
     written = commits * 4096  # at least one page per commit
-    assert wal < written / 4
+    # Never restarted, the log holds every frame of every commit: about three times `written`.
+    # Restarted, it stays a fraction of that, more or less of one as the machine is busy.
+    assert wal < written
 
 
 def test_writers_of_two_processes_take_turns_on_the_lock_file(tmp_path):
