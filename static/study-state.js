@@ -132,12 +132,13 @@ export class StudySession {
 
   // The next card: a learning step that came due, else the next card in the server's order,
   // else the learning step due soonest (shown early, as the server does when nothing is left).
+  // While cards are being fetched, a step is not shown early: the server may have others first.
   advance() {
     const now = this.clock();
     const learning = (card) => card.local || ((card.queue === "learning" || card.queue === "relearning") && card.due);
     let index = this.buffer.findIndex((card) => learning(card) && Date.parse(card.due) <= now);
     if (index < 0) index = this.buffer.findIndex((card) => !card.local);
-    if (index < 0 && this.buffer.length) {
+    if (index < 0 && this.buffer.length && !this.fetching) {
       index = 0;
       this.buffer.forEach((card, i) => { if (Date.parse(card.due) < Date.parse(this.buffer[index].due)) index = i; });
     }
@@ -169,6 +170,7 @@ export class StudySession {
     } finally {
       this.fetching = false;
     }
+    if (!this.current && this.buffer.length) this.advance();
     this.finishIfDone();
   }
 
