@@ -29,6 +29,14 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+def qbank_command() -> list[str]:
+    """The `qbank` command of this interpreter's environment, as a user would run it."""
+    qbank = Path(sys.executable).with_name("qbank")
+    if qbank.exists():
+        return [str(qbank)]
+    return [sys.executable, "-c", "from app.cli import main; main()"]
+
+
 def start_server(
     url: str, content: Path, workers: int, tmp: Path, *, team: bool = True, watch: bool = False
 ) -> tuple["subprocess.Popen[bytes]", int, Path]:
@@ -40,12 +48,7 @@ def start_server(
     }
     if team:
         env |= {"QBANK_MODE": "team", "QBANK_SECRET_KEY": secrets.token_urlsafe(36)}  # 48 chars
-    qbank = Path(sys.executable).with_name("qbank")
-    command = (
-        [str(qbank)]
-        if qbank.exists()
-        else [sys.executable, "-c", "from app.cli import main; main()"]
-    )
+    command = qbank_command()
     log = tmp / "server.log"
     with log.open("wb") as out:
         process = subprocess.Popen(

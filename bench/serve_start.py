@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench._server import free_port, stop_server, tail  # noqa: E402
+from bench._server import free_port, qbank_command, stop_server, tail  # noqa: E402
 
 POLL_SECONDS = 0.01
 DECK = ["---", "title: Drill", "slug: drill", "---", ""] + [
@@ -52,12 +52,7 @@ def start_seconds(tree: Path | None, url: str, content: Path, workers: int, tmp:
     env |= {"QBANK_DATABASE_URL": url, "QBANK_CONTENT_DIR": str(content)}
     if tree is not None:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tree), env.get("PYTHONPATH")]))
-    qbank = Path(sys.executable).with_name("qbank")
-    command = (
-        [str(qbank)]
-        if qbank.exists()
-        else [sys.executable, "-c", "from app.cli import main; main()"]
-    )
+    command = qbank_command()
     log = tmp / "server.log"
     with log.open("wb") as out:
         began = time.perf_counter()
