@@ -211,13 +211,23 @@ def session_learner(
     session: Session, token: str, now: datetime
 ) -> tuple[AuthSession, Learner] | None:
     """The live session for a cookie token and its (enabled) learner."""
-    row = session.get(AuthSession, _digest(token))
-    if row is None or row.expires_at <= now:
+    found = session.exec(_session_statement(), params={"digest": _digest(token)}).first()
+    if found is None:
         return None
-    learner = session.get(Learner, row.learner_id)
-    if learner is None or learner.disabled:
+    row, learner = found
+    if row.expires_at <= now or learner.disabled:
         return None
     return row, learner
+
+
+@cache
+def _session_statement() -> Select[AuthSession, Learner]:
+    # Built once and one look-up: every request of a signed-in browser makes it.
+    return (
+        select(AuthSession, Learner)
+        .join(Learner, col(Learner.id) == AuthSession.learner_id)
+        .where(AuthSession.id == bindparam("digest"))
+    )
 
 
 def create_invite(

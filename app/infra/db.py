@@ -136,6 +136,21 @@ class Database:
                 if session.in_transaction():
                     session.rollback()
 
+    def end_read(self, session: Session) -> None:
+        """End the session's transaction after reads, handing its connection back clean.
+
+        A COMMIT rather than a ROLLBACK: psycopg forgets every statement it prepared on a
+        connection when that connection rolls back, so PostgreSQL would plan the study queue's
+        statements anew on every request. Objects changed in the session are not written here
+        (writes go through `writing`): a session holding any is rolled back instead.
+        """
+        if not session.in_transaction():
+            return
+        if session.new or session.dirty or session.deleted:
+            session.rollback()
+        else:
+            session.commit()
+
     def upgrade(self) -> None:
         """Bring the schema up to date (creating it when empty): start-up, not every open.
 

@@ -90,7 +90,7 @@ class Study:
                 pins=self.pins,
             )
         finally:
-            self.session.rollback()  # a read: end its transaction, hand the connection back
+            self.database.end_read(self.session)
         return Next(card, counts)
 
     def day(self, scope: Filters, limit: int) -> Day:
@@ -118,7 +118,7 @@ class Study:
                 cards.append(card)
                 held.append(card.card.id)
         finally:
-            self.session.rollback()  # a read: end its transaction, hand the connection back
+            self.database.end_read(self.session)
         assert counts is not None  # the loop ran at least once
         return Day(cards, counts)
 

@@ -35,10 +35,13 @@ async def get_settings_dep(request: Request) -> Settings:
 
 async def get_session(request: Request) -> AsyncIterator[Session]:
     # Opening a Session does no I/O (it connects on first use, inside the thread that runs the
-    # route). Closing it hands the connection back to the pool: at most a rollback when the
-    # route left a transaction open, a cost smaller than the thread hop it would otherwise take.
-    with request.app.state.database.session() as session:
+    # route). Ending it hands the connection back to the pool: at most a commit of the route's
+    # reads (a rollback when the route failed), a cost smaller than the thread hop it would
+    # otherwise take.
+    database = request.app.state.database
+    with database.session() as session:
         yield session
+        database.end_read(session)
 
 
 async def get_now() -> datetime:

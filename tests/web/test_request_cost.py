@@ -73,3 +73,36 @@ def test_a_rating_and_the_next_card_each_take_one_connection_and_one_hop(
     assert (shown_cost.checkouts, shown_cost.hops) == (1, 1)
     assert (rated_cost.checkouts, rated_cost.hops) == (1, 1)
     assert (undo_cost.checkouts, undo_cost.hops) == (1, 1)
+
+
+@pytest.mark.storage
+def test_study_requests_end_without_a_rollback_so_prepared_statements_stay(
+    client: Any, app: FastAPI, backend: str
+) -> None:
+    """psycopg forgets a connection's prepared statements when it rolls back: the study loop's
+    requests end their reads with a commit, so PostgreSQL plans the queue's statements once."""
+    engine = app.state.database.engine
+    rollbacks: list[object] = []
+
+    def rolled_back(connection: Any) -> None:
+        rollbacks.append(connection)
+
+    card = client.get("/api/study/next").json()
+    event.listen(engine, "rollback", rolled_back)
+    try:
+        for n in range(8):
+            body = {"card_id": card["id"], "rating": 3, "version": card["version"]}
+            rated = client.post("/api/reviews", json=body, headers={"Idempotency-Key": f"p{n}"})
+            assert rated.status_code == 200, rated.text
+            card = rated.json()["next"]
+            assert client.get("/api/study/next").status_code == 200
+    finally:
+        event.remove(engine, "rollback", rolled_back)
+    assert rollbacks == []
+    if backend != "sqlite":
+        # Requests one after another used one pooled connection: it holds the pick, planned.
+        with engine.connect() as connection:
+            prepared = connection.exec_driver_sql(
+                "SELECT statement FROM pg_prepared_statements"
+            ).scalars()
+            assert any("AS learning" in statement for statement in prepared)
