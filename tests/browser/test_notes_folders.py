@@ -71,6 +71,8 @@ def test_the_import_report_lists_warnings_by_file(
     page.goto("/settings")
     page.locator("#import-report-link").click()
     expect(page).to_have_url("/import")
+    # The URL changes before the new page's stylesheet has loaded: its width is measured after.
+    page.wait_for_load_state("load")
     expect(page.locator("h1")).to_have_text("导入报告")
     files = page.locator("details.import-file > summary code")
     expect(files.first).to_be_visible()
