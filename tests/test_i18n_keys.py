@@ -25,7 +25,11 @@ from app.web.i18n import STRINGS
 from app.web.routes.study import MESSAGES
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFINITIONS = {ROOT / "app/web/i18n.py", *(ROOT / "app/web").glob("strings_*.py")}
+DEFINITIONS = {
+    ROOT / "app/web/i18n.py",
+    ROOT / "app/content/messages.py",
+    *(ROOT / "app/web").glob("strings_*.py"),
+}
 NAMESPACES = "|".join(sorted({key.split(".")[0] for key in STRINGS}))
 # Names of files that read like keys: `'study.js'`, `"error.html"`.
 FILE_NAME = re.compile(r"\.(html|js|css)$")
@@ -73,6 +77,14 @@ DYNAMIC: dict[str, Iterable[str]] = {
     "error.": {key.removeprefix("error.") for key in raised_keys() if key.startswith("error.")},
     # templates/import.html: who ran the import.
     "import.source_": SOURCES,
+    # templates/_problem.html: a content problem an import kept, by the code it was made with.
+    "content.": set(
+        re.findall(
+            r'\.of\(\s*"(\w+)"',
+            "".join(p.read_text(encoding="utf-8") for p in (ROOT / "app/content").glob("*.py")),
+        )
+    )
+    | {"deck_slug_taken", "topic_slug_taken"},  # app/content/repair.py passes these on
 }
 
 

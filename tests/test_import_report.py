@@ -1,5 +1,6 @@
 """Every import keeps its report; the import report page shows the latest, file by file."""
 
+import html
 import shutil
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from sqlmodel import col, select
 
 from app.cli import main
 from app.content.imports import KIND, by_file, latest_report
+from app.content.messages import PROBLEMS as WORDINGS
 from app.infra.jobs import DONE, FAILED
 from app.infra.models import Card, Job
 from app.serve import ensure_imported
@@ -50,7 +52,8 @@ def test_the_cli_and_serve_record_their_imports_with_each_warning(
     warnings = first["warnings"]
     assert warnings, "the problems folder gives warnings"
     for warning in warnings:
-        assert set(warning) == {"path", "line", "message"}
+        assert set(warning) == {"path", "line", "message", "code", "values"}
+        assert f"content.{warning['code']}" in WORDINGS
         assert (problems_dir / warning["path"]).is_file()
         assert warning["line"] >= 1
     # The page shows the import that read the notes, not the later one that found them unchanged.
@@ -72,7 +75,7 @@ def test_a_strict_import_that_fails_is_recorded_with_its_errors(settings, proble
     (job,) = _imports(settings)
     assert job.status == FAILED and job.result["source"] == "cli"
     errors = job.result["errors"]
-    assert errors and all(set(e) == {"path", "line", "message"} for e in errors)
+    assert errors and all(set(e) == {"path", "line", "message", "code", "values"} for e in errors)
     assert {e["path"] for e in errors} <= {p.name for p in problems_dir.iterdir()}
 
 
@@ -109,7 +112,34 @@ def test_the_report_page_over_real_http_in_both_languages(
         assert page.count("<code>bad-formula.md</code>") == 1
         assert page.count("<code>images.md</code>") == 1
         assert '<td class="line">' in page
+        assert "image &#39;img/memory-hierarchy.png&#39; not found" in page
         chinese = client.get("/import", headers={"Accept-Language": "zh"}).text
         assert "导入报告" in chinese and "qbank serve 启动时" in chinese
+        # The warnings are worded in the reader's language too.
+        assert "找不到图片 &#39;img/memory-hierarchy.png&#39;" in chinese
+        assert "not found" not in chinese
         settings_page = client.get("/settings", headers={"Accept-Language": "en"}).text
         assert 'href="/import"' in settings_page
+
+
+@pytest.mark.parametrize(
+    ("lang", "problem", "shown"),
+    [
+        ("zh", {"code": "image_not_found", "values": {"path": "a.png"}}, "找不到图片 'a.png'"),
+        ("en", {"code": "image_not_found", "values": {"path": "a.png"}}, "image 'a.png' not found"),
+        # Kept by a version that stored only the English, or a code this version does not know.
+        ("zh", {"message": "image 'a.png' not found"}, "image 'a.png' not found"),
+        ("zh", {"code": "gone", "values": {}, "message": "as kept"}, "as kept"),
+        # A wording whose values changed since: shown without them rather than failing.
+        ("en", {"code": "image_not_found", "values": {}}, "image '{path}' not found"),
+    ],
+)
+def test_a_kept_problem_is_worded_in_the_reader_s_language(
+    lang: str, problem: dict[str, object], shown: str
+) -> None:
+    from app.web.i18n import translator
+    from app.web.templating import templates
+
+    macro = templates.env.get_template("_problem.html").make_module({"t": translator(lang)})
+    said = str(macro.said({"path": "a.md", "line": 3, **problem}))
+    assert html.unescape(said) == shown

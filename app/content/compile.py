@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from app.content.errors import ContentError, ContentWarning
+from app.content.errors import ContentError, ContentWarning, Said
 from app.content.parse import (
     Block,
     ParsedCard,
@@ -231,8 +231,8 @@ def _compile_here(
 
 
 # ContentError (a frozen dataclass exception) cannot be unpickled, so errors travel as tuples
-# (path, line, message, is_warning).
-_RemoteProblem = tuple[str, int, str, bool]
+# (path, line, what it says, is_warning).
+_RemoteProblem = tuple[str, int, Said, bool]
 _RemoteResult = tuple[CompiledDeck | CompiledTopic, list[_RemoteProblem], list[FormulaKey]]
 
 
@@ -249,15 +249,14 @@ def _parse_remote(source: SourceText) -> tuple[Parsed | None, list[_RemoteProble
 
 def _remote_problems(errors: list[ContentError]) -> list[_RemoteProblem]:
     return [
-        (error.path, error.line, error.message, isinstance(error, ContentWarning))
-        for error in errors
+        (error.path, error.line, error.said, isinstance(error, ContentWarning)) for error in errors
     ]
 
 
 def _problems(remote: list[_RemoteProblem]) -> list[ContentError]:
     return [
-        (ContentWarning if warning else ContentError)(path, line, message)
-        for path, line, message, warning in remote
+        (ContentWarning if warning else ContentError)(path, line, said)
+        for path, line, said, warning in remote
     ]
 
 

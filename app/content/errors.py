@@ -1,13 +1,55 @@
-"""Problems found in content, always tied to a file and line."""
+"""Problems found in content, always tied to a file and line, worded in either language."""
 
 from dataclasses import dataclass
+from typing import Self
+
+from app.content.messages import PROBLEMS
+
+# Where the wordings of PROBLEMS stand in each (Chinese, English) pair.
+CHINESE, ENGLISH = 0, 1
+
+Value = str | int
+
+
+@dataclass(frozen=True)
+class Said:
+    """What a problem says: its code in PROBLEMS and the values it is worded with."""
+
+    code: str
+    values: tuple[tuple[str, Value], ...] = ()
+
+    @classmethod
+    def of(cls, code: str, **values: Value) -> Self:
+        return cls(code, tuple(values.items()))
+
+    def worded(self, index: int = ENGLISH) -> str:
+        """The wording at `index` of its (Chinese, English) pair."""
+        return word(self.code, dict(self.values), index)
+
+    @property
+    def message(self) -> str:
+        return self.worded(ENGLISH)
+
+
+def word(code: str, values: dict[str, Value], index: int) -> str:
+    """A problem's wording in the language at `index`; its code if it has none."""
+    pair = PROBLEMS.get(f"content.{code}")
+    return pair[index].format(**values) if pair else code
 
 
 @dataclass(frozen=True)
 class ContentError(Exception):
     path: str
     line: int
-    message: str
+    said: Said
+
+    @classmethod
+    def of(cls, code: str, path: str, line: int, **values: Value) -> Self:
+        return cls(path, line, Said.of(code, **values))
+
+    @property
+    def message(self) -> str:
+        return self.said.message
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}: {self.message}"

@@ -102,11 +102,10 @@ def _followup(
         question = question[: match.start()].strip()
     where = line + start
     if not question:
-        errors.append(ContentError(path, where, "follow-up question has no question text"))
+        errors.append(ContentError.of("followup_no_question", path, where))
         return None
     if explicit is not None and not _VALID_ID.match(explicit):
-        message = f"follow-up id '{explicit}' may only use letters, digits, '-', '_' and '.'"
-        errors.append(ContentError(path, where, message))
+        errors.append(ContentError.of("followup_id_invalid", path, where, id=explicit))
         return None
     answer_lines: list[str] = []
     answer_line = where
@@ -120,14 +119,7 @@ def _followup(
             answer_line += 1
     answer = "\n".join(answer_lines).rstrip()
     if not answer:
-        errors.append(
-            ContentError(
-                path,
-                where,
-                f"follow-up question '{question}' has no answer "
-                "(start a continuation line of the item with '答：' or 'A:')",
-            )
-        )
+        errors.append(ContentError.of("followup_no_answer", path, where, question=question))
         return None
     return ParsedFollowup(
         id=explicit or derived_followup_id(card_id, position),

@@ -47,7 +47,7 @@ def split_front_matter(
             break
     else:
         # Read as a horizontal rule and text, so that nothing in the note is lost.
-        errors.append(ContentError(path, 1, "front matter starts with '---' but never ends"))
+        errors.append(ContentError.of("frontmatter_unclosed", path, 1))
         return {}, lines, 1
     raw = "\n".join(lines[1:end])
     try:
@@ -56,10 +56,10 @@ def split_front_matter(
         mark = getattr(exc, "problem_mark", None)
         line = 2 + (mark.line if mark else 0)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        errors.append(ContentError(path, line, f"invalid YAML in front matter: {problem}"))
+        errors.append(ContentError.of("frontmatter_yaml", path, line, problem=problem))
         meta = {}
     if not isinstance(meta, dict):
-        errors.append(ContentError(path, 2, "front matter must be a mapping of keys to values"))
+        errors.append(ContentError.of("frontmatter_not_mapping", path, 2))
         meta = {}
     return meta, lines[end + 1 :], end + 2
 
@@ -69,7 +69,7 @@ def meta_str(meta: dict[str, Any], key: str, path: str, errors: list[ContentErro
     if value is None:
         return ""
     if not isinstance(value, str | int | float):
-        errors.append(ContentError(path, 1, f"front matter '{key}' must be text"))
+        errors.append(ContentError.of("frontmatter_not_text", path, 1, key=key))
         return ""
     return str(value).strip()
 
@@ -79,7 +79,7 @@ def meta_list(meta: dict[str, Any], key: str, path: str, errors: list[ContentErr
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str | int | float) for v in value):
-        errors.append(ContentError(path, 1, f"front matter '{key}' must be a list of text"))
+        errors.append(ContentError.of("frontmatter_not_list", path, 1, key=key))
         return []
     return [str(v).strip() for v in value if str(v).strip()]
 
@@ -90,15 +90,13 @@ def label_table(meta: dict[str, Any], path: str, errors: list[ContentError]) -> 
     }
     extra = meta.get("labels") or {}
     if not isinstance(extra, dict):
-        errors.append(
-            ContentError(path, 1, "front matter 'labels' must map block names to aliases")
-        )
+        errors.append(ContentError.of("labels_not_mapping", path, 1))
         return table
     for block, aliases in extra.items():
         if block not in BLOCKS:
             errors.append(
-                ContentError(
-                    path, 1, f"unknown label block '{block}' (expected one of {', '.join(BLOCKS)})"
+                ContentError.of(
+                    "label_block_unknown", path, 1, block=str(block), blocks=", ".join(BLOCKS)
                 )
             )
             continue
@@ -107,8 +105,7 @@ def label_table(meta: dict[str, Any], path: str, errors: list[ContentError]) -> 
         if not isinstance(aliases, list | None) or not all(
             isinstance(alias, str | int | float) for alias in aliases or []
         ):
-            message = f"front matter 'labels.{block}' must be a list of text"
-            errors.append(ContentError(path, 1, message))
+            errors.append(ContentError.of("label_not_list", path, 1, block=str(block)))
             continue
         for alias in aliases or []:
             table[label_key(str(alias))] = block
@@ -117,6 +114,4 @@ def label_table(meta: dict[str, Any], path: str, errors: list[ContentError]) -> 
 
 def check_slug(slug: str, path: str, errors: list[ContentError]) -> None:
     if not VALID_ID.match(slug):
-        errors.append(
-            ContentError(path, 1, f"slug '{slug}' may only use letters, digits, '-', '_' and '.'")
-        )
+        errors.append(ContentError.of("slug_invalid", path, 1, slug=slug))

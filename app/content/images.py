@@ -16,6 +16,8 @@ from functools import lru_cache
 from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit
 
+from app.content.errors import Said, Value
+
 TYPES = {
     ".png": "image/png",
     ".jpg": "image/jpeg",
@@ -29,6 +31,14 @@ MAX_BYTES = 2 * 1024 * 1024
 
 class ImageError(ValueError):
     """Why an image reference cannot be shown."""
+
+    def __init__(self, said: Said) -> None:
+        super().__init__(said.message)
+        self.said = said
+
+    @classmethod
+    def of(cls, code: str, **values: Value) -> "ImageError":
+        return cls(Said.of(code, **values))
 
 
 @dataclass(frozen=True)
@@ -51,16 +61,14 @@ class Image:
 def resolve(src: str, source: str) -> str:
     """The content-relative path that `src`, written in the file `source`, names."""
     if urlsplit(src).scheme in ("http", "https"):
-        raise ImageError(f"image '{src}' is on the web; it is never fetched, and shows as a link")
+        raise ImageError.of("image_on_web", src=src)
     if urlsplit(src).scheme or src.startswith(("/", "\\")) or "\\" in src:
-        raise ImageError(
-            f"image '{src}' must be a file in the content directory, named by a relative path"
-        )
+        raise ImageError.of("image_not_relative", src=src)
     path = posixpath.normpath(posixpath.join(posixpath.dirname(source), unquote(src)))
     if path == ".." or path.startswith("../"):
-        raise ImageError(f"image '{src}' is outside the content directory")
+        raise ImageError.of("image_outside", src=src)
     if any(part.startswith(".") for part in path.split("/")):
-        raise ImageError(f"image '{src}' is in a hidden folder or file")
+        raise ImageError.of("image_hidden", src=src)
     return path
 
 
@@ -84,21 +92,21 @@ def load(root: Path, path: str) -> Image:
     suffix = posixpath.splitext(path)[1].lower()
     if suffix not in TYPES:
         kinds = ", ".join(sorted(TYPES))
-        raise ImageError(f"image '{path}' is not a supported type ({kinds})")
+        raise ImageError.of("image_type", path=path, kinds=kinds)
     real_root = os.path.realpath(root)
     full = os.path.realpath(os.path.join(real_root, path))
     # A symlink may point anywhere: what counts is where the file really is.
     if os.path.commonpath([full, real_root]) != real_root:
-        raise ImageError(f"image '{path}' is outside the content directory")
+        raise ImageError.of("image_outside", src=path)
     try:
         stat = os.stat(full)
     except OSError:
-        raise ImageError(f"image '{path}' not found") from None
+        raise ImageError.of("image_not_found", path=path) from None
     if not os.path.isfile(full):
-        raise ImageError(f"image '{path}' not found")
+        raise ImageError.of("image_not_found", path=path)
     if stat.st_size > MAX_BYTES:
-        raise ImageError(
-            f"image '{path}' is {stat.st_size:,} bytes; the limit is {MAX_BYTES:,} bytes"
+        raise ImageError.of(
+            "image_too_large", path=path, size=f"{stat.st_size:,}", limit=f"{MAX_BYTES:,}"
         )
     sha, size = _checked(full, suffix, stat.st_mtime_ns, stat.st_size)
     return Image(path, sha, size)
@@ -111,7 +119,7 @@ def _checked(
     # Keyed by modification time and size too, so an edited file is read again.
     data = Path(full).read_bytes()
     if not _looks_like(data, suffix):
-        raise ImageError(f"image '{os.path.basename(full)}' is not a {suffix[1:]} file")
+        raise ImageError.of("image_wrong_kind", name=os.path.basename(full), kind=suffix[1:])
     return hashlib.sha256(data).hexdigest()[:16], _dimensions(data, suffix)
 
 

@@ -46,7 +46,15 @@ def _failure(errors: list[ContentError], source: str) -> JobFailed:
 
 
 def _problem(error: ContentError) -> dict[str, Any]:
-    return {"path": error.path, "line": error.line, "message": error.message}
+    # The English message for readers of the row; the code and values word it in any language.
+    said = error.said
+    return {
+        "path": error.path,
+        "line": error.line,
+        "message": said.message,
+        "code": said.code,
+        "values": dict(said.values),
+    }
 
 
 def start_import(database: Database, content_dir: Path) -> Job:

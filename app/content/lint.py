@@ -11,6 +11,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from app.content.errors import Said
+
 # The tail a command leaves when its escape letter is eaten (`\rightarrow` → `ightarrow`),
 # keyed by the tail. Tails that are ordinary English words or one or two letters ("ar", "au",
 # "angle", "mod") are left out: they would be flagged in prose-like math, and their eaten escape
@@ -59,7 +61,11 @@ class FormulaWarning:
     """One problem in a formula, `offset` line breaks after the formula's first line."""
 
     offset: int
-    message: str
+    said: Said
+
+    @property
+    def message(self) -> str:
+        return self.said.message
 
 
 def _is_layout_tab(tex: str, index: int) -> bool:
@@ -78,16 +84,15 @@ def formula_warnings(tex: str, *, inline: bool) -> list[FormulaWarning]:
             continue
         if char == "\t" and _is_layout_tab(tex, index):
             continue
-        message = f"formula holds control character U+{ord(char):04X} (an eaten escape?)"
-        warnings.append(FormulaWarning(tex.count("\n", 0, index), message))
+        said = Said.of("formula_control_char", char=f"{ord(char):04X}")
+        warnings.append(FormulaWarning(tex.count("\n", 0, index), said))
     if inline and "\n" in tex.strip():
-        message = "inline formula spans a line break (an eaten escape such as \\n or \\r?)"
-        warnings.append(FormulaWarning(0, message))
+        warnings.append(FormulaWarning(0, Said.of("formula_spans_lines")))
     prose = _TEXT_ARGUMENT.sub(lambda match: " " * len(match.group()), tex)
     for match in _TAIL.finditer(prose):
         tail = match.group(1)
         if tail in BRACED_TAILS and not prose.startswith("{", match.end()):
             continue
-        message = f"formula text '{tail}' looks like {EATEN_TAILS[tail]} with its backslash eaten"
-        warnings.append(FormulaWarning(tex.count("\n", 0, match.start()), message))
+        said = Said.of("formula_eaten_backslash", tail=tail, meant=EATEN_TAILS[tail])
+        warnings.append(FormulaWarning(tex.count("\n", 0, match.start()), said))
     return warnings

@@ -159,7 +159,7 @@ def _target_link(title: str, target: str, line: int, path: str, errors: list[Con
         return Link(title, note_stem(note) if note else title, False, line)
     if scheme.group(1).lower() in ("http", "https"):
         return Link(title, target, True, line)
-    errors.append(ContentError(path, line, f"unsafe or unsupported link target '{target}'"))
+    errors.append(ContentError.of("link_unsafe", path, line, target=target))
     return Link(title, "", True, line)
 
 
@@ -249,9 +249,7 @@ def parse_note(
     kind = meta_str(meta, "kind", path, errors) or meta_str(meta, "type", path, errors)
     style = meta_str(meta, "style", path, errors) or None
     if style not in (None, "question", "numbered", "auto"):
-        errors.append(
-            ContentError(path, 1, f"style must be 'question' or 'numbered', not '{style}'")
-        )
+        errors.append(ContentError.of("style_unknown", path, 1, style=str(style)))
         style = None
     outline = build_outline(lines)
     found = recognise(outline, style=None if style == "auto" else style, house=house)
@@ -264,7 +262,7 @@ def parse_deck(path: str, text: str) -> tuple[ParsedDeck | None, list[ContentErr
     """Parse one note as a deck; a note without cards is an error here."""
     note, errors = parse_note(path, text, house=True)
     if isinstance(note, ParsedTopic):
-        errors.append(ContentError(path, note.body.line or 1, "deck has no cards"))
+        errors.append(ContentError.of("deck_no_cards", path, note.body.line or 1))
         return None, errors
     return note, errors
 
@@ -324,16 +322,10 @@ def _finish_card(
 ) -> ParsedCard | None:
     line = first + found.line
     if not found.question.strip(" ?？"):
-        errors.append(ContentError(path, line, "card heading has no question text"))
+        errors.append(ContentError.of("card_no_question", path, line))
         return None
     if found.explicit_id is not None and not VALID_ID.match(found.explicit_id):
-        errors.append(
-            ContentError(
-                path,
-                line,
-                f"card id '{found.explicit_id}' may only use letters, digits, '-', '_' and '.'",
-            )
-        )
+        errors.append(ContentError.of("card_id_invalid", path, line, id=found.explicit_id))
         return None
     builder = _CardBuilder(found)
     for index, text in found.body:
@@ -346,7 +338,7 @@ def _finish_card(
         builder.add(index, text)
     answer = builder.block("answer", first)
     if not _TAGS.sub("", answer.text).strip():
-        errors.append(ContentError(path, line, f"card '{found.question}' has no answer"))
+        errors.append(ContentError.of("card_no_answer", path, line, question=found.question))
         return None
     card_id = found.explicit_id or derived_card_id(found.question)
     followups = builder.block("followups", first)

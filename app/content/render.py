@@ -196,8 +196,9 @@ class Renderer:
             elif token.type in ("text", "code_inline"):
                 if token.type == "text":
                     for marker in dict.fromkeys(_LITERAL_MARKUP.findall(token.content)):
-                        message = f"'{marker}' is left literal in the rendered text"
-                        walk.errors.append(ContentWarning(walk.path, block_line, message))
+                        walk.errors.append(
+                            ContentWarning.of("left_literal", walk.path, block_line, marker=marker)
+                        )
                 block_line += token.meta.get("newlines", 0)
             elif token.type in ("softbreak", "hardbreak"):
                 block_line += 1
@@ -210,7 +211,7 @@ class Renderer:
         # A fence's formula starts on the line after the fence; `$$` and `\[` keep theirs.
         first = line + 1 if token.meta.get("fenced") else line
         for w in formula_warnings(token.content, inline=not display):
-            walk.errors.append(ContentWarning(walk.path, first + w.offset, w.message))
+            walk.errors.append(ContentWarning(walk.path, first + w.offset, w.said))
         tex = _INVISIBLE.sub("", token.content.strip())
         token.meta["text"] = readable_math(tex)
         try:
@@ -218,7 +219,9 @@ class Renderer:
         except pykatex.ParseError as exc:
             message = _KATEX_POSITION.sub("", str(exc))
             formula = " ".join(token.content.split())
-            walk.errors.append(ContentError(walk.path, line, f"KaTeX: {message} in ${formula}$"))
+            walk.errors.append(
+                ContentError.of("katex", walk.path, line, message=message, formula=formula)
+            )
             token.meta["html"] = token.meta["anki"] = (
                 f'<code class="math-error" title="{html.escape(message)}">'
                 f"{html.escape(token.content)}</code>"
@@ -233,8 +236,9 @@ class Renderer:
         name = unquote(src.rsplit("/", 1)[-1].split("?", 1)[0]) or src
         web = src.startswith(("http://", "https://"))
         if not web and not "".join(child.content for child in token.children or []).strip():
-            message = f"image '{src}' has no alt text; shown as '{name}'"
-            walk.errors.append(ContentWarning(walk.path, line, message))
+            walk.errors.append(
+                ContentWarning.of("image_no_alt", walk.path, line, src=src, name=name)
+            )
             token.children = [Token("text", "", 0, content=name)]
         try:
             image = self.image(resolve(src, walk.path))
@@ -247,7 +251,7 @@ class Renderer:
                     raise exc
                 image = self.image(found)
             except ImageError as problem:
-                walk.errors.append(ContentError(walk.path, line, str(problem)))
+                walk.errors.append(ContentError(walk.path, line, problem.said))
                 _image_stand_in(token, src)
                 return
         _show_image(token, image, walk.media)
@@ -263,15 +267,13 @@ class Renderer:
         token.children = [Token("text", "", 0, content=name)]
         found = self.find_by_name(name)
         if found is None:
-            walk.errors.append(
-                ContentError(walk.path, line, f"image '{name}' is not in the folder")
-            )
+            walk.errors.append(ContentError.of("image_not_in_folder", walk.path, line, name=name))
             _image_stand_in(token, name)
             return
         try:
             image = self.image(found)
         except ImageError as exc:
-            walk.errors.append(ContentError(walk.path, line, str(exc)))
+            walk.errors.append(ContentError(walk.path, line, exc.said))
             _image_stand_in(token, name)
             return
         _show_image(token, image, walk.media)
@@ -325,7 +327,7 @@ class Renderer:
         if path not in self._images:
             try:
                 if self.root is None:
-                    raise ImageError(f"image '{path}' cannot be shown here (no content directory)")
+                    raise ImageError.of("image_no_folder", path=path)
                 self._images[path] = load(self.root, path)
             except ImageError as exc:
                 self._images[path] = exc

@@ -27,11 +27,12 @@ def repair_card_ids(decks: list[ParsedDeck], taken: Taken, followups: Taken) -> 
             if card.id in taken:
                 path, line = taken[card.id]
                 problems.append(
-                    ContentError(
+                    ContentError.of(
+                        "duplicate_card_id",
                         deck.path,
                         card.line,
-                        f"duplicate card id '{card.id}' (also at {path}:{line}); "
-                        "give one of them an explicit {#id}",
+                        id=card.id,
+                        other=f"{path}:{line}",
                     )
                 )
                 _rename(card, deck.path)
@@ -40,11 +41,12 @@ def repair_card_ids(decks: list[ParsedDeck], taken: Taken, followups: Taken) -> 
                 if item.id in followups:
                     path, line = followups[item.id]
                     problems.append(
-                        ContentError(
+                        ContentError.of(
+                            "duplicate_followup_id",
                             deck.path,
                             item.line,
-                            f"duplicate follow-up id '{item.id}' (also at {path}:{line}); "
-                            "give one of them an explicit {#id}",
+                            id=item.id,
+                            other=f"{path}:{line}",
                         )
                     )
                     item.id = _by_file(item.id, deck.path)
@@ -64,22 +66,22 @@ def _rename(card: ParsedCard, path: str) -> None:
 
 def repair_deck_slugs(decks: list[ParsedDeck], taken: dict[str, str]) -> list[ContentError]:
     """Give every deck a slug no other deck holds (`taken`: slug -> path)."""
-    return _repair_slugs(decks, taken, "deck")
+    return _repair_slugs(decks, taken, "deck_slug_taken")
 
 
 def repair_topic_slugs(topics: list[ParsedTopic], taken: dict[str, str]) -> list[ContentError]:
     """Give every reading page a slug no other holds (`taken`: slug -> path)."""
-    return _repair_slugs(topics, taken, "topic")
+    return _repair_slugs(topics, taken, "topic_slug_taken")
 
 
 def _repair_slugs(
-    notes: list[ParsedDeck] | list[ParsedTopic], taken: dict[str, str], kind: str
+    notes: list[ParsedDeck] | list[ParsedTopic], taken: dict[str, str], code: str
 ) -> list[ContentError]:
     problems: list[ContentError] = []
     for note in notes:
         if note.slug in taken and taken[note.slug] != note.path:
-            message = f"{kind} slug '{note.slug}' is also used by {taken[note.slug]}"
-            problems.append(ContentError(note.path, 1, message))
+            other = taken[note.slug]
+            problems.append(ContentError.of(code, note.path, 1, slug=note.slug, other=other))
             note.slug = _by_file(note.slug, note.path)
         taken[note.slug] = note.path
     return problems

@@ -7,7 +7,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.content.errors import ContentError, ContentWarning
+from app.content.errors import ContentError, ContentWarning, Said
 
 NOTE_SUFFIXES = (".md", ".markdown", ".txt")
 # Folders of tools, not notes: version control, editors' settings, dependencies, caches.
@@ -41,14 +41,14 @@ def scan(root: Path) -> tuple[list[SourceText], list[ContentError]]:
     """
     errors: list[ContentError] = []
     if not root.is_dir():
-        return [], [ContentError(str(root), 0, "content directory does not exist")]
+        return [], [ContentError.of("content_dir_missing", str(root), 0)]
     real_root = Path(os.path.realpath(root))
     sources: list[SourceText] = []
     house = (root / "decks").is_dir() and (root / "topics").is_dir()
     for file in _note_files(root, real_root, errors):
         rel = file.relative_to(root).as_posix()
         data = _read(file, real_root)
-        if isinstance(data, str):
+        if isinstance(data, Said):
             errors.append(ContentError(rel, 0, data))
             continue
         text = _decode(data, rel, errors)
@@ -58,7 +58,7 @@ def scan(root: Path) -> tuple[list[SourceText], list[ContentError]]:
         reading = house and rel.startswith("topics/")
         sources.append(SourceText(rel, digest, text, reading, house and rel.startswith("decks/")))
     if not sources and not errors:
-        errors.append(ContentError(str(root), 0, "no notes (.md, .markdown or .txt files) found"))
+        errors.append(ContentError.of("no_notes", str(root), 0))
     return sources, errors
 
 
@@ -93,29 +93,30 @@ def _decode(data: bytes, rel: str, errors: list[ContentError]) -> str | None:
         # Notes saved by older Chinese editors are often GBK; GB18030 reads all of it.
         text = data.decode("gb18030")
     except UnicodeDecodeError:
-        errors.append(ContentError(rel, line, "file is not valid UTF-8"))
+        errors.append(ContentError.of("not_utf8", rel, line))
         return None
-    errors.append(ContentWarning(rel, line, "file is not UTF-8; read as GB18030"))
+    errors.append(ContentWarning.of("read_as_gb18030", rel, line))
     return text
 
 
-def _outside(path: Path, real_root: Path) -> str | None:
+def _outside(path: Path, real_root: Path) -> Said | None:
     """Why `path` must not be followed (a symlink loop, or leading out of the root), or None."""
     if not path.is_symlink():
         return None
     try:
         target = path.resolve(strict=True)
     except RuntimeError:
-        return "symlink loop; not followed"
+        return Said.of("symlink_loop")
     except OSError as exc:
-        loop = exc.errno == errno.ELOOP
-        return "symlink loop; not followed" if loop else "symlink to nothing; not followed"
+        if exc.errno == errno.ELOOP:
+            return Said.of("symlink_loop")
+        return Said.of("symlink_dangling")
     if not target.is_relative_to(real_root):
-        return f"symlink to {target}, outside the content directory; not followed"
+        return Said.of("symlink_outside", target=str(target))
     return None
 
 
-def _read(file: Path, real_root: Path) -> bytes | str:
+def _read(file: Path, real_root: Path) -> bytes | Said:
     """The file's bytes, or why it is not read."""
     problem = _outside(file, real_root)
     if problem:
@@ -123,20 +124,20 @@ def _read(file: Path, real_root: Path) -> bytes | str:
     try:
         info = file.stat()
     except OSError as exc:
-        return f"cannot be read ({exc.strerror})"
+        return Said.of("unreadable", reason=str(exc.strerror))
     if stat.S_ISDIR(info.st_mode):
-        return "a directory, not a Markdown file"
+        return Said.of("is_directory")
     if not stat.S_ISREG(info.st_mode):
-        return "not a regular file (a FIFO, socket or device); not read"
+        return Said.of("not_regular")
     if info.st_size > MAX_FILE_BYTES:
-        return f"larger than {MAX_FILE_BYTES // 2**20} MB; not read"
+        return Said.of("file_too_large", megabytes=MAX_FILE_BYTES // 2**20)
     try:
         # O_NONBLOCK: should the file turn into a FIFO after the check, opening it cannot hang.
         descriptor = os.open(file, os.O_RDONLY | os.O_NONBLOCK)
         with os.fdopen(descriptor, "rb") as handle:
             data = handle.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
-        return f"cannot be read ({exc.strerror})"
+        return Said.of("unreadable", reason=str(exc.strerror))
     if len(data) > MAX_FILE_BYTES:
-        return f"larger than {MAX_FILE_BYTES // 2**20} MB; not read"
+        return Said.of("file_too_large", megabytes=MAX_FILE_BYTES // 2**20)
     return data

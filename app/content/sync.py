@@ -67,7 +67,7 @@ class ImportReport:
 
 def lenient(problems: list[ContentError]) -> list[ContentError]:
     """Problems as warnings: the notes import in the best form they can."""
-    return [ContentWarning(p.path, p.line, p.message) for p in problems]
+    return [ContentWarning(p.path, p.line, p.said) for p in problems]
 
 
 def _link_warnings(
@@ -82,16 +82,20 @@ def _link_warnings(
                     continue
                 slug = resolve(link.target, index)
                 if slug is None:
-                    message = f"continue-reading '{link.target}' matches no topic"
-                    warnings.append(ContentError(deck.deck.path, link.line, message))
+                    warnings.append(
+                        ContentError.of(
+                            "reading_no_topic", deck.deck.path, link.line, target=link.target
+                        )
+                    )
                 else:
                     linked.add(slug)
     for topic in compiled.topics:
         for title, line in topic.wikilinks:
             slug = resolve(title, index)
             if slug is None:
-                message = f"[[{title}]] matches no topic"
-                warnings.append(ContentError(topic.topic.path, line, message))
+                warnings.append(
+                    ContentError.of("wikilink_no_topic", topic.topic.path, line, title=title)
+                )
             elif slug != topic.topic.slug:
                 linked.add(slug)
     return warnings, linked
@@ -134,8 +138,9 @@ def check_content(root: Path, *, strict: bool = False) -> CheckReport:
     report.warnings += link_warnings
     for topic in compiled.topics:
         if topic.topic.slug not in linked and strict:
-            message = f"topic '{topic.topic.title}' is not linked from any card or topic"
-            report.warnings.append(ContentError(topic.topic.path, 1, message))
+            report.warnings.append(
+                ContentError.of("topic_not_linked", topic.topic.path, 1, title=topic.topic.title)
+            )
     if strict:
         report.errors = problems
     else:
@@ -276,7 +281,7 @@ def _bank_errors(
         {item_id: (path, line) for item_id, path, line in kept_followups},
     )
     _, topic_errors = topic_index(_all_topic_refs(session, topics, stale_paths))
-    return errors + [e for e in topic_errors if "topic slug" not in e.message]
+    return errors + [e for e in topic_errors if e.said.code != "topic_slug_taken"]
 
 
 def _all_topic_refs(
@@ -370,7 +375,7 @@ def unresolved_links(session: Session) -> list[ContentError]:
         )
     ).all()
     return [
-        ContentError(path, line, f"continue-reading '{target}' matches no topic")
+        ContentError.of("reading_no_topic", path, line, target=target)
         for target, path, line in rows
     ]
 

@@ -23,10 +23,12 @@ def topic_index(topics: list[TopicRef]) -> tuple[dict[str, str], list[ContentErr
     for topic in topics:
         if topic.slug in seen_slugs:
             errors.append(
-                ContentError(
+                ContentError.of(
+                    "topic_slug_taken",
                     topic.path,
                     1,
-                    f"topic slug '{topic.slug}' is also used by {seen_slugs[topic.slug]}",
+                    slug=topic.slug,
+                    other=seen_slugs[topic.slug],
                 )
             )
             continue
@@ -37,8 +39,9 @@ def topic_index(topics: list[TopicRef]) -> tuple[dict[str, str], list[ContentErr
             key = normalise_title(name)
             other = index.get(key)
             if other is not None and other != topic.slug:
-                message = f"title or alias '{name}' also names topic '{other}'"
-                errors.append(ContentError(topic.path, 1, message))
+                errors.append(
+                    ContentError.of("topic_name_taken", topic.path, 1, name=name, other=other)
+                )
                 continue
             index[key] = topic.slug
     return index, errors

@@ -4,6 +4,7 @@ from collections.abc import Callable
 
 from fastapi import Request
 
+from app.content.messages import PROBLEMS
 from app.errors import AppError
 from app.web.strings_errors import ERROR_STRINGS, REFUSAL_STRINGS
 from app.web.strings_fsrs import FSRS_STRINGS
@@ -468,6 +469,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     **REFUSAL_STRINGS,
     **LIMIT_STRINGS,
     **NOTES_STRINGS,
+    **PROBLEMS,
 }
 
 
@@ -501,9 +503,17 @@ def preferred(header: str) -> str | None:
 def translator(lang: str) -> Callable[[str], str]:
     index = 0 if lang == "zh" else 1
 
-    def t(key: str) -> str:
+    def t(key: str, **values: object) -> str:
+        """The string `key` in the language, worded with `values`; the key if it has none."""
         pair = STRINGS.get(key)
-        return pair[index] if pair else key
+        if pair is None:
+            return key
+        if not values:
+            return pair[index]
+        try:
+            return pair[index].format(**values)
+        except (KeyError, IndexError, ValueError):
+            return pair[index]  # kept by another version with other values: unworded
 
     return t
 
