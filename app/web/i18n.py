@@ -438,6 +438,12 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
     "admin.import_failed": ("导入失败，题库未改变：", "Import failed; the bank is unchanged:"),
     "admin.import_running": ("正在导入，本页会自动刷新……", "Importing; this page reloads itself…"),
+    "admin.import_done": (
+        "{decks} 个题库、{topics} 个阅读页；卡片新增 {added}、更新 {updated}、未变 {unchanged}、"
+        "下线 {retired}；渲染公式 {formulas} 个",
+        "{decks} decks, {topics} topics; cards: {added} added, {updated} updated, "
+        "{unchanged} unchanged, {retired} retired; {formulas} formulas rendered",
+    ),
     "admin.role": ("角色", "Role"),
     "admin.status": ("状态", "Status"),
     "admin.actions": ("操作", "Actions"),

@@ -179,11 +179,13 @@ def test_an_admin_reimports_the_content(browser, write_content, db):
     assert admin.get("/admin/import").status_code == 200
     page = _imported(admin)
     assert page.status_code == 200
-    assert 'id="import-report"' in page.text and "+1 /" in page.text
+    assert 'id="import-report"' in page.text and "cards: 1 added," in page.text
     assert 'http-equiv="refresh"' not in page.text
     assert member.get("/api/cards/batching").json()["question"] == "What is continuous batching?"
     # Without a job named, the page shows the latest import.
     assert 'id="import-report"' in admin.get("/admin/import").text
+    chinese = admin.get("/admin/import", headers={"Accept-Language": "zh"}).text
+    assert "卡片新增 1、" in chinese and "added" not in chinese
 
 
 def test_a_running_import_refreshes_its_page_and_is_not_started_twice(app, browser):
