@@ -114,11 +114,14 @@ def refresh_plan(session: Session, *, learner: Learner, now: datetime) -> None:
     makes it again). Reading the queue only reads the kept plan.
     """
     today = local_day(learner, now)
-    rows = (
-        session.connection()
-        .execute(_ahead_statement(), {"learner_id": learner.id, "today": today})
-        .all()
-    )
+    params = {"learner_id": learner.id, "today": today}
+    interviews, pinned = session.connection().execute(_anything_statement(), params).one()
+    # The next card's read in this request needs the same answer: it takes it from here (once)
+    # instead of asking again. What it reads stays as the database has it (see `_found`).
+    session.info[_FOUND] = (learner.id, today, bool(interviews), bool(pinned))
+    if not interviews:
+        return
+    rows = session.connection().execute(_ahead_statement(), params).all()
     if not rows:
         return
     basis = _basis(session, learner, rows)
@@ -244,6 +247,26 @@ def _anything_statement() -> Any:
     return select(ahead.exists().label("interviews"), pinned.exists().label("pinned"))
 
 
+# Where `refresh_plan` leaves what it found for the read after it: (learner, day, any interview
+# ahead, any card pinned today).
+_FOUND = "interview.pins.found"
+
+
+def _found(session: Session, learner: Learner, today: date) -> tuple[bool, bool]:
+    """Whether the learner has an interview ahead and a card pinned today.
+
+    Taken once from the rating's `refresh_plan` in the same request, which asked a moment
+    before; otherwise asked. Pins a mock interview adds meanwhile are served from the next
+    request on.
+    """
+    kept = session.info.pop(_FOUND, None)
+    if kept is not None and kept[:2] == (learner.id, today):
+        return kept[2], kept[3]
+    params = {"learner_id": learner.id, "today": today}
+    interviews, pinned = session.connection().execute(_anything_statement(), params).one()
+    return bool(interviews), bool(pinned)
+
+
 def next_pinned(
     session: Session,
     *,
@@ -254,10 +277,9 @@ def next_pinned(
 ) -> str | None:
     """Today's first plan or pinned card in scope that was not studied today, if any."""
     today = local_day(learner, now)
-    params = {"learner_id": learner.id, "today": today}
-    interviews, pinned = session.connection().execute(_anything_statement(), params).one()
+    interviews, pinned = _found(session, learner, today)
     if not (interviews or pinned):
-        return None  # most requests: one indexed look in each table
+        return None  # most requests: one indexed look in each table, or none after a rating
     pins = [p.card_id for p in pinned_today(session, learner=learner, now=now)] if pinned else []
     plan = planned_today(session, learner=learner, now=now) if interviews else ()
     held = set(exclude)

@@ -5,6 +5,7 @@ import re
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from banks import commit
@@ -13,6 +14,7 @@ from sqlmodel import col, select
 
 from app.infra.models import CardState, MockAnswer, Recording, ReviewLog, StudyPin
 from app.interview.keypoints import points_key
+from app.interview.pins import set_pins
 from app.scheduling.cardstate import aware
 from tests.web.conftest import KERNELS_DECK, NOTES_DECK, START, TOPICS
 
@@ -200,15 +202,20 @@ def test_the_queue_serves_plan_cards_first_until_the_interview(client, bank, clo
     assert plan[0]["date"] == days(0) and plan[0]["reviews"] >= 1
 
     served = []
+    answered: dict[str, Any] | None = None  # the next card a rating's answer held
     while (nxt := client.get("/api/study/next")).status_code == 200:
         card = nxt.json()
         assert card["deck"] == "notes"  # only plan cards: nothing else is due
+        if served:  # a rating's answer served the plan as the queue does
+            assert answered is not None and answered["id"] == card["id"]
         served.append(card["id"])
         rated = client.post(
             "/api/reviews", json={"card_id": card["id"], "rating": 3, "version": card["version"]}
         )
         assert rated.status_code == 200
+        answered = rated.json()["next"]
         assert len(served) < 10
+    assert answered is None  # the plan done, nothing else due
     assert set(served) <= {"fusion", "paged"} and served
     # The rating moved the card's schedule on as an early review.
     assert aware(bank.state(served[0]).last_review) == START
@@ -218,6 +225,29 @@ def test_the_queue_serves_plan_cards_first_until_the_interview(client, bank, clo
     assert client.get("/api/study/next").status_code == 204
     with bank.database.session() as session:
         assert session.exec(select(StudyPin).where(StudyPin.day > clock.now.date())).all() == []
+
+
+def test_a_rating_s_answer_serves_the_cards_pinned_today_in_order(client, bank, clock):
+    """The answer to a rating holds the next pinned card, as the queue would serve it."""
+    for card_id in ("fusion", "paged", "line"):
+        set_state(bank, card_id, stability=3.0, days_ago=2, due_in=40)
+    learner = bank.learner()
+    with bank.database.session() as session:
+        set_pins(
+            session,
+            learner=learner,
+            now=clock.now,
+            card_ids=["fusion", "paged", "line"],
+            source="mock",
+            replace=True,
+        )
+    card = client.get("/api/study/next").json()
+    answered = []
+    for _ in range(3):
+        body = {"card_id": card["id"], "rating": 3, "version": card["version"]}
+        card = client.post("/api/reviews", json=body).json()["next"]
+        answered.append(card and card["id"])
+    assert answered[:2] == ["paged", "line"]
 
 
 # Mock interviews.

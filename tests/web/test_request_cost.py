@@ -106,3 +106,23 @@ def test_study_requests_end_without_a_rollback_so_prepared_statements_stay(
                 "SELECT statement FROM pg_prepared_statements"
             ).scalars()
             assert any("AS learning" in statement for statement in prepared)
+
+
+def test_a_rating_looks_for_interviews_once(client: Any, app: FastAPI) -> None:
+    """The write side's look for interviews ahead answers the next card's read as well."""
+    engine = app.state.database.engine
+    looks: list[str] = []
+
+    def statement(_connection: Any, _cursor: Any, text: str, *_: Any) -> None:
+        if "FROM interview" in text:
+            looks.append(text)
+
+    card = client.get("/api/study/next").json()
+    body = {"card_id": card["id"], "rating": 3, "version": card["version"]}
+    event.listen(engine, "before_cursor_execute", statement)
+    try:
+        rated = client.post("/api/reviews", json=body, headers={"Idempotency-Key": "once"})
+    finally:
+        event.remove(engine, "before_cursor_execute", statement)
+    assert rated.status_code == 200 and rated.json()["next"] is not None
+    assert len(looks) == 1
