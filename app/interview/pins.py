@@ -249,7 +249,7 @@ def _anything_statement() -> Any:
 
 # Where `refresh_plan` leaves what it found for the read after it: (learner, day, any interview
 # ahead, any card pinned today).
-_FOUND = "interview.pins.found"
+_FOUND = "interview pins found"
 
 
 def _found(session: Session, learner: Learner, today: date) -> tuple[bool, bool]:
