@@ -4,8 +4,10 @@ from datetime import UTC, date, datetime, time, timedelta
 from functools import cache
 from zoneinfo import ZoneInfo, available_timezones
 
+from sqlalchemy import bindparam
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
+from sqlmodel.sql.expression import SelectOfScalar
 
 from app.accounts.settings import LearnerSettings, known_zone
 from app.errors import Invalid
@@ -19,16 +21,23 @@ Parameters = tuple[float, ...]
 
 def get_learner(session: Session, name: str, timezone: str = "UTC") -> Learner:
     """Return the learner called `name`, creating it on first use."""
-    learner = session.exec(select(Learner).where(Learner.name == name)).first()
+    named = {"name": name}
+    learner = session.exec(_named_statement(), params=named).first()
     if learner is None:
         learner = Learner(name=name, timezone=timezone)
         try:
             with database_of(session).writing(session):
                 session.add(learner)
         except IntegrityError:  # another process created it first
-            return session.exec(select(Learner).where(Learner.name == name)).one()
+            return session.exec(_named_statement(), params=named).one()
         session.refresh(learner)
     return learner
+
+
+@cache
+def _named_statement() -> SelectOfScalar[Learner]:
+    # Built once: the local learner is looked up by name on every request.
+    return select(Learner).where(Learner.name == bindparam("name"))
 
 
 def personal_parameters(learner: Learner) -> Parameters | None:
