@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from sqlmodel import Session
 
     from app.config import Settings
-    from app.content.report import FileReport
+    from app.content.bank.report import FileReport
     from app.infra.db import Database
     from app.infra.models import Learner
 
@@ -45,8 +45,8 @@ def main() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print what was found in each note as JSON.")
 def check_command(directory: Path | None, strict: bool, as_json: bool) -> None:
     """Show what qbank finds in a folder of notes, touching no database."""
-    from app.content.report import as_json as report_json
-    from app.content.sync import check_content
+    from app.content.bank.report import as_json as report_json
+    from app.content.bank.sync import check_content
 
     report = check_content(directory or _settings().content_dir, strict=strict)
     if as_json:
@@ -92,8 +92,8 @@ def _print_files(files: "list[FileReport]") -> None:
 @click.option("--dry-run", is_flag=True, help="Show what would change; keep nothing.")
 def import_command(directory: Path | None, strict: bool, dry_run: bool) -> None:
     """Import a folder of notes into the question bank (incremental; history kept)."""
-    from app.content.imports import recorded_import
-    from app.content.sync import import_content
+    from app.content.bank.imports import recorded_import
+    from app.content.bank.sync import import_content
 
     settings = _settings()
     root = directory or settings.content_dir

@@ -20,8 +20,8 @@ from sqlalchemy.exc import InternalError, OperationalError
 
 from app.accounts.learners import get_learner
 from app.config import LOOPBACK, Settings
+from app.content.bank.imports import recorded_import
 from app.content.errors import ContentError, ContentErrors
-from app.content.imports import recorded_import
 from app.infra.bank import open_database
 from app.infra.db import Database
 from app.infra.logs import log_config

@@ -127,7 +127,7 @@ def prepare(
     url: str, content: Path, learners: int, days: int, seed: int, setup_sql: list[str]
 ) -> tuple[dict[str, float], list[str], list[dict[str, int]]]:
     """Import the bank, create the accounts with their histories; return timings and tokens."""
-    from app.content.sync import import_content
+    from app.content.bank.sync import import_content
     from app.infra.db import Database, make_engine
 
     engine = make_engine(url)

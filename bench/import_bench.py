@@ -90,7 +90,7 @@ def _phase(root: Path, url: str, profile: str | None) -> dict[str, float | int]:
     """Run one import in this (fresh) process and return its figures."""
     import resource
 
-    from app.content.sync import import_content
+    from app.content.bank.sync import import_content
     from app.infra.db import Database
 
     database = Database.open(url)

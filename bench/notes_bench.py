@@ -6,7 +6,7 @@
 Writes a folder of notes in nested folders (question headings, numbered headings, plain-text
 `Q:` lines, house-format notes, images beside some notes), imports it into a fresh SQLite
 file with `import_content`, then renders each distinct formula of the folder once with
-pykatex as app.content.render does. The floor is KaTeX's time divided among the cores the
+pykatex as app.content.compile.render does. The floor is KaTeX's time divided among the cores the
 import renders with; the ratio says how far the whole import is from it. Then the same
 folder again, unchanged (the no-op re-import).
 """
@@ -95,8 +95,8 @@ def write_notes(root: Path, notes: int, formulas: int, seed: int = 0) -> set[tup
 
 
 def katex_seconds(formulas: set[tuple[str, bool]]) -> float:
-    """CPU seconds KaTeX takes for each formula once, called as app.content.render calls it."""
-    from app.content.render import Renderer
+    """CPU seconds KaTeX takes for each formula once, called the way the renderer calls it."""
+    from app.content.compile.render import Renderer
 
     renderer = Renderer()
     start = time.process_time()
@@ -115,9 +115,9 @@ def main(argv: list[str] | None = None) -> int:
 
     from sqlmodel import SQLModel
 
-    from app.content.compile import worker_count
-    from app.content.source import scan
-    from app.content.sync import import_content
+    from app.content.bank.sync import import_content
+    from app.content.compile.build import worker_count
+    from app.content.notes.source import scan
     from app.infra import models  # noqa: F401  (registers the tables)
     from app.infra.db import Database
 

@@ -26,7 +26,7 @@ from pgschemas import POSTGRES_URL, PostgresSchemas  # noqa: E402
 from sqlalchemy import create_engine  # noqa: E402
 from sqlalchemy.pool import NullPool  # noqa: E402
 
-from app.content.sync import import_content  # noqa: E402
+from app.content.bank.sync import import_content  # noqa: E402
 from app.infra.db import Database  # noqa: E402
 
 DECK = """---

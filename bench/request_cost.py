@@ -49,7 +49,7 @@ def main() -> None:
     from sqlalchemy import event
 
     from app.config import Settings
-    from app.content.sync import import_content
+    from app.content.bank.sync import import_content
     from app.main import create_app
 
     folder = Path(tempfile.mkdtemp(prefix="qbank-cost-"))

@@ -92,7 +92,7 @@ def main() -> None:
 
     from sqlmodel import Session, SQLModel
 
-    from app.content.sync import import_content
+    from app.content.bank.sync import import_content
     from app.infra.db import Database, make_engine
     from app.search.query import search
     from bench._synthetic import write_bank

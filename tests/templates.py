@@ -9,7 +9,7 @@ from pathlib import Path
 from pgschemas import PostgresSchemas
 from sqlalchemy.engine import make_url
 
-from app.content.sync import import_content
+from app.content.bank.sync import import_content
 from app.infra.db import Database
 
 

@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from app.content.sync import import_content
+from app.content.bank.sync import import_content
 from app.export.anki import FIELDS, export_apkg
 from tests.test_images import png
 

@@ -22,8 +22,8 @@ from sqlmodel import Session
 from app.accounts.learners import get_learner
 from app.cli import main
 from app.config import Settings, get_settings
-from app.content.render import Renderer
-from app.content.sync import import_content
+from app.content.bank.sync import import_content
+from app.content.compile.render import Renderer
 from app.export.anki import FIELDS, MODEL, export_apkg, stable_id
 from app.main import create_app
 from app.study import NotFound, marks

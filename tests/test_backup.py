@@ -24,7 +24,7 @@ from app.backup import (
 )
 from app.cli import main
 from app.config import Settings
-from app.content.sync import import_content
+from app.content.bank.sync import import_content
 from app.infra.db import Database
 from app.infra.models import Card, CardState, Deck, Learner, PracticeSession, ReviewLog
 from app.main import create_app

@@ -22,7 +22,7 @@ from test_backup import (
 )
 
 from app.backup import BackupError
-from app.content.sync import import_content
+from app.content.bank.sync import import_content
 from app.infra.db import Database
 
 pytestmark = pytest.mark.storage

@@ -3,7 +3,7 @@
 import sys
 from pathlib import Path
 
-from app.content.sync import check_content
+from app.content.bank.sync import check_content
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench._synthetic import write_bank

@@ -9,9 +9,9 @@ from banks import commit
 from sqlalchemy.engine import Engine
 from sqlmodel import col, func, select
 
-from app.content.parse import Link, ParsedDeck, ParsedTopic, parse_deck, parse_topic
-from app.content.sync import check_content, import_content
-from app.content.topicindex import TopicRef, resolve, topic_index
+from app.content.bank.sync import check_content, import_content
+from app.content.bank.topicindex import TopicRef, resolve, topic_index
+from app.content.notes.parse import Link, ParsedDeck, ParsedTopic, parse_deck, parse_topic
 from app.infra.models import Card, CardState, Followup, Learner, ReviewLog
 
 pytestmark = pytest.mark.storage

@@ -9,8 +9,8 @@ from banks import commit
 from sqlalchemy.engine import Engine
 from sqlmodel import col, select
 
-from app.content.parse import ParsedDeck
-from app.content.sync import import_content
+from app.content.bank.sync import import_content
+from app.content.notes.parse import ParsedDeck
 from app.infra.models import Card, CardState, Followup, Learner, ReviewLog
 from tests.test_bundled_content import CONTENT, MAX_FOLLOWUP_ANSWER_CHARS, NOW, bundled_deck
 

@@ -11,8 +11,8 @@ from click.testing import CliRunner, Result
 
 from app.cli import main
 from app.config import Settings
-from app.content.parse import derived_card_id
-from app.content.sync import check_content
+from app.content.bank.sync import check_content
+from app.content.notes.parse import derived_card_id
 
 WriteContent = Callable[[Mapping[str, str | None]], Path]
 PROBLEM = re.compile(r"^(?P<path>[^:\s]+):(?P<line>\d+): (?P<message>.+)$")

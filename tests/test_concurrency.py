@@ -21,7 +21,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from app.config import Settings
-from app.content.sync import import_content
+from app.content.bank.sync import import_content
 from app.infra.db import Database, make_engine
 from app.infra.models import CardState, Learner, ReviewLog
 from app.main import build_routes, create_app

@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 import pytest
 from sqlmodel import Session, col, select
 
-from app.content.sync import import_content
+from app.content.bank.sync import import_content
 from app.infra.models import Card, Deck
 from app.study import Filters, counts, get_learner
 from app.study.catalog import DeckSummary, Progress, deck_summaries, folder_tree

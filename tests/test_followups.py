@@ -8,7 +8,7 @@ from click.testing import CliRunner
 from markdown_it.utils import read_fixture_file
 
 from app.cli import main
-from app.content.parse import ParsedCard, parse_deck
+from app.content.notes.parse import ParsedCard, parse_deck
 from tests.test_check_cli import WriteContent, assert_clean_exit, problems
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -6,7 +6,7 @@ from pathlib import Path
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from app.content.sync import import_content
+from app.content.bank.sync import import_content
 from app.export.anki import export_apkg
 
 # Skips this module, as it does its own, when the `anki` package is not installed.

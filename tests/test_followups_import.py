@@ -6,8 +6,8 @@ import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
+from app.content.bank.sync import import_content
 from app.content.errors import ContentErrors
-from app.content.sync import import_content
 from app.infra.models import Card, Followup
 from tests.test_anki_export import export
 from tests.test_import import MakeLearner, WriteContent, add_history, counts, history

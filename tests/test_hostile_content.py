@@ -13,9 +13,9 @@ from sqlalchemy.engine import Engine
 from sqlmodel import func, select
 from test_check_cli import GOOD, assert_clean_exit, problems, run
 
+from app.content.bank.sync import import_content
 from app.content.errors import ContentErrors
-from app.content.source import MAX_FILE_BYTES
-from app.content.sync import import_content
+from app.content.notes.source import MAX_FILE_BYTES
 from app.infra.models import Card
 
 pytestmark = pytest.mark.storage

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from refusals import raised_keys
 
-from app.content.imports import SOURCES
+from app.content.bank.imports import SOURCES
 from app.scheduling.cardstate import Queue
 from app.stats.summary import StateCounts
 from app.study.browse import MarkKind
@@ -84,7 +84,7 @@ DYNAMIC: dict[str, Iterable[str]] = {
             "".join(p.read_text(encoding="utf-8") for p in (ROOT / "app/content").glob("*.py")),
         )
     )
-    | {"deck_slug_taken", "topic_slug_taken"},  # app/content/repair.py passes these on
+    | {"deck_slug_taken", "topic_slug_taken"},  # app/content/bank/repair.py passes these on
 }
 
 

@@ -8,9 +8,9 @@ import pytest
 from click.testing import CliRunner
 
 from app.cli import main
-from app.content import images
+from app.content.compile import images
+from app.content.compile.render import Renderer
 from app.content.errors import ContentError
-from app.content.render import Renderer
 from tests.conftest import WriteContent
 
 

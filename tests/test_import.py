@@ -10,10 +10,10 @@ from banks import commit
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, SQLModel, col, select
 
-from app.content import source
+from app.content.bank.sync import ImportReport, import_content
 from app.content.errors import ContentErrors
-from app.content.parse import derived_card_id
-from app.content.sync import ImportReport, import_content
+from app.content.notes import source
+from app.content.notes.parse import derived_card_id
 from app.infra.db import Database
 from app.infra.models import Card, CardLink, CardState, Deck, Learner, ReviewLog
 

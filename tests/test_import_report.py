@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from sqlmodel import col, select
 
 from app.cli import main
-from app.content.imports import KIND, by_file, latest_report
+from app.content.bank.imports import KIND, by_file, latest_report
 from app.content.messages import PROBLEMS as WORDINGS
 from app.infra.jobs import DONE, FAILED
 from app.infra.models import Card, Job

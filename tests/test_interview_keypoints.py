@@ -2,7 +2,7 @@
 
 import pytest
 
-from app.content.render import Renderer
+from app.content.compile.render import Renderer
 from app.interview.keypoints import points_key, suggested_rating
 
 

@@ -5,10 +5,10 @@ from pathlib import Path
 import pytest
 from markdown_it.token import Token
 
+from app.content.bank.sync import check_content
+from app.content.compile.lint import BRACED_TAILS, EATEN_TAILS, formula_warnings
+from app.content.compile.render import Renderer, build_markdown
 from app.content.errors import ContentError, ContentWarning
-from app.content.lint import BRACED_TAILS, EATEN_TAILS, formula_warnings
-from app.content.render import Renderer, build_markdown
-from app.content.sync import check_content
 
 CONTENT = Path(__file__).resolve().parent.parent / "content"
 MATH = {"math_inline": True, "math_inline_double": False, "math_block": False}

@@ -7,7 +7,7 @@ from urllib.parse import quote
 import pytest
 from sqlmodel import Session, select
 
-from app.content.sync import import_content
+from app.content.bank.sync import import_content
 from app.infra.models import Card, Deck
 from app.study.catalog import note_url
 

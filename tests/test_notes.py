@@ -15,8 +15,8 @@ import pytest
 from click.testing import CliRunner
 
 from app.cli import main
-from app.content.report import FileReport
-from app.content.sync import CheckReport, check_content
+from app.content.bank.report import FileReport
+from app.content.bank.sync import CheckReport, check_content
 
 NOTES = Path(__file__).parent / "fixtures" / "notes"
 SEEDS = Path(__file__).parent / "fixtures" / "seeds"
@@ -158,7 +158,7 @@ def _seed_expectations(name: str) -> list[dict[str, Any]]:
 
 
 def test_the_structured_seed_keeps_its_title_sections_and_labelled_blocks() -> None:
-    from app.content.parse import ParsedDeck, parse_note
+    from app.content.notes.parse import ParsedDeck, parse_note
 
     text = (SEEDS / "gpu-kernels-qa.txt").read_text(encoding="utf-8")
     deck, errors = parse_note("gpu-kernels-qa.txt", text)

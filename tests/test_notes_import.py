@@ -9,8 +9,8 @@ import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
+from app.content.bank.sync import import_content
 from app.content.errors import ContentErrors
-from app.content.sync import import_content
 from app.infra.models import Card, Deck, Learner, ReviewLog, Topic
 from tests.conftest import WriteContent
 from tests.test_import import add_history

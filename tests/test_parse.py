@@ -5,7 +5,7 @@ import textwrap
 import pytest
 
 from app.content.errors import ContentError
-from app.content.parse import (
+from app.content.notes.parse import (
     ParsedCard,
     ParsedDeck,
     derived_card_id,

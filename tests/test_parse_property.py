@@ -5,11 +5,11 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.content.compile import compile_sources
+from app.content.compile.build import compile_sources
+from app.content.compile.render import Renderer
 from app.content.errors import ContentError
-from app.content.parse import parse_deck, parse_topic
-from app.content.render import Renderer
-from app.content.source import SourceText
+from app.content.notes.parse import parse_deck, parse_topic
+from app.content.notes.source import SourceText
 
 DECK_PATH = "decks/fuzz.md"
 TOPIC_PATH = "topics/fuzz.md"

@@ -7,7 +7,7 @@ from banks import commit
 from sqlalchemy.engine import Engine
 from sqlmodel import select
 
-from app.content.sync import import_content
+from app.content.bank.sync import import_content
 from app.infra.models import Learner, PracticeSession, ReviewLog
 from app.practice.quiz import rate_practice, start_practice
 from app.study import Filters

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from markdown_it.utils import read_fixture_file
 
+from app.content.compile.render import Renderer
 from app.content.errors import ContentError, ContentWarning
-from app.content.render import Renderer
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -7,10 +7,10 @@ import pytest
 from markdown_it.utils import read_fixture_file
 from pygments.token import STANDARD_TYPES
 
-from app.content import highlight
-from app.content.cjk import is_cjk
+from app.content.compile import highlight
+from app.content.compile.render import Renderer
 from app.content.errors import ContentError, ContentWarning
-from app.content.render import Renderer
+from app.content.notes.cjk import is_cjk
 from tests.test_render import RecordingRenderer, collapse_math
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -12,8 +12,8 @@ import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from app.content.searchtext import FIELDS
-from app.content.sync import import_content
+from app.content.bank.sync import import_content
+from app.content.compile.searchtext import FIELDS
 from app.infra.models import Card, Followup, SearchEntry, Topic
 from app.search.query import MAX_TERMS, search, terms_of
 

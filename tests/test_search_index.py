@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, func, select
 
-from app.content.sync import import_content
+from app.content.bank.sync import import_content
 from app.infra.db import make_engine
 from app.infra.migrate import downgrade, upgrade
 from app.infra.models import SearchEntry

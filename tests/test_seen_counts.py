@@ -9,7 +9,7 @@ from sqlmodel import Session
 
 from app.backup.export import export_learner
 from app.backup.restore import restore_learner
-from app.content.sync import import_content
+from app.content.bank.sync import import_content
 from app.infra.db import Database
 from app.infra.seencount import RECOUNT
 from app.study import Filters, counts, get_learner, record_review, undo_last

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy.engine import Engine
 
 from app.accounts.learners import get_learner
-from app.content.sync import import_content
+from app.content.bank.sync import import_content
 from tests.conftest import WriteContent, _free_port
 
 pytestmark = pytest.mark.storage

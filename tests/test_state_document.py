@@ -10,7 +10,7 @@ from sqlalchemy import update
 from sqlmodel import col, select
 
 from app.backup import dump_backup, export_learner, restore_learner
-from app.content.sync import import_content
+from app.content.bank.sync import import_content
 from app.infra.db import Database
 from app.infra.models import CardState, ReviewLog
 from app.scheduling.cardstate import CardStateValue, State

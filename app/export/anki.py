@@ -19,7 +19,7 @@ from urllib.parse import quote
 import genanki
 from sqlmodel import Session, col, select
 
-from app.content.images import ImageError, load
+from app.content.compile.images import ImageError, load
 from app.errors import NotFound
 from app.infra.models import Card, CardLink, Deck, Followup
 from app.study import catalog

@@ -192,7 +192,7 @@ def _text() -> Any:
 class SearchEntry(SQLModel, table=True):
     """One card's or topic's search text, per field group, as displayed and folded for matching.
 
-    Written at import (app.content.searchindex); see app.content.searchtext for the folding.
+    Written at import (app.content.bank.searchindex); app.content.compile.searchtext folds it.
     """
 
     __table_args__ = (UniqueConstraint("kind", "key"),)

@@ -1,7 +1,8 @@
 """A model answer as a checklist of key points, compiled at import; and what a checklist says.
 
-The import (app.content.forms) makes an answer's key points from its Markdown: its list items,
-else its sentences, or the list an author marked with `要点：`; they are stored with the card.
+The import (app.content.compile.forms) makes an answer's key points from its Markdown: its
+list items, else its sentences, or the list an author marked with `要点：`; they are stored with
+the card.
 """
 
 import hashlib

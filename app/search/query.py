@@ -32,7 +32,7 @@ from sqlalchemy import table as sql_table
 from sqlmodel import Session, col, select
 from sqlmodel.sql.expression import Select
 
-from app.content.searchtext import FIELDS, fold, fold_with_map
+from app.content.compile.searchtext import FIELDS, fold, fold_with_map
 from app.errors import Invalid
 from app.infra.models import Deck, SearchEntry
 from app.search.searchdb import ALL_TEXT, FTS_TABLE, TRIGRAM

@@ -10,9 +10,9 @@ from sqlalchemy import ColumnElement, func
 from sqlmodel import Session, col, select
 
 from app.accounts.learners import study_day
-from app.content.frontmatter import normalise_title
-from app.content.parse import note_folder, note_stem
-from app.content.topicindex import TopicRef, resolve, topic_index
+from app.content.bank.topicindex import TopicRef, resolve, topic_index
+from app.content.notes.frontmatter import normalise_title
+from app.content.notes.parse import note_folder, note_stem
 from app.infra.models import Card, CardLink, CardState, Deck, Learner, Topic
 from app.study.cardview import link_url as link_url
 from app.study.marks import held_cards
@@ -155,7 +155,7 @@ class TagSummary:
 def tag_summaries(decks: list[DeckSummary]) -> list[TagSummary]:
     """The decks' tags, each with the progress of the cards that `?tag=` selects.
 
-    A card carries its deck's tags and its section's name (app.content.sync), so a tag also
+    A card carries its deck's tags and its section's name (app.content.bank.sync), so a tag also
     takes in a section of that name in a deck without the tag.
     """
     summaries = []

@@ -33,7 +33,7 @@ from playwright.sync_api import (
 )
 
 from app.config import Settings
-from app.content.sync import import_content
+from app.content.bank.sync import import_content
 from app.infra.db import Database
 from app.main import serving_app
 from app.web.deps import get_now

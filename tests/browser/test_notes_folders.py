@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from app.config import Settings
-from app.content.imports import recorded_import
+from app.content.bank.imports import recorded_import
 from tests.browser.conftest import NewPage, open_bank, serve
 
 NOTES = Path(__file__).resolve().parents[1] / "fixtures" / "notes"

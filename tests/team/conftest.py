@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from team_support import BANK, PASSWORDS, Browser, Clock, Db, same_database, team_settings
 
 from app.accounts import members
-from app.content.sync import import_content
+from app.content.bank.sync import import_content
 from app.infra.models import Learner
 from app.main import create_app
 from app.web.deps import get_now

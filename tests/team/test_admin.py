@@ -8,7 +8,7 @@ import pytest
 from sqlmodel import select
 from team_support import NOTES_DECK
 
-from app.content.imports import KIND
+from app.content.bank.imports import KIND
 from app.infra.jobs import start_job, wait_for_all
 from app.infra.models import Card, CardState, Deck
 from app.study.catalog import MATURE_DAYS

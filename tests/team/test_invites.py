@@ -5,7 +5,7 @@ from urllib.parse import urlparse
 import pytest
 from team_support import NEW_PASSWORD, csrf_token, text_of
 
-from app.content.sync import import_content
+from app.content.bank.sync import import_content
 from app.infra.models import Invite, Learner
 
 pytestmark = pytest.mark.storage

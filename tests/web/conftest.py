@@ -17,7 +17,7 @@ from sqlmodel import col, select
 from app.accounts import learners
 from app.accounts.settings import LearnerSettings
 from app.config import Settings
-from app.content.sync import import_content
+from app.content.bank.sync import import_content
 from app.infra.db import Database
 from app.infra.models import CardState, Learner, PracticeSession, ReviewLog
 from app.main import create_app

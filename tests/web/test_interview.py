@@ -516,7 +516,7 @@ def second(make_database_url, bank_dir):
     from fastapi.testclient import TestClient
 
     from app.config import Settings
-    from app.content.sync import import_content
+    from app.content.bank.sync import import_content
     from app.main import create_app
 
     settings = Settings(

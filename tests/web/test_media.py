@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from app.content import images
+from app.content.compile import images
 from app.web.assets import IMMUTABLE, REVALIDATE
 from tests.conftest import WriteContent
 from tests.test_images import png

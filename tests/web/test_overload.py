@@ -12,7 +12,7 @@ from sqlmodel import Session
 
 from app.accounts.learners import get_learner
 from app.config import Settings
-from app.content.sync import import_content
+from app.content.bank.sync import import_content
 from app.infra import db
 from app.infra.models import ReviewLog
 from app.main import create_app

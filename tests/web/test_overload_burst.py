@@ -16,7 +16,7 @@ import httpx2 as httpx
 import pytest
 from sqlalchemy.engine import Engine
 
-from app.content.sync import import_content
+from app.content.bank.sync import import_content
 from tests.conftest import LiveServer
 
 pytestmark = pytest.mark.storage

@@ -6,7 +6,7 @@ from urllib.parse import urlencode
 import pytest
 from fastapi.testclient import TestClient
 
-from app.content.sync import import_content
+from app.content.bank.sync import import_content
 
 
 def get(client: TestClient, url: str, **kwargs) -> str:

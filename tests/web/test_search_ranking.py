@@ -14,9 +14,9 @@ from fastapi.testclient import TestClient
 from sqlmodel import select
 
 from app.config import Settings
-from app.content.render import Renderer
-from app.content.searchtext import fold, readable_math, topic_fields
-from app.content.sync import import_content
+from app.content.bank.sync import import_content
+from app.content.compile.render import Renderer
+from app.content.compile.searchtext import fold, readable_math, topic_fields
 from app.infra.models import SearchEntry
 from app.main import create_app
 from app.search.query import search

@@ -423,7 +423,7 @@ def test_done_page_before_anything_is_scheduled(client, bank):
 def test_new_cards_skip_those_seen_and_an_imported_card_before_them_comes_next(
     client, app, bank_dir
 ):
-    from app.content.sync import import_content
+    from app.content.bank.sync import import_content
 
     assert next_card(client)["id"] == "gemm-core"
     rate(client, "gemm-core", 4)
@@ -454,7 +454,7 @@ def test_undo_of_an_earlier_new_card_brings_it_back_before_later_ones(client, cl
 
 
 def test_an_import_that_edits_a_card_shows_the_new_text_at_once(client, app, bank_dir):
-    from app.content.sync import import_content
+    from app.content.bank.sync import import_content
 
     before = next_card(client)
     assert before["id"] == "gemm-core" and "矩阵乘" in before["answer_html"]

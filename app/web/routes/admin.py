@@ -9,7 +9,7 @@ from starlette.responses import Response
 from app.accounts import members
 from app.accounts.team import team_progress
 from app.backup import BackupError, restore_learner
-from app.content.imports import import_job, start_import
+from app.content.bank.imports import import_job, start_import
 from app.errors import AppError, Invalid, NotFound, TooLarge
 from app.interview.recordings import (
     quota_bytes,

@@ -3,7 +3,7 @@
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from app.content.imports import SOURCES, latest_report
+from app.content.bank.imports import SOURCES, latest_report
 from app.web.deps import AdminDep, SessionDep
 from app.web.templating import render
 

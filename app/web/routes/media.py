@@ -5,7 +5,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from starlette.responses import FileResponse, Response
 
-from app.content.images import ImageError, load, resolve
+from app.content.compile.images import ImageError, load, resolve
 from app.errors import NotFound
 from app.web.assets import IMMUTABLE, REVALIDATE
 from app.web.deps import SettingsDep

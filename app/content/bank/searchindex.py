@@ -7,7 +7,7 @@ import sqlalchemy as sa
 from sqlalchemy import delete, insert, update
 from sqlmodel import Session, col, select
 
-from app.content.searchtext import FIELDS, SearchFields, topic_fields
+from app.content.compile.searchtext import FIELDS, SearchFields, topic_fields
 from app.infra.models import Card, CardLink, SearchEntry, Topic
 
 # Part of every entry's source hash: changing how search text is made remakes every entry.

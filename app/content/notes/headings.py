@@ -5,14 +5,14 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-from app.content.outline import Heading, Outline
-from app.content.regions import (
+from app.content.notes.outline import Heading, Outline
+from app.content.notes.regions import (
     bold_question,
     outline_lines,
     recognise_region,
     without_answer_fold,
 )
-from app.content.wording import (
+from app.content.notes.wording import (
     BOLD_LINE,
     DOTTED,
     HOUSE_NUMBER,

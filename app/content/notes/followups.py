@@ -14,7 +14,7 @@ from functools import cache
 from markdown_it import MarkdownIt
 
 from app.content.errors import ContentError
-from app.content.markdown import build_markdown
+from app.content.notes.markdown import build_markdown
 
 _CANDIDATE = re.compile(r"^[ ]{0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+(?:追问|Q)[ \t]*[:：]", re.MULTILINE)
 _ITEM_MARKER = re.compile(r"^[ ]{0,3}(?:[-*+]|\d{1,9}[.)])(?:[ ]{1,4}|\t|$)")

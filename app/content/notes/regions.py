@@ -4,8 +4,8 @@ list items that ask."""
 
 import re
 
-from app.content.outline import Block, Outline
-from app.content.wording import (
+from app.content.notes.outline import Block, Outline
+from app.content.notes.wording import (
     BOLD_LINE,
     CALLOUT,
     DETAILS_CLOSE,

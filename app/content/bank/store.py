@@ -7,9 +7,9 @@ from typing import Any
 from sqlalchemy import bindparam, func, insert, update
 from sqlmodel import Session, col, delete, select
 
-from app.content.compile import CompiledCard, CompiledDeck, CompiledTopic
-from app.content.parse import ParsedCard, ParsedDeck
-from app.content.topicindex import TopicRef, resolve, topic_index
+from app.content.bank.topicindex import TopicRef, resolve, topic_index
+from app.content.compile.build import CompiledCard, CompiledDeck, CompiledTopic
+from app.content.notes.parse import ParsedCard, ParsedDeck
 from app.infra.models import Card, CardLink, Deck, Followup, Topic, table_of, utcnow
 
 

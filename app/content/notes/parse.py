@@ -9,8 +9,8 @@ from typing import Any
 from urllib.parse import unquote
 
 from app.content.errors import ContentError
-from app.content.followups import ParsedFollowup, split_followups
-from app.content.frontmatter import (
+from app.content.notes.followups import ParsedFollowup, split_followups
+from app.content.notes.frontmatter import (
     BLOCKS,
     VALID_ID,
     check_slug,
@@ -21,9 +21,9 @@ from app.content.frontmatter import (
     normalise_title,
     split_front_matter,
 )
-from app.content.outline import Outline, build_outline
-from app.content.recognise import recognise
-from app.content.wording import Found, NotTaken, Recognised
+from app.content.notes.outline import Outline, build_outline
+from app.content.notes.recognise import recognise
+from app.content.notes.wording import Found, NotTaken, Recognised
 
 NOTE_SUFFIXES = (".md", ".markdown", ".txt")
 

@@ -8,11 +8,11 @@ format's fixed rules instead (`question`: `Q:` headings at levels 2–4; `number
 headings at levels 2–3).
 """
 
-from app.content.headings import (
+from app.content.notes.headings import (
     recognise_headings,
 )
-from app.content.outline import Heading, Outline
-from app.content.wording import (
+from app.content.notes.outline import Heading, Outline
+from app.content.notes.wording import (
     HOUSE_NUMBER,
     Q_PREFIX,
     Found,

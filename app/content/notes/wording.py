@@ -1,6 +1,6 @@
 """How a line of someone's notes asks: question wording, numbering and markers.
 
-Also what the recognisers (app.content.recognise, headings, regions) return: the cards found
+Also what the recognisers (app.content.notes.recognise, headings, regions) return: the cards found
 and the headings not taken, with why.
 """
 

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 from app.content.errors import ContentError
 
 if TYPE_CHECKING:
-    from app.content.compile import Compiled
-    from app.content.source import SourceText
+    from app.content.compile.build import Compiled
+    from app.content.notes.source import SourceText
 
 
 @dataclass

@@ -13,16 +13,16 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from app.content.compile.render import FormulaKey, Rendered, Renderer
 from app.content.errors import ContentError, ContentWarning, Said
-from app.content.parse import (
+from app.content.notes.parse import (
     Block,
     ParsedCard,
     ParsedDeck,
     ParsedTopic,
     parse_note,
 )
-from app.content.render import FormulaKey, Rendered, Renderer
-from app.content.source import SourceText
+from app.content.notes.source import SourceText
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """A note's block structure, from one markdown-it parse: headings as a tree, top-level blocks.
 
-Recognisers (app.content.recognise) read this outline, never the raw Markdown again, to decide
+Recognisers (app.content.notes.recognise) read this outline, never the raw Markdown again, to decide
 which parts of someone's notes are questions, answers and sections.
 """
 

@@ -7,7 +7,19 @@ from pathlib import Path
 from sqlalchemy import func, update
 from sqlmodel import Session, col, delete, select
 
-from app.content.compile import (
+from app.content.bank.repair import repair_card_ids, repair_deck_slugs, repair_topic_slugs
+from app.content.bank.report import FileReport, file_reports
+from app.content.bank.searchindex import refresh_search_index
+from app.content.bank.store import (
+    CardCounts,
+    chunks,
+    number_cards,
+    resolve_links,
+    write_deck,
+    write_topic,
+)
+from app.content.bank.topicindex import TopicRef, resolve, topic_index
+from app.content.compile.build import (
     Compiled,
     CompiledDeck,
     CompiledTopic,
@@ -17,22 +29,10 @@ from app.content.compile import (
     worker_count,
     worker_pool,
 )
+from app.content.compile.render import Renderer
 from app.content.errors import ContentError, ContentErrors, ContentWarning
-from app.content.parse import ParsedDeck, ParsedTopic
-from app.content.render import Renderer
-from app.content.repair import repair_card_ids, repair_deck_slugs, repair_topic_slugs
-from app.content.report import FileReport, file_reports
-from app.content.searchindex import refresh_search_index
-from app.content.source import SourceText, scan
-from app.content.store import (
-    CardCounts,
-    chunks,
-    number_cards,
-    resolve_links,
-    write_deck,
-    write_topic,
-)
-from app.content.topicindex import TopicRef, resolve, topic_index
+from app.content.notes.parse import ParsedDeck, ParsedTopic
+from app.content.notes.source import SourceText, scan
 from app.infra.db import Database
 from app.infra.models import Card, CardLink, Deck, Followup, Learner, SourceFile, Topic, utcnow
 from app.study.cardview import bump_generation

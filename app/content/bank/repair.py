@@ -8,8 +8,8 @@ kept and what is already in the bank keeps its id (and every learner's history w
 import hashlib
 
 from app.content.errors import ContentError
-from app.content.followups import derived_followup_id
-from app.content.parse import ParsedCard, ParsedDeck, ParsedTopic, derived_card_id
+from app.content.notes.followups import derived_followup_id
+from app.content.notes.parse import ParsedCard, ParsedDeck, ParsedTopic, derived_card_id
 
 # id -> (path, line) of what holds it already
 Taken = dict[str, tuple[str, int]]

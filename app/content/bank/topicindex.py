@@ -3,8 +3,8 @@
 from dataclasses import dataclass
 
 from app.content.errors import ContentError
-from app.content.frontmatter import normalise_title
-from app.content.parse import note_stem
+from app.content.notes.frontmatter import normalise_title
+from app.content.notes.parse import note_stem
 
 
 @dataclass(frozen=True)

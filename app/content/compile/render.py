@@ -15,14 +15,14 @@ from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from markdown_it.utils import OptionsDict, OptionsType
 
+from app.content.compile.forms import key_points, plain_text, section_groups
+from app.content.compile.images import TYPES, Image, ImageError, image_names, load, resolve
+from app.content.compile.lint import formula_warnings
+from app.content.compile.rawhtml import clean
+from app.content.compile.searchtext import readable_math
 from app.content.errors import ContentError, ContentWarning
-from app.content.forms import key_points, plain_text, section_groups
-from app.content.images import TYPES, Image, ImageError, image_names, load, resolve
-from app.content.lint import formula_warnings
-from app.content.markdown import MATH_TYPES, build_markdown, note_href
-from app.content.parse import NOTE_SUFFIXES, note_stem
-from app.content.rawhtml import clean
-from app.content.searchtext import readable_math
+from app.content.notes.markdown import MATH_TYPES, build_markdown, note_href
+from app.content.notes.parse import NOTE_SUFFIXES, note_stem
 
 FormulaKey = tuple[str, bool]  # (TeX, display mode)
 

@@ -2,7 +2,7 @@
 
 Every token stream is rendered twice from the same tokens: once for the page (formulas as
 KaTeX's HTML), once for Anki (formulas as `\\(TeX\\)` / `\\[TeX\\]` for Anki's MathJax, images
-by their media names). `env["anki"]` selects the second form; the walk in app.content.render
+by their media names). `env["anki"]` selects the second form; the walk in app.content.compile.render
 puts both forms in each token's meta.
 """
 
@@ -20,8 +20,8 @@ from mdit_py_plugins.amsmath import amsmath_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.texmath import texmath_plugin
 
-from app.content.cjk import cjk_emphasis_plugin
-from app.content.highlight import highlight_code
+from app.content.compile.highlight import highlight_code
+from app.content.notes.cjk import cjk_emphasis_plugin
 
 # Math token types, and whether each is display math.
 MATH_TYPES = {
@@ -139,7 +139,7 @@ def _mapped(rule: Any) -> Any:
 
 def build_markdown() -> MarkdownIt:
     """The one Markdown configuration used for every piece of content."""
-    # Raw HTML is read as tokens and made safe by app.content.rawhtml; markdown-it's
+    # Raw HTML is read as tokens and made safe by app.content.compile.rawhtml; markdown-it's
     # validateLink drops javascript:, vbscript:,
     # file: and non-image data: URLs, so content can never inject script.
     options = {"html": True, "linkify": False, "typographer": False, "highlight": highlight_code}

@@ -16,8 +16,8 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
+from app.content.bank.sync import ImportReport, import_content
 from app.content.errors import ContentError, ContentErrors
-from app.content.sync import ImportReport, import_content
 from app.infra.db import Database
 from app.infra.jobs import DONE, FAILED, JobFailed, Outcome, get_job, latest_job, start_job
 from app.infra.models import Job

@@ -1,6 +1,6 @@
 """Forms of rendered content read from its markdown-it tokens: plain text, key points, sections.
 
-app.content.render walks the tokens first, leaving each formula's readable text and HTML in
+app.content.compile.render walks the tokens first, leaving each formula's readable text and HTML in
 its meta; these functions only read the tokens, so nothing ever parses HTML we rendered.
 """
 
@@ -13,8 +13,8 @@ from typing import Any
 from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 
-from app.content.markdown import MATH_TYPES, wikilink_text
-from app.content.searchtext import section_group
+from app.content.compile.searchtext import section_group
+from app.content.notes.markdown import MATH_TYPES, wikilink_text
 
 _SPACE = re.compile(r"\s+")
 # Emphasis markers the Markdown renderer left literal (e.g. `**…**` against CJK punctuation).

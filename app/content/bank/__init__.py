@@ -1,0 +1,1 @@
+"""Writing the bank: store, sync, repairs, search and topic indexes, the import report."""

@@ -1,0 +1,1 @@
+"""Compiling parsed notes: Markdown to HTML with KaTeX, and every other form from its tokens."""

@@ -1,0 +1,1 @@
+"""Reading notes: finding files, front matter, the outline, recognisers, parse."""
