@@ -40,6 +40,10 @@ PROBLEMS: dict[str, tuple[str, str]] = {
         "front matter 以 '---' 开头但没有结束",
         "front matter starts with '---' but never ends",
     ),
+    "content.note_failed": (
+        "这篇笔记无法解析（{reason}），已跳过，其余笔记照常导入",
+        "this note could not be parsed ({reason}); it was left out and the rest imported",
+    ),
     "content.frontmatter_yaml": (
         "front matter 的 YAML 有误：{problem}",
         "invalid YAML in front matter: {problem}",
