@@ -12,6 +12,7 @@ from sqlalchemy import inspect
 from sqlmodel import Session
 
 from app.accounts import members
+from app.accounts.kept import KeptPages, kept_pages
 from app.accounts.learners import get_learner
 from app.config import Settings
 from app.errors import Forbidden, NotSignedIn
@@ -77,6 +78,7 @@ class Identity:
     via: str  # local | cookie | token | anonymous
     session: AuthSession | None = None
     token: str | None = None  # the cookie's session token, kept on password change
+    kept: KeptPages | None = None  # how this device may keep the session's pages (static/sw.js)
 
     @property
     def csrf_token(self) -> str | None:
@@ -120,7 +122,8 @@ def _identify(request: Request, session: Session, settings: Settings, now: datet
             token = None
         found = members.session_learner(session, token, now) if isinstance(token, str) else None
         if found is not None:
-            return Identity(found[1], "cookie", found[0], token)
+            row, learner = found
+            return Identity(learner, "cookie", row, token, kept_pages(row, learner, now))
     return Identity(None, "anonymous")
 
 

@@ -178,6 +178,12 @@ STRINGS: dict[str, tuple[str, str]] = {
         "已在本机保存 {n} 张卡片，离线也能学习。",
         "{n} cards kept on this device: you can study them offline.",
     ),
+    "study.taken_along_shared": (
+        "已在本机保存 {n} 张卡片，保留到你退出登录或本学习日结束。"
+        "在共用的电脑上，离开时请退出登录。",
+        "{n} cards kept on this device until you sign out or the study day ends. "
+        "On a shared computer, sign out when you leave.",
+    ),
     "study.expired": (
         "一项离线操作等待超过七天，已不再发送。",
         "An action kept offline for over seven days was dropped, not sent.",

@@ -1,7 +1,7 @@
 """Jinja2 environment and the one helper routes use to render a page."""
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from fastapi import Request
@@ -17,6 +17,9 @@ from app.scheduling.schedule import format_interval
 from app.study.marks import Flag
 from app.web.assets import Assets
 from app.web.i18n import language, translator
+
+if TYPE_CHECKING:  # app.web.deps reaches this module again through app.web.errors
+    from app.web.deps import Identity
 
 assets = Assets(resource_dir("static"))
 templates = Jinja2Templates(directory=str(resource_dir("templates")))
@@ -52,12 +55,36 @@ def render(
 ) -> HTMLResponse:
     lang = language(request)
     identity = getattr(request.state, "identity", None)
+    team = request.app.state.settings.team
+    kept = kept_session(identity, team=team)
     base = {
         "lang": lang,
         "t": translator(lang),
         "path": request.url.path,
-        "team": request.app.state.settings.team,
+        "team": team,
         "user": identity.learner if identity else None,
         "csrf_token": identity.csrf_token if identity else None,
+        "kept_session": kept,
     }
-    return templates.TemplateResponse(request, name, {**base, **context}, status_code=status_code)
+    response = templates.TemplateResponse(
+        request, name, {**base, **context}, status_code=status_code
+    )
+    if kept is not None:
+        response.headers[KEPT_SESSION_HEADER] = kept
+    return response
+
+
+# Whose page this is, for the service worker (static/sw.js), which keeps a signed-in member's
+# pages only for her session and as long as this says, and drops them all on "none".
+KEPT_SESSION_HEADER = "Qbank-Session"
+
+
+def kept_session(identity: "Identity | None", *, team: bool) -> str | None:
+    """The page's `Qbank-Session` value: "local", "none", "<id>; max-age=<s>", or None (unknown)."""
+    if not team:
+        return "local"
+    if identity is None or identity.via == "token":
+        return None  # a page that never asked who is there, or a script's
+    if identity.kept is not None:
+        return f"{identity.kept.id}; max-age={identity.kept.seconds}"
+    return "none" if identity.learner is None else None
