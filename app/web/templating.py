@@ -16,7 +16,7 @@ from app.scheduling.cardstate import Mode, Queue, Rating, aware
 from app.scheduling.schedule import format_interval
 from app.study.marks import Flag
 from app.web.assets import Assets
-from app.web.i18n import language, translator
+from app.web.i18n import language, translator, worded
 
 assets = Assets(resource_dir("static"))
 templates = Jinja2Templates(directory=str(resource_dir("templates")))
@@ -55,6 +55,8 @@ def render(
     base = {
         "lang": lang,
         "t": translator(lang),
+        # A problem's values, passed as one mapping: they may be named anything (`key`, `self`).
+        "worded": lambda key, values: worded(key, values, lang),
         "path": request.url.path,
         "team": request.app.state.settings.team,
         "user": identity.learner if identity else None,
