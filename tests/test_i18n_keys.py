@@ -81,7 +81,7 @@ DYNAMIC: dict[str, Iterable[str]] = {
     "content.": set(
         re.findall(
             r'\.of\(\s*"(\w+)"',
-            "".join(p.read_text(encoding="utf-8") for p in (ROOT / "app/content").glob("*.py")),
+            "".join(p.read_text(encoding="utf-8") for p in (ROOT / "app/content").rglob("*.py")),
         )
     )
     | {"deck_slug_taken", "topic_slug_taken"},  # app/content/bank/repair.py passes these on
