@@ -1,6 +1,6 @@
 """Interface strings in Chinese and English, chosen by cookie or Accept-Language."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from fastapi import Request
 
@@ -512,22 +512,31 @@ def preferred(header: str) -> str | None:
     return best
 
 
-def translator(lang: str) -> Callable[[str], str]:
+def translator(lang: str) -> Callable[..., str]:
     index = 0 if lang == "zh" else 1
 
-    def t(key: str, **values: object) -> str:
+    # `key` is positional-only, so a value may itself be named `key`.
+    def t(key: str, /, **values: object) -> str:
         """The string `key` in the language, worded with `values`; the key if it has none."""
-        pair = STRINGS.get(key)
-        if pair is None:
-            return key
-        if not values:
-            return pair[index]
-        try:
-            return pair[index].format(**values)
-        except (KeyError, IndexError, ValueError):
-            return pair[index]  # kept by another version with other values: unworded
+        return worded(key, values, lang) if values else STRINGS.get(key, (key, key))[index]
 
     return t
+
+
+def worded(key: str, values: Mapping[str, object] | None, lang: str) -> str:
+    """The string `key` in `lang`, worded with `values` given as one mapping, whatever they are
+    named (a problem kept by an import may carry a `key`, a `lang` or a `self`); the key if it
+    has no wording."""
+    pair = STRINGS.get(key)
+    if pair is None:
+        return key
+    text = pair[0 if lang == "zh" else 1]
+    if not values:
+        return text
+    try:
+        return text.format_map(dict(values))
+    except (KeyError, IndexError, ValueError, AttributeError, TypeError):
+        return text  # kept by another version with other values: unworded
 
 
 def say(exc: AppError, lang: str) -> str:

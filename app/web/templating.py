@@ -16,7 +16,7 @@ from app.scheduling.cardstate import Mode, Queue, Rating, aware
 from app.scheduling.schedule import format_interval
 from app.study.marks import Flag
 from app.web.assets import Assets
-from app.web.i18n import language, translator
+from app.web.i18n import language, translator, worded
 
 if TYPE_CHECKING:  # app.web.deps reaches this module again through app.web.errors
     from app.web.deps import Identity
@@ -60,6 +60,8 @@ def render(
     base = {
         "lang": lang,
         "t": translator(lang),
+        # A problem's values, passed as one mapping: they may be named anything (`key`, `self`).
+        "worded": lambda key, values: worded(key, values, lang),
         "path": request.url.path,
         "team": team,
         "user": identity.learner if identity else None,

@@ -7,7 +7,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.content.errors import ContentError, ContentWarning, Said
+from app.content.errors import ContentError, Said
+from app.content.notes.encoding import decode
 
 NOTE_SUFFIXES = (".md", ".markdown", ".txt")
 # Folders of tools, not notes: version control, editors' settings, dependencies, caches.
@@ -51,7 +52,7 @@ def scan(root: Path) -> tuple[list[SourceText], list[ContentError]]:
         if isinstance(data, Said):
             errors.append(ContentError(rel, 0, data))
             continue
-        text = _decode(data, rel, errors)
+        text = decode(data, rel, errors)
         if text is None:
             continue
         digest = hashlib.sha256(b"%d\0%b" % (RENDERING, data)).hexdigest()
@@ -82,21 +83,6 @@ def _note_files(root: Path, real_root: Path, errors: list[ContentError]) -> list
             if name.lower().endswith(NOTE_SUFFIXES) and not name.startswith(".")
         ]
     return sorted(found, key=lambda file: file.relative_to(root).as_posix())
-
-
-def _decode(data: bytes, rel: str, errors: list[ContentError]) -> str | None:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-    try:
-        # Notes saved by older Chinese editors are often GBK; GB18030 reads all of it.
-        text = data.decode("gb18030")
-    except UnicodeDecodeError:
-        errors.append(ContentError.of("not_utf8", rel, line))
-        return None
-    errors.append(ContentWarning.of("read_as_gb18030", rel, line))
-    return text
 
 
 def _outside(path: Path, real_root: Path) -> Said | None:
