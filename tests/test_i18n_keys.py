@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFINITIONS = {
     ROOT / "app/web/i18n.py",
     ROOT / "app/content/messages.py",
-    *(ROOT / "app/web").glob("strings_*.py"),
+    *(ROOT / "app/strings").glob("*.py"),
 }
 NAMESPACES = "|".join(sorted({key.split(".")[0] for key in STRINGS}))
 # Names of files that read like keys: `'study.js'`, `"error.html"`.
@@ -81,7 +81,7 @@ DYNAMIC: dict[str, Iterable[str]] = {
     "content.": set(
         re.findall(
             r'\.of\(\s*"(\w+)"',
-            "".join(p.read_text(encoding="utf-8") for p in (ROOT / "app/content").glob("*.py")),
+            "".join(p.read_text(encoding="utf-8") for p in (ROOT / "app/content").rglob("*.py")),
         )
     )
     | {"deck_slug_taken", "topic_slug_taken"},  # app/content/bank/repair.py passes these on

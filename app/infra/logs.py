@@ -4,15 +4,15 @@ import json
 import logging
 from contextvars import ContextVar
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any
+
+from app.config import LogFormat, LogLevel
 
 # Set by app.web.observe.AccessLog for each request. Each request runs in its own task, and
 # sync routes run in threads that copy the task's context, so every record logged while a request
 # is being answered (its exception handler included) sees its id.
 REQUEST_ID: ContextVar[str | None] = ContextVar("request_id", default=None)
 
-LogFormat = Literal["text", "json"]
-LogLevel = Literal["debug", "info", "warning", "error"]
 
 TEXT_FORMAT = "%(levelname)s: %(request_tag)s%(message)s"
 
