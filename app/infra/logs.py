@@ -4,7 +4,9 @@ import json
 import logging
 from contextvars import ContextVar
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any
+
+from app.config import LogFormat, LogLevel
 
 from app.infra.terminal import printable
 
@@ -13,8 +15,6 @@ from app.infra.terminal import printable
 # is being answered (its exception handler included) sees its id.
 REQUEST_ID: ContextVar[str | None] = ContextVar("request_id", default=None)
 
-LogFormat = Literal["text", "json"]
-LogLevel = Literal["debug", "info", "warning", "error"]
 
 TEXT_FORMAT = "%(levelname)s: %(request_tag)s%(message)s"
 

@@ -20,8 +20,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
 
-from app.infra import seencount
-from app.search import searchdb
+from app.infra import searchdb, seencount
 
 
 def utcnow() -> datetime:

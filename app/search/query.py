@@ -4,7 +4,7 @@ Every term must occur somewhere (as a substring, which works for Chinese without
 results rank by the number of terms matched in the question/title, then in the answer/body,
 then in follow-ups and pitfalls, then in reading lists; topics before cards, then content
 order. The database only compares strings folded at import, so SQLite and PostgreSQL agree.
-Terms of three characters or more are looked up in a trigram index first (app.search.searchdb).
+Terms of three characters or more are looked up in a trigram index first (app.infra.searchdb).
 Control characters are refused here, before either database sees them: a NUL ends SQLite's
 FTS5 query early and PostgreSQL's text cannot hold one, so each failed in its own way.
 """
@@ -35,7 +35,7 @@ from sqlmodel.sql.expression import Select
 from app.content.compile.searchtext import FIELDS, fold, fold_with_map
 from app.errors import Invalid
 from app.infra.models import Deck, SearchEntry
-from app.search.searchdb import ALL_TEXT, FTS_TABLE, TRIGRAM
+from app.infra.searchdb import ALL_TEXT, FTS_TABLE, TRIGRAM
 
 MAX_TERMS = 8
 SNIPPET = 140  # characters shown around the first match

@@ -16,9 +16,9 @@ import sqlalchemy as sa
 from sqlalchemy import and_, func, or_
 from sqlmodel import Session, col, select
 
-from app.accounts.learners import day_start, local_day
 from app.infra.models import Card, CardState, Deck, Learner, ReviewLog
 from app.scheduling import cardstate
+from app.scheduling.studyday import day_start, local_day
 
 HEATMAP_DAYS = 365
 FORECAST_DAYS = 30

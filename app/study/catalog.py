@@ -9,15 +9,12 @@ from urllib.parse import quote
 from sqlalchemy import ColumnElement, func
 from sqlmodel import Session, col, select
 
-from app.accounts.learners import study_day
 from app.content.bank.topicindex import TopicRef, resolve, topic_index
-from app.content.notes.frontmatter import normalise_title
-from app.content.notes.parse import note_folder, note_stem
+from app.content.names import normalise_title, note_folder, note_stem
 from app.infra.models import Card, CardLink, CardState, Deck, Learner, Topic
+from app.scheduling.studyday import MATURE_DAYS, study_day
 from app.study.cardview import link_url as link_url
 from app.study.marks import held_cards
-
-MATURE_DAYS = 21
 
 
 @dataclass

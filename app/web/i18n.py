@@ -6,11 +6,11 @@ from fastapi import Request
 
 from app.content.messages import PROBLEMS
 from app.errors import AppError
-from app.web.strings_errors import ERROR_STRINGS, REFUSAL_STRINGS
-from app.web.strings_fsrs import FSRS_STRINGS
-from app.web.strings_interview import INTERVIEW_STRINGS
-from app.web.strings_limits import LIMIT_STRINGS
-from app.web.strings_notes import NOTES_STRINGS
+from app.strings.errors import ERROR_STRINGS, REFUSAL_STRINGS
+from app.strings.fsrs import FSRS_STRINGS
+from app.strings.interview import INTERVIEW_STRINGS
+from app.strings.limits import LIMIT_STRINGS
+from app.strings.notes import NOTES_STRINGS
 
 LANGUAGES = ("zh", "en")
 COOKIE = "qbank_lang"

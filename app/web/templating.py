@@ -10,10 +10,10 @@ from jinja2 import pass_context
 from jinja2.runtime import Context
 from starlette.responses import HTMLResponse
 
-from app.accounts.learners import learner_zone
 from app.config import resource_dir
 from app.scheduling.cardstate import Mode, Queue, Rating, aware
 from app.scheduling.schedule import format_interval
+from app.scheduling.studyday import learner_zone
 from app.study.marks import Flag
 from app.web.assets import Assets
 from app.web.i18n import language, translator, worded

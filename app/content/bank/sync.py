@@ -34,8 +34,8 @@ from app.content.errors import ContentError, ContentErrors, ContentWarning
 from app.content.notes.parse import ParsedDeck, ParsedTopic
 from app.content.notes.source import SourceText, scan
 from app.infra.db import Database
+from app.infra.generation import bump_generation
 from app.infra.models import Card, CardLink, Deck, Followup, Learner, SourceFile, Topic, utcnow
-from app.study.cardview import bump_generation
 
 
 @dataclass

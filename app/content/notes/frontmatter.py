@@ -2,7 +2,6 @@
 
 import datetime
 import re
-import unicodedata
 from typing import Any
 
 import yaml
@@ -12,6 +11,7 @@ from yaml.events import AliasEvent
 from yaml.nodes import Node
 
 from app.content.errors import ContentError
+from app.content.names import normalise_title
 
 BLOCKS = ("answer", "followups", "pitfalls", "reading")
 
@@ -26,11 +26,6 @@ VALID_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 # Line breaks as Markdown (and editors) count them; str.splitlines() also splits on \x0c,
 # \x85, U+2028 and others, which would shift every reported line after one of them.
 NEWLINE = re.compile(r"\r\n?|\n")
-
-
-def normalise_title(text: str) -> str:
-    """Key used to match titles: NFKC, case-folded, whitespace collapsed."""
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
 def label_key(text: str) -> str:

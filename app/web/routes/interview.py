@@ -8,13 +8,13 @@ from fastapi.responses import RedirectResponse
 from sqlmodel import Session
 from starlette.responses import Response
 
-from app.accounts.learners import local_day
 from app.errors import AppError, Invalid
 from app.infra.models import Learner
 from app.interview.interviews import create_interview, delete_interview, get_interview
 from app.interview.pins import refresh_plan
 from app.interview.readiness import readiness
 from app.interview.today import ahead
+from app.scheduling.studyday import local_day
 from app.study import Filters, catalog
 from app.web.deps import LearnerDep, NowDep, RowId, SessionDep
 from app.web.i18n import language, say
