@@ -101,7 +101,7 @@ def write_decks(session: Session, decks: list[CompiledDeck], counts: CardCounts)
         inserted = session.connection().execute(
             table.insert().returning(table.c.slug, table.c.id), new_rows
         )
-        deck_ids |= dict(inserted.tuples().all())
+        deck_ids |= {row.slug: row.id for row in inserted}
     ids = [c.card.id for compiled in decks for c in compiled.cards]
     existing: dict[str, Card] = {}
     for chunk in chunks(ids):

@@ -11,6 +11,7 @@ from app.web.strings_fsrs import FSRS_STRINGS
 from app.web.strings_interview import INTERVIEW_STRINGS
 from app.web.strings_limits import LIMIT_STRINGS
 from app.web.strings_notes import NOTES_STRINGS
+from app.web.strings_vault import VAULT_STRINGS
 
 LANGUAGES = ("zh", "en")
 COOKIE = "qbank_lang"
@@ -475,6 +476,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     **REFUSAL_STRINGS,
     **LIMIT_STRINGS,
     **NOTES_STRINGS,
+    **VAULT_STRINGS,
     **PROBLEMS,
 }
 
