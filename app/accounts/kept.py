@@ -10,9 +10,9 @@ import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 
-from app.accounts.learners import study_day
 from app.infra.models import AuthSession, Learner
 from app.scheduling.cardstate import aware
+from app.scheduling.studyday import study_day
 
 
 @dataclass(frozen=True)

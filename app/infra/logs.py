@@ -7,7 +7,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from app.config import LogFormat, LogLevel
-
 from app.infra.terminal import printable
 
 # Set by app.web.observe.AccessLog for each request. Each request runs in its own task, and

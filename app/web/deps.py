@@ -18,6 +18,7 @@ from app.config import Settings
 from app.errors import Forbidden, NotSignedIn
 from app.infra.models import AuthSession, Learner
 from app.study import Filters
+from app.study.filters import FOLDER_MAX_LENGTH
 from app.web.auth import SESSION_COOKIE, signer
 from app.web.hosts import trusted_origin
 from app.web.i18n import language
@@ -187,7 +188,7 @@ def check_csrf(request: Request, identity: Identity, sent: object) -> None:
 
 
 async def get_filters(
-    folder: Annotated[str | None, Query(max_length=500)] = None,
+    folder: Annotated[str | None, Query(max_length=FOLDER_MAX_LENGTH)] = None,
     deck: Annotated[str | None, Query(max_length=200)] = None,
     section: Annotated[str | None, Query(max_length=500)] = None,
     tag: Annotated[str | None, Query(max_length=200)] = None,
@@ -207,7 +208,7 @@ FiltersDep = Annotated[Filters, Depends(get_filters)]
 
 
 async def get_scope_form(
-    folder: Annotated[str, Form(max_length=500)] = "",
+    folder: Annotated[str, Form(max_length=FOLDER_MAX_LENGTH)] = "",
     deck: Annotated[str, Form(max_length=200)] = "",
     section: Annotated[str, Form(max_length=500)] = "",
     tag: Annotated[str, Form(max_length=200)] = "",

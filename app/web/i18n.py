@@ -11,6 +11,7 @@ from app.strings.fsrs import FSRS_STRINGS
 from app.strings.interview import INTERVIEW_STRINGS
 from app.strings.limits import LIMIT_STRINGS
 from app.strings.notes import NOTES_STRINGS
+from app.strings.vault import VAULT_STRINGS
 
 LANGUAGES = ("zh", "en")
 COOKIE = "qbank_lang"
@@ -37,7 +38,6 @@ STRINGS: dict[str, tuple[str, str]] = {
     "tags.cards": ("张", "cards"),
     "tags.study": ("学习带此标签的卡片", "Study the cards with this tag"),
     "tags.practice": ("练习", "practise"),
-    "deck.cards": ("张卡片", "cards"),
     "deck.due": ("待复习", "due"),
     "deck.new": ("新卡", "new"),
     "deck.total": ("总数", "total"),
@@ -481,6 +481,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     **REFUSAL_STRINGS,
     **LIMIT_STRINGS,
     **NOTES_STRINGS,
+    **VAULT_STRINGS,
     **PROBLEMS,
 }
 

@@ -1,7 +1,7 @@
 """Jinja2 environment and the one helper routes use to render a page."""
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from urllib.parse import urlencode
 
 from fastapi import Request
@@ -10,16 +10,15 @@ from jinja2 import pass_context
 from jinja2.runtime import Context
 from starlette.responses import HTMLResponse
 
+from app.accounts.kept import KeptPages
 from app.config import resource_dir
+from app.infra.models import Learner
 from app.scheduling.cardstate import Mode, Queue, Rating, aware
 from app.scheduling.schedule import format_interval
 from app.scheduling.studyday import learner_zone
 from app.study.marks import Flag
 from app.web.assets import Assets
 from app.web.i18n import language, translator, worded
-
-if TYPE_CHECKING:  # app.web.deps reaches this module again through app.web.errors
-    from app.web.deps import Identity
 
 assets = Assets(resource_dir("static"))
 templates = Jinja2Templates(directory=str(resource_dir("templates")))
@@ -81,7 +80,18 @@ def render(
 KEPT_SESSION_HEADER = "Qbank-Session"
 
 
-def kept_session(identity: "Identity | None", *, team: bool) -> str | None:
+class Asker(Protocol):
+    """What a page needs of app.web.deps.Identity (which reaches this module through errors)."""
+
+    @property
+    def via(self) -> str: ...
+    @property
+    def learner(self) -> Learner | None: ...
+    @property
+    def kept(self) -> KeptPages | None: ...
+
+
+def kept_session(identity: Asker | None, *, team: bool) -> str | None:
     """The page's `Qbank-Session` value: "local", "none", "<id>; max-age=<s>", or None (unknown)."""
     if not team:
         return "local"
