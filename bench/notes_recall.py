@@ -4,6 +4,10 @@
     python bench/notes_recall.py --corpus /work/corpus   # DIR/<name>/ + DIR/labels/<name>.json
     python bench/notes_recall.py --corpus /work/corpus --only wdndev__llm_interview_note --misses
     python bench/notes_recall.py FOLDER LABELS.json --report saved.json   # score a saved report
+    python bench/notes_recall.py --corpus /work/corpus --markdown   # + the table for the docs
+
+The public part of the corpus is rebuilt by bench/corpus_fetch.py (repositories at pinned
+commits, outside the repository); its labels are kept beside it, never committed.
 
 LABELS.json is {"files": {"rel/path.md": {"questions": [{"line": N, "text": "…"}], "sections":
 ["heading text", …], "note": "…"}}}; a question may carry "answered": false (its notes give no
@@ -14,10 +18,12 @@ A labelled question is found when a card of the same file starts within two line
 the same question once numbering, markup, punctuation, whitespace and case are stripped; each card
 answers for one question at most. Printed per folder and in total: recall over all labelled
 questions, over those the notes answer and over those that ask; the share of cards that are a
-labelled question (precision); section or answer sub-headings taken as cards; cards with an empty
-answer, with how many of those the notes leave unanswered in brackets; warnings; and the worst
-files. A failing command or a report that is not JSON is reported as such and scores nothing; the
-run goes on.
+labelled question (precision); section or answer sub-headings taken as cards, out of those
+labelled; cards with an empty answer, with how many of those the notes leave unanswered in
+brackets; warnings; where the run stands against issue 33's bar (answered recall >= 95% overall
+and >= 90% in each folder, <= 2% of non-question headings as cards, no empty answer); and the
+worst files. A failing command or a report that is not JSON is reported as such and scores
+nothing; the run goes on.
 """
 
 import argparse
@@ -63,6 +69,7 @@ class FileScore:
     found_asking: int = 0
     cards: int = 0
     matched_cards: int = 0
+    non_questions: int = 0
     headings_as_cards: list[str] = field(default_factory=list)
     empty_answers: int = 0
     empty_expected: int = 0
@@ -171,6 +178,7 @@ def score_file(path: str, label: dict[str, Any], entry: dict[str, Any] | None) -
         normalise(t) for t in (label.get("sections") or []) + (label.get("inside_answer") or [])
     }
     headings.discard("")
+    score.non_questions = len(label.get("sections") or []) + len(label.get("inside_answer") or [])
     for card in unmatched.values():
         text = str(card.get("question", ""))
         (score.headings_as_cards if normalise(text) in headings else score.extra).append(text)
@@ -210,11 +218,49 @@ def _pct(num: int, den: int) -> str:
     return f"{100 * num / den:5.1f}%" if den else "    -"
 
 
+# Issue 33's bar for folders of notes written by other people.
+BAR_RECALL_TOTAL, BAR_RECALL_FOLDER, BAR_HEADINGS_AS_CARDS = 0.95, 0.90, 0.02
+
+
+@dataclass(frozen=True)
+class Figures:
+    """One row: what a folder (or the total) scores."""
+
+    name: str
+    notes: int
+    labelled: int
+    found: int
+    answered: int
+    found_answered: int
+    asking: int
+    found_asking: int
+    cards: int
+    matched: int
+    non_questions: int
+    headings_as_cards: int
+    empty: int
+    empty_expected: int
+    warnings: int
+
+    @classmethod
+    def of(cls, folder: FolderScore) -> "Figures":
+        t = folder.total
+        return cls(
+            folder.name, len(folder.files), t("labelled"), t("found"), t("answered"),
+            t("found_answered"), t("asking"), t("found_asking"), t("cards"), t("matched_cards"),
+            t("non_questions"), t("headings_as_cards"), t("empty_answers"), t("empty_expected"),
+            t("warnings"),
+        )  # fmt: skip
+
+    def ratio(self, num: int, den: int) -> float | None:
+        return num / den if den else None
+
+
 def print_scores(folders: list[FolderScore], *, worst: int, misses: bool) -> None:
-    """Print one row per folder, the total, and the worst files."""
+    """Print one row per folder, the total, how they stand against the bar, and the worst files."""
     head = (
         f"{'folder':40} {'labelled':>8} {'found':>6} {'recall':>7} {'answered':>8} {'asking':>7} "
-        f"{'cards':>6} {'precision':>9} {'sections':>8} {'empty':>9} {'warnings':>8}"
+        f"{'cards':>6} {'precision':>9} {'headings':>13} {'empty':>9} {'warnings':>8}"
     )
     print(head)
     print("-" * len(head))
@@ -222,13 +268,17 @@ def print_scores(folders: list[FolderScore], *, worst: int, misses: bool) -> Non
     for folder in folders:
         totals.files.extend(folder.files)
         totals.unlabelled_cards += folder.unlabelled_cards
-        _print_row(folder)
+        _print_row(Figures.of(folder))
         if folder.error:
             print(f"    ! {folder.error}")
     print("-" * len(head))
-    _print_row(totals)
+    _print_row(Figures.of(totals))
+    print("    headings: non-question headings (sections, answer sub-headings) taken as cards")
     if totals.unlabelled_cards:
         print(f"    cards in files without labels: {totals.unlabelled_cards}")
+    print()
+    for line in bar_verdict([Figures.of(f) for f in folders], Figures.of(totals)):
+        print(line)
     ranked = sorted((f for f in totals.files if f.badness), key=lambda f: -f.badness)[:worst]
     if ranked:
         print(f"\nworst files (missed questions + cards that are no question), top {len(ranked)}:")
@@ -245,18 +295,73 @@ def print_scores(folders: list[FolderScore], *, worst: int, misses: bool) -> Non
                 print(f"      extra:  {text[:100]}")
 
 
-def _print_row(folder: FolderScore) -> None:
-    labelled, found = folder.total("labelled"), folder.total("found")
-    answered, found_answered = folder.total("answered"), folder.total("found_answered")
-    asking, found_asking = folder.total("asking"), folder.total("found_asking")
-    cards, matched = folder.total("cards"), folder.total("matched_cards")
-    empty = f"{folder.total('empty_answers')}({folder.total('empty_expected')})"
+def _print_row(row: Figures) -> None:
+    empty = f"{row.empty}({row.empty_expected})"
+    share = _pct(row.headings_as_cards, row.non_questions)
+    headings = f"{row.headings_as_cards}/{row.non_questions} {share}"
     print(
-        f"{folder.name[:40]:40} {labelled:8d} {found:6d} {_pct(found, labelled):>7} "
-        f"{_pct(found_answered, answered):>8} {_pct(found_asking, asking):>7} "
-        f"{cards:6d} {_pct(matched, cards):>9} "
-        f"{folder.total('headings_as_cards'):8d} {empty:>9} {folder.total('warnings'):8d}"
+        f"{row.name[:40]:40} {row.labelled:8d} {row.found:6d} {_pct(row.found, row.labelled):>7} "
+        f"{_pct(row.found_answered, row.answered):>8} {_pct(row.found_asking, row.asking):>7} "
+        f"{row.cards:6d} {_pct(row.matched, row.cards):>9} "
+        f"{headings:>13} {empty:>9} {row.warnings:8d}"
     )
+
+
+def bar_verdict(rows: list[Figures], total: Figures) -> list[str]:
+    """Where the run stands against issue 33's bar, one line per criterion."""
+
+    def mark(ok: bool) -> str:
+        return "ok  " if ok else "MISS"
+
+    recall = total.ratio(total.found_answered, total.answered) or 0.0
+    weakest = min(
+        (r for r in rows if r.answered), key=lambda r: r.found_answered / r.answered, default=None
+    )
+    weakest_recall = weakest.found_answered / weakest.answered if weakest else 1.0
+    share = total.ratio(total.headings_as_cards, total.non_questions) or 0.0
+    unexpected_empty = total.empty - total.empty_expected
+    return [
+        f"{mark(recall >= BAR_RECALL_TOTAL)} recall of answered questions overall "
+        f"{100 * recall:.1f}% (bar {100 * BAR_RECALL_TOTAL:.0f}%)",
+        f"{mark(weakest_recall >= BAR_RECALL_FOLDER)} weakest folder "
+        f"{weakest.name if weakest else '-'} {100 * weakest_recall:.1f}% "
+        f"(bar {100 * BAR_RECALL_FOLDER:.0f}% in each)",
+        f"{mark(share <= BAR_HEADINGS_AS_CARDS)} non-question headings taken as cards "
+        f"{total.headings_as_cards}/{total.non_questions} = {100 * share:.1f}% "
+        f"(bar {100 * BAR_HEADINGS_AS_CARDS:.0f}%)",
+        f"{mark(unexpected_empty == 0)} cards with an empty answer {total.empty} "
+        f"({total.empty_expected} of them questions the notes leave unanswered; bar 0)",
+    ]
+
+
+def print_markdown(folders: list[FolderScore], kinds: dict[str, str]) -> None:
+    """The per-folder table for docs/benchmarks.md."""
+    print(
+        "| folder | kind | notes | answered questions | recall (answered) | precision "
+        "| non-question headings as cards | empty answers |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    totals = FolderScore(name="**total**")
+    for folder in folders:
+        totals.files.extend(folder.files)
+    for folder, kind in [(f, kinds.get(f.name, "")) for f in folders] + [(totals, "")]:
+        row = Figures.of(folder)
+        print(
+            f"| {row.name} | {kind} | {row.notes} | {row.answered} "
+            f"| {_pct(row.found_answered, row.answered).strip()} "
+            f"| {_pct(row.matched, row.cards).strip()} "
+            f"| {row.headings_as_cards}/{row.non_questions} "
+            f"| {row.empty} |"
+        )
+
+
+def _kinds() -> dict[str, str]:
+    """Each corpus folder's kind, as bench/corpus_fetch.py lists it."""
+    try:
+        from bench.corpus_fetch import SOURCES
+    except ImportError:
+        return {}
+    return {source.name: source.kind.split(":")[0] for source in SOURCES}
 
 
 def _pairs(args: argparse.Namespace) -> list[tuple[str, Path, Path]]:
@@ -297,6 +402,9 @@ def main() -> None:
     parser.add_argument(
         "--misses", action="store_true", help="list missed questions and extra cards"
     )
+    parser.add_argument(
+        "--markdown", action="store_true", help="also print the per-folder table as Markdown"
+    )
     args = parser.parse_args()
     pairs = _pairs(args)
     scores = []
@@ -313,6 +421,9 @@ def main() -> None:
             out.write_text(json.dumps(report, ensure_ascii=False, indent=1), encoding="utf-8")
         scores.append(score_folder(name, labels, report, error))
     print_scores(scores, worst=args.worst, misses=args.misses)
+    if args.markdown:
+        print()
+        print_markdown(scores, _kinds())
 
 
 if __name__ == "__main__":
