@@ -85,6 +85,45 @@ SOURCES = (
         ("theory.md", "contrib/probability.md"),
     ),
     Source(
+        "po4yka/interview_questions",
+        "db983a71d2f5af513a2e9115e74ea3c11a1aca4a",
+        "obsidian-vault (en/ru): one note per question, front matter, # Question (EN) > …",
+        tuple(
+            f"InterviewQuestions/{path}.md"
+            for path in (
+                "30-System-Design/q-acid-properties--system-design--medium",
+                "30-System-Design/q-alerting-strategies--system-design--medium",
+                "30-System-Design/q-api-gateway-patterns--system-design--medium",
+                "30-System-Design/q-back-of-envelope-estimation--system-design--medium",
+                "30-System-Design/q-base-properties--system-design--medium",
+                "30-System-Design/q-bloom-filters--system-design--medium",
+                "30-System-Design/q-bulkhead-pattern--system-design--medium",
+                "30-System-Design/q-byzantine-fault-tolerance--system-design--hard",
+                "30-System-Design/q-caching-strategies--system-design--medium",
+                "30-System-Design/q-cap-theorem-distributed-systems--system-design--hard",
+                "30-System-Design/q-idempotency--system-design--medium",
+                "60-CompSci/q-abstract-class-purpose--cs--medium",
+                "60-CompSci/q-abstract-factory-pattern--cs--medium",
+                "60-CompSci/q-adapter-pattern--cs--medium",
+                "60-CompSci/q-bridge-pattern--cs--hard",
+                "60-CompSci/q-builder-pattern--cs--medium",
+                "60-CompSci/q-certificate-pinning--security--medium",
+                "60-CompSci/q-chain-of-responsibility--cs--medium",
+                "60-CompSci/q-class-composition--cs--medium",
+                "60-CompSci/q-clean-code-principles--cs--medium",
+            )
+        ),
+    ),
+    Source(
+        "datascienceinterviews/datascienceinterviews.github.io",
+        "3182d7fce314f30d3a5354ce7564d13f43104f59",
+        'admonition-labels (en): ### question, then ??? success "View Answer" indented body',
+        (
+            "docs/Interview-Questions/PyTorch.md",
+            "docs/Interview-Questions/TensorFlow.md",
+        ),
+    ),
+    Source(
         "Devinterview-io/llms-interview-questions",
         "88a155109e0d8718f2688c331671330b47ed08cd",
         "numbered question headings (en, LaTeX): ## N. question with ### sub-headings inside",

@@ -48,6 +48,14 @@ _PREFIX = re.compile(
     r"(?:(?:Q\d*|QA|问题?\d*|Question)\s*[:：.]\s*)?",
     re.IGNORECASE,
 )
+# A card's question that runs on into a rule or a heading has swallowed text that follows it.
+_SWOLLEN = re.compile(r"(?:^|\n|\s{2})(?:#{1,6}\s|[-*_]{3,}(?:\s{2}|\n|$))")
+# Words that label a collapsed answer rather than say anything: kept, they open every answer.
+_LABEL = re.compile(
+    r"(?:Show|View|Reveal|Click to (?:see|show|expand))\s+(?:the\s+)?(?:Answer|Solution)|"
+    r"点击展开|查看答案|显示答案",
+    re.IGNORECASE,
+)
 _MARKUP = re.compile(r"<[^>]+>|&#x20;|&nbsp;|&emsp;|[*_`~]")
 
 
@@ -73,6 +81,8 @@ class FileScore:
     headings_as_cards: list[str] = field(default_factory=list)
     empty_answers: int = 0
     empty_expected: int = 0
+    swollen: list[str] = field(default_factory=list)
+    labelled_answers: int = 0
     warnings: int = 0
     missed: list[str] = field(default_factory=list)
     extra: list[str] = field(default_factory=list)
@@ -182,6 +192,10 @@ def score_file(path: str, label: dict[str, Any], entry: dict[str, Any] | None) -
     for card in unmatched.values():
         text = str(card.get("question", ""))
         (score.headings_as_cards if normalise(text) in headings else score.extra).append(text)
+    score.swollen = [
+        str(c.get("question", "")) for c in cards if _SWOLLEN.search(str(c.get("question", "")))
+    ]
+    score.labelled_answers = sum(1 for c in cards if _LABEL.search(str(c.get("answer", ""))[:300]))
     expected_empty = {qi for qi, q in enumerate(questions) if q.get("answered", True) is False}
     for card in cards:
         if not str(card.get("answer", "")).strip():
@@ -279,6 +293,11 @@ def print_scores(folders: list[FolderScore], *, worst: int, misses: bool) -> Non
     print()
     for line in bar_verdict([Figures.of(f) for f in folders], Figures.of(totals)):
         print(line)
+    swollen, labelled = totals.total("swollen"), totals.total("labelled_answers")
+    if swollen:
+        print(f"     cards whose question runs on past a rule or heading: {swollen}")
+    if labelled:
+        print(f"     answers that open with a label such as 'View Answer': {labelled}")
     ranked = sorted((f for f in totals.files if f.badness), key=lambda f: -f.badness)[:worst]
     if ranked:
         print(f"\nworst files (missed questions + cards that are no question), top {len(ranked)}:")
