@@ -5,7 +5,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench.notes_recall import Figures, bar_verdict, parse_report, run_check, score_folder
+from bench._recall_scores import Figures, bar_verdict, score_folder
+from bench.notes_recall import parse_report, run_check
 
 NOTE = """# 网络
 
