@@ -50,6 +50,22 @@ def localtime(context: Context, moment: datetime | None, fmt: str = "%Y-%m-%d %H
 templates.env.filters["localtime"] = localtime
 
 
+# Whose page this is, for the service worker (static/sw.js), which keeps a signed-in member's
+# pages only for her session and as long as this says, and drops them all on "none".
+KEPT_SESSION_HEADER = "Qbank-Session"
+
+
+def kept_session(identity: "Identity | None", *, team: bool) -> str | None:
+    """The page's `Qbank-Session` value: "local", "none", "<id>; max-age=<s>", or None (unknown)."""
+    if not team:
+        return "local"
+    if identity is None or identity.via == "token":
+        return None  # a page that never asked who is there, or a script's
+    if identity.kept is not None:
+        return f"{identity.kept.id}; max-age={identity.kept.seconds}"
+    return "none" if identity.learner is None else None
+
+
 def render(
     request: Request, name: str, context: dict[str, Any], status_code: int = 200
 ) -> HTMLResponse:
@@ -72,19 +88,3 @@ def render(
     if kept is not None:
         response.headers[KEPT_SESSION_HEADER] = kept
     return response
-
-
-# Whose page this is, for the service worker (static/sw.js), which keeps a signed-in member's
-# pages only for her session and as long as this says, and drops them all on "none".
-KEPT_SESSION_HEADER = "Qbank-Session"
-
-
-def kept_session(identity: "Identity | None", *, team: bool) -> str | None:
-    """The page's `Qbank-Session` value: "local", "none", "<id>; max-age=<s>", or None (unknown)."""
-    if not team:
-        return "local"
-    if identity is None or identity.via == "token":
-        return None  # a page that never asked who is there, or a script's
-    if identity.kept is not None:
-        return f"{identity.kept.id}; max-age={identity.kept.seconds}"
-    return "none" if identity.learner is None else None
