@@ -62,6 +62,7 @@ class Hit:
     title_html: Markup
     field: str  # the best field group that matched
     deck: str = ""
+    deck_slug: str = ""
 
 
 @dataclass(frozen=True)
@@ -139,6 +140,7 @@ def search(
     kind: str | None = None,
     deck: str | None = None,
     limit: int = 50,
+    offset: int = 0,
 ) -> SearchResult:
     """Cards and topics holding every term of `query`, best first; optionally one kind or deck."""
     check_input(query, kind, deck)
@@ -146,21 +148,26 @@ def search(
     if not terms:
         return SearchResult(query)
     statement = search_statement(session, terms, kind=kind, deck=deck, limit=limit)
-    rows = session.exec(statement).all()
+    rows = session.exec(statement.offset(offset)).all()
     if not rows:
+        if offset:  # past the last page: no suggestions, the query matched
+            return SearchResult(query)
         return SearchResult(query, suggestions=suggest(session, terms))
-    hits = [_hit(entry, deck_title or "", terms) for entry, deck_title, _, _ in rows]
+    hits = [
+        _hit(entry, deck_title or "", terms, deck_slug or "")
+        for entry, deck_title, _, _, deck_slug in rows
+    ]
     return SearchResult(query, hits, total=rows[0][3])
 
 
 def search_statement(
     session: Session, terms: list[str], *, kind: str | None, deck: str | None, limit: int
-) -> Select[SearchEntry, str, int, int]:
-    """The entries holding every term, with deck title, score and total, best first."""
+) -> Select[SearchEntry, str, int, int, str]:
+    """The entries holding every term, with deck title, score, total and deck, best first."""
     dialect = session.get_bind().dialect.name
     score = _score(terms).label("score")
     statement = (
-        select(SearchEntry, Deck.title, score, func.count().over().label("total"))
+        select(SearchEntry, Deck.title, score, func.count().over().label("total"), Deck.slug)
         .outerjoin(Deck, col(Deck.id) == SearchEntry.deck_id)
         .where(*(_holds(term, dialect) for term in terms))
         .order_by(
@@ -181,15 +188,20 @@ def search_statement(
     return statement
 
 
-def deck_choices(session: Session) -> list[tuple[str, str]]:
-    """(slug, title) of every active deck, for the search form's deck filter."""
-    rows = session.exec(
-        select(Deck.slug, Deck.title).where(col(Deck.retired).is_(False)).order_by(col(Deck.path))
-    )
-    return [(slug, title) for slug, title in rows]
+def deck_choices(session: Session, hits: list[Hit], chosen: str = "") -> list[tuple[str, str]]:
+    """(slug, title) of the decks the search form's filter offers: the chosen one and those of
+    the hits shown (a vault holds thousands of decks; a menu of all of them helps nobody)."""
+    choices = {hit.deck_slug: hit.deck for hit in hits if hit.deck_slug}
+    if chosen and chosen not in choices:
+        title = session.exec(
+            select(Deck.title).where(Deck.slug == chosen, col(Deck.retired).is_(False))
+        ).first()
+        if title is not None:
+            choices = {chosen: title} | choices
+    return list(choices.items())
 
 
-def _hit(entry: SearchEntry, deck_title: str, terms: list[str]) -> Hit:
+def _hit(entry: SearchEntry, deck_title: str, terms: list[str], deck_slug: str = "") -> Hit:
     best = next(
         (n for n in FIELDS if any(t in getattr(entry, f"{n}_folded") for t in terms)), "body"
     )
@@ -207,6 +219,7 @@ def _hit(entry: SearchEntry, deck_title: str, terms: list[str]) -> Hit:
         title_html=highlight(entry.label, terms),
         field=best,
         deck=deck_title,
+        deck_slug=deck_slug,
     )
 
 

@@ -111,6 +111,9 @@ def topic(request: Request, slug: str, session: SessionDep) -> Response:
     return render(request, "topic.html", {"topic": found, "cards": cards})
 
 
+SEARCH_PAGE = 50
+
+
 @router.get("/search")
 def search(
     request: Request,
@@ -118,15 +121,25 @@ def search(
     q: Annotated[str, Query(max_length=200)] = "",
     kind: Annotated[Literal["", "card", "topic"], Query()] = "",
     deck: Annotated[str, Query(max_length=200)] = "",
+    page: PageDep = 1,
 ) -> Response:
     try:
-        result = run_search(session, q, kind=kind or None, deck=deck or None)
+        result = run_search(
+            session,
+            q,
+            kind=kind or None,
+            deck=deck or None,
+            limit=SEARCH_PAGE,
+            offset=(page - 1) * SEARCH_PAGE,
+        )
     except BadQuery as exc:
         context: dict[str, object] = {"q": printable(q), "kind": kind, "deck": printable(deck)}
-        context |= {"error": say(exc, language(request)), "decks": deck_choices(session)}
+        context |= {"error": say(exc, language(request)), "decks": deck_choices(session, [])}
         return render(request, "search.html", context, status_code=exc.status)
     found: dict[str, object] = {"q": q, "kind": kind, "deck": deck, "result": result}
-    context = {**found, "hits": result.hits, "decks": deck_choices(session)}
+    pages = max(-(-result.total // SEARCH_PAGE), 1)
+    context = {**found, "hits": result.hits, "page": page, "pages": pages}
+    context["decks"] = deck_choices(session, result.hits, deck)
     return render(request, "search.html", context)
 
 
