@@ -88,9 +88,15 @@ def card(
     return render(request, "card.html", context)
 
 
+TOPICS_PER_PAGE = 100
+
+
 @router.get("/topics")
-def topic_index(request: Request, session: SessionDep) -> Response:
-    return render(request, "topics.html", {"topics": catalog.topics(session)})
+def topic_index(request: Request, session: SessionDep, page: PageDep = 1) -> Response:
+    pages = max(-(-catalog.topic_count(session) // TOPICS_PER_PAGE), 1)
+    page = min(page, pages)
+    shown = catalog.topics(session, limit=TOPICS_PER_PAGE, offset=(page - 1) * TOPICS_PER_PAGE)
+    return render(request, "topics.html", {"topics": shown, "page": page, "pages": pages})
 
 
 @router.get("/topics/go/{title:path}")
