@@ -62,7 +62,7 @@ class Hit:
     title_html: Markup
     field: str  # the best field group that matched
     deck: str = ""
-    deck_slug: str = ""
+    deck_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -153,21 +153,18 @@ def search(
         if offset:  # past the last page: no suggestions, the query matched
             return SearchResult(query)
         return SearchResult(query, suggestions=suggest(session, terms))
-    hits = [
-        _hit(entry, deck_title or "", terms, deck_slug or "")
-        for entry, deck_title, _, _, deck_slug in rows
-    ]
+    hits = [_hit(entry, deck_title or "", terms) for entry, deck_title, _, _ in rows]
     return SearchResult(query, hits, total=rows[0][3])
 
 
 def search_statement(
     session: Session, terms: list[str], *, kind: str | None, deck: str | None, limit: int
-) -> Select[SearchEntry, str, int, int, str]:
-    """The entries holding every term, with deck title, score, total and deck, best first."""
+) -> Select[SearchEntry, str, int, int]:
+    """The entries holding every term, with deck title, score and total, best first."""
     dialect = session.get_bind().dialect.name
     score = _score(terms).label("score")
     statement = (
-        select(SearchEntry, Deck.title, score, func.count().over().label("total"), Deck.slug)
+        select(SearchEntry, Deck.title, score, func.count().over().label("total"))
         .outerjoin(Deck, col(Deck.id) == SearchEntry.deck_id)
         .where(*(_holds(term, dialect) for term in terms))
         .order_by(
@@ -191,17 +188,18 @@ def search_statement(
 def deck_choices(session: Session, hits: list[Hit], chosen: str = "") -> list[tuple[str, str]]:
     """(slug, title) of the decks the search form's filter offers: the chosen one and those of
     the hits shown (a vault holds thousands of decks; a menu of all of them helps nobody)."""
-    choices = {hit.deck_slug: hit.deck for hit in hits if hit.deck_slug}
-    if chosen and chosen not in choices:
-        title = session.exec(
-            select(Deck.title).where(Deck.slug == chosen, col(Deck.retired).is_(False))
-        ).first()
-        if title is not None:
-            choices = {chosen: title} | choices
-    return list(choices.items())
+    ids = list(dict.fromkeys(hit.deck_id for hit in hits if hit.deck_id is not None))
+    rows = session.exec(
+        select(Deck.id, Deck.slug, Deck.title).where(
+            col(Deck.retired).is_(False), or_(col(Deck.id).in_(ids), col(Deck.slug) == chosen)
+        )
+    ).all()
+    order = {deck_id: n for n, deck_id in enumerate(ids)}
+    ranked = sorted(rows, key=lambda row: (row[1] != chosen, order.get(row[0], 0)))
+    return [(slug, title) for _, slug, title in ranked]
 
 
-def _hit(entry: SearchEntry, deck_title: str, terms: list[str], deck_slug: str = "") -> Hit:
+def _hit(entry: SearchEntry, deck_title: str, terms: list[str]) -> Hit:
     best = next(
         (n for n in FIELDS if any(t in getattr(entry, f"{n}_folded") for t in terms)), "body"
     )
@@ -219,7 +217,7 @@ def _hit(entry: SearchEntry, deck_title: str, terms: list[str], deck_slug: str =
         title_html=highlight(entry.label, terms),
         field=best,
         deck=deck_title,
-        deck_slug=deck_slug,
+        deck_id=entry.deck_id,
     )
 
 

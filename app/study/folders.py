@@ -94,7 +94,9 @@ def _due_by_deck(learner_id: int) -> Any:
         col(CardState.state).in_([int(State.LEARNING), int(State.RELEARNING)]),
         col(CardState.due) <= bindparam("ahead"),
     )
-    review = and_(CardState.state == int(State.REVIEW), col(CardState.due) < bindparam("day_end"))
+    review = and_(
+        col(CardState.state) == int(State.REVIEW), col(CardState.due) < bindparam("day_end")
+    )
     return (
         select(
             Card.deck_id,
@@ -121,7 +123,7 @@ def _counted(learner_id: int, *columns: Any) -> tuple[Any, Any]:
         .select_from(Deck)
         .outerjoin(
             SeenCount,
-            and_(col(SeenCount.deck_id) == Deck.id, SeenCount.learner_id == learner_id),
+            and_(col(SeenCount.deck_id) == Deck.id, col(SeenCount.learner_id) == learner_id),
         )
         .outerjoin(due, due.c.deck_id == Deck.id)
         .where(col(Deck.retired).is_(False))

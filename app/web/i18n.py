@@ -38,7 +38,6 @@ STRINGS: dict[str, tuple[str, str]] = {
     "tags.cards": ("张", "cards"),
     "tags.study": ("学习带此标签的卡片", "Study the cards with this tag"),
     "tags.practice": ("练习", "practise"),
-    "deck.cards": ("张卡片", "cards"),
     "deck.due": ("待复习", "due"),
     "deck.new": ("新卡", "new"),
     "deck.total": ("总数", "total"),

@@ -6,7 +6,6 @@ VAULT_STRINGS: dict[str, tuple[str, str]] = {
     "folders.open": ("打开文件夹 {name}", "Open the folder {name}"),
     "folders.decks_here": ("本文件夹的题库", "Decks in this folder"),
     "folders.empty": ("这个文件夹里没有题库。", "There are no decks in this folder."),
-    "folders.more": ("还有 {count} 项，见全部笔记", "{count} more: see all notes"),
     "page.label": ("分页", "Pages"),
     "page.of": ("第 {page} / {pages} 页", "Page {page} of {pages}"),
     "page.previous": ("上一页", "Previous"),
