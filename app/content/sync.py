@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqlalchemy import bindparam, func, update
+from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, delete, select
 
 from app.content.compile import (
@@ -22,7 +23,7 @@ from app.content.parse import ParsedDeck, ParsedTopic
 from app.content.render import Renderer
 from app.content.repair import repair_card_ids, repair_deck_slugs, repair_topic_slugs
 from app.content.report import FileReport, file_reports
-from app.content.searchindex import refresh_search_index
+from app.content.searchindex import refresh_search_index, search_index_stale
 from app.content.source import SourceText, scan
 from app.content.store import (
     CardCounts,
@@ -196,7 +197,8 @@ def import_content(
         if not changed and not removed:
             if not dry_run:
                 with database.writing(session):
-                    refresh_search_index(session)  # e.g. a bank from before search
+                    if search_index_stale(session):  # e.g. a bank from before search
+                        refresh_search_index(session)
                     _restamp(session, sources, last)
             _count_bank(session, report)
             report.warnings = lenient(scan_errors) + unresolved_links(session)
@@ -370,7 +372,8 @@ def _write(
 
 def _last_read(session: Session) -> dict[str, tuple[str, str]]:
     """Every imported file's stamp and hash, in one statement: what a re-import compares."""
-    rows = session.exec(select(SourceFile.path, SourceFile.stamp, SourceFile.sha256))
+    columns = (col(SourceFile.path), col(SourceFile.stamp), col(SourceFile.sha256))
+    rows = session.connection().execute(sa_select(*columns))
     return {path: (stamp, sha256) for path, stamp, sha256 in rows}
 
 
