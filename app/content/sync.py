@@ -10,6 +10,7 @@ from sqlmodel import Session, col, delete, select
 
 from app.content.compile import (
     Compiled,
+    CompiledCard,
     CompiledDeck,
     CompiledTopic,
     compile_items,
@@ -235,7 +236,7 @@ def import_content(
                 if isinstance(compiled, CompiledDeck):
                     pending.append(compiled)
                     pending_cards += len(compiled.cards)
-                    done.decks.append(compiled)
+                    done.decks.append(_as_reported(compiled))
                 elif compiled is not None:
                     done.topics.append(compiled)
                 # Small imports write at the end, keeping the write transaction short.
@@ -368,6 +369,16 @@ def _write(
     # Cards may have moved or come back in content order: every learner's search for new
     # cards starts from the beginning again (app.study keeps the cursor from there).
     session.exec(update(Learner).values(new_cursor=0))
+
+
+def _as_reported(compiled: CompiledDeck) -> CompiledDeck:
+    """What the file report keeps of a deck: not its HTML and other forms, which are written
+    with the deck and let go, so that a vault's import does not hold every card twice over."""
+    cards = [
+        CompiledCard(item.card, "", "", "", "", "", answer_text=item.answer_text)
+        for item in compiled.cards
+    ]
+    return CompiledDeck(compiled.deck, "", cards)
 
 
 def _last_read(session: Session) -> dict[str, tuple[str, str]]:
