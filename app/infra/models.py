@@ -137,6 +137,10 @@ class Card(SQLModel, table=True):
     anki_fields: dict[str, str] = _added_json(dict)  # question, answer, followups, pitfalls
     anki_media: dict[str, str] = _added_json(dict)  # Anki media name: content-relative path
     formula_count: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    # basic | cloze | reversed. A cloze card's front is a block (front_html); its question_html
+    # is then a one-line title for lists, and its answer_html the block with the deletion marked.
+    kind: str = Field(default="basic", max_length=16, sa_column_kwargs={"server_default": "basic"})
+    front_html: str = _added_text()
     tags: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     source_path: str = ""
     source_line: int = 0

@@ -6,6 +6,7 @@ from fastapi import Request
 
 from app.content.messages import PROBLEMS
 from app.errors import AppError
+from app.web.strings_cloze import CLOZE_STRINGS
 from app.web.strings_errors import ERROR_STRINGS, REFUSAL_STRINGS
 from app.web.strings_fsrs import FSRS_STRINGS
 from app.web.strings_interview import INTERVIEW_STRINGS
@@ -470,6 +471,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "admin.retention_30": ("30 天保持率", "Retention (30 d)"),
     "admin.no_members": ("还没有成员。", "No members yet."),
     **FSRS_STRINGS,
+    **CLOZE_STRINGS,
     **INTERVIEW_STRINGS,
     **ERROR_STRINGS,
     **REFUSAL_STRINGS,
