@@ -71,7 +71,7 @@ export function createView({ strings, scope, first }) {
     if (!link) return;
     link.hidden = !card.source_path;
     if (!card.source_path) return;
-    link.href = "/notes/" + card.source_path.split("/").map(encodeURIComponent).join("/") + "#L" + card.source_line;
+    link.href = "/notes/" + card.source_path.split("/").map(encodeURIComponent).join("/") + "?line=" + card.source_line + "#L" + card.source_line;
     link.textContent = card.source_path + ":" + card.source_line;
   }
 

@@ -330,7 +330,8 @@ def _with_clozes(
 
 def _section_at(outline: Outline, index: int) -> str:
     """The text of the last heading above body line `index`, "" when there is none."""
-    above = [heading for heading in outline.headings if heading.line < index]
+    # A level-1 heading is the note's title, not a section of it.
+    above = [h for h in outline.headings if h.line < index and h.level > 1]
     return above[-1].text if above else ""
 
 
