@@ -15,7 +15,7 @@ CLOZE_STRINGS: dict[str, tuple[str, str]] = {
     "note.line": ("第 {line} 行", "line {line}"),
     "stats.kinds": ("卡片类型", "Cards by kind"),
     "mock.cloze_left_out": (
-        "模拟面试只问口头问题：{count} 张挖空卡片不在其中。",
-        "A mock interview asks spoken questions only: {count} cloze cards are left out.",
+        "模拟面试只问口头问题：挖空卡片不在其中。",
+        "A mock interview asks spoken questions only: cloze cards are left out.",
     ),
 }
