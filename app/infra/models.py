@@ -110,6 +110,11 @@ def _added_json(empty: type[list[Any]] | type[dict[str, Any]]) -> Any:
     return Field(default_factory=empty, sa_column=Column(JSON, nullable=False, default=empty))
 
 
+# What a card asks: a question (basic), a deletion in a block (cloze), or one way of a pair
+# written `term ::: definition` (reversed).
+CARD_KINDS = ("basic", "cloze", "reversed")
+
+
 class Card(SQLModel, table=True):
     # The study queue walks new cards in content order along this index, stopping at the first
     # one the learner has not seen, instead of sorting the whole bank on every request.
