@@ -2,6 +2,7 @@
 // server's own partials, templates/study.html) ahead of time and swapped in; the counts, the
 // save status and notices. It keeps no study state: static/study-state.js says what to show.
 
+import { frontOf, kindOf, sourceLink } from "./card-parts.js";
 import * as trail from "./undo-trail.js";
 
 export function afterPaint(work) {
@@ -69,10 +70,11 @@ export function createView({ strings, scope, first }) {
   // The note and line a card comes from, linking to the note's read-only page at that line.
   function fillSource(link, card) {
     if (!link) return;
-    link.hidden = !card.source_path;
-    if (!card.source_path) return;
-    link.href = "/notes/" + card.source_path.split("/").map(encodeURIComponent).join("/") + "?line=" + card.source_line + "#L" + card.source_line;
-    link.textContent = card.source_path + ":" + card.source_line;
+    const source = sourceLink(card);
+    link.hidden = !source;
+    if (!source) return;
+    link.href = source.href;
+    link.textContent = source.text;
   }
 
   // The list items of `part`, one for each of `items`, from the template's models of them.
@@ -164,7 +166,7 @@ export function createView({ strings, scope, first }) {
     fillMeta(meta, card);
     question.innerHTML = card.question_html;
     // A cloze card asks with its block, its own deletions blank; the heading names it.
-    front.innerHTML = card.front_html || "";
+    front.innerHTML = frontOf(card);
     fillAnswer(answer, card);
     fillActions(answer.querySelector("#card-actions"), card);
     card.parts = {
@@ -198,7 +200,7 @@ export function createView({ strings, scope, first }) {
     questionNode.replaceChildren(...parts.question);
     frontNode.replaceChildren(...parts.front);
     frontNode.hidden = parts.front.length === 0;
-    cardNode.dataset.kind = card.kind || "basic";
+    cardNode.dataset.kind = kindOf(card);
     answerNode.replaceChildren(...parts.answer);
     for (const interval of card.intervals) {
       const label = rateForm.querySelector('button[data-key="' + interval.rating + '"] .interval');

@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from app.cli import main
 from app.content.compile.cloze import cloze_forms
 from app.content.compile.render import Rendered, Renderer
+from app.content.notepage import note_file, note_page
 from app.content.notes.cloze import cloze_id, deletions, strip
 from app.content.notes.parse import ParsedDeck, parse_note
 from tests.cloze_notes import GPU, HIGHLIGHTS, NOTES
@@ -124,3 +125,35 @@ def test_front_and_back_through_katex(render: Callable[[str], Rendered]) -> None
     assert "{{c1::P::compute}}" in two.anki
     # A formula's closing brace is kept apart from Anki's `}}`.
     assert "{{c1::\\frac{a}{b} }}" in cloze_forms("$x={{c1::\\frac{a}{b}}}$", 1, render).anki
+
+
+def test_a_note_page_reads_only_note_files_inside_the_folder(tmp_path: Path) -> None:
+    root = tmp_path / "notes"
+    (root / "sub").mkdir(parents=True)
+    (root / "sub" / "a.md").write_text("# A\n\nThe {{c1::answer}}.\n", encoding="utf-8")
+    (tmp_path / "outside.md").write_text("secret\n", encoding="utf-8")
+    (root / "data.sqlite").write_text("not a note\n", encoding="utf-8")
+    (root / "out.md").symlink_to(tmp_path / "outside.md")
+    (root / "inside.md").symlink_to(root / "sub" / "a.md")
+    (root / "away").symlink_to(tmp_path, target_is_directory=True)
+    assert note_file(root, "sub/a.md") == (root / "sub" / "a.md").resolve()
+    assert note_file(root, "inside.md") == (root / "sub" / "a.md").resolve()
+    for path in (
+        "../outside.md",
+        "sub/../../outside.md",
+        "sub/./a.md",
+        str(tmp_path / "outside.md"),
+        "/etc/passwd",
+        "out.md",
+        "away/outside.md",
+        "data.sqlite",
+        "sub",
+        "sub\\a.md",
+        "sub/a.md\x00",
+        "",
+    ):
+        assert note_file(root, path) is None, path
+    page = note_page(root, "sub/a.md")
+    assert page is not None and page.title == "a"
+    assert [(b.first, b.last) for b in page.blocks] == [(1, 1), (3, 3)]
+    assert page.blocks[1].html == "<p>The answer.</p>\n"  # the markers removed
