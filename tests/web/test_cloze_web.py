@@ -9,6 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.config import Settings, editor_template
+from app.infra.models import Card, MockSession
 from tests.cloze_notes import NOTES
 
 # Kinds and sources are columns read through both databases.
@@ -107,3 +108,34 @@ def test_the_editor_link_is_a_setting_off_by_default() -> None:
     for bad in ("javascript:alert(1)", "vscode://file/{home}", "no-scheme"):
         with pytest.raises(ValueError, match="editor URL"):
             editor_template(bad)
+
+
+def test_practice_includes_cloze_cards(client: TestClient) -> None:
+    started = client.post("/practice", data={"deck": "gpu", "order": "content", "seconds": "0"})
+    assert started.status_code == 303
+    page = client.get(started.headers["location"]).text
+    assert 'data-kind="cloze"' in page
+    assert '<div class="prose cloze-front"><p>The H100 SXM has <span class="cloze-blank">' in page
+
+
+def test_mock_interviews_ask_spoken_questions_only(client: TestClient, bank) -> None:
+    assert "cloze cards are left out" in client.get("/interview/mock").text
+    started = client.post("/interview/mock", data={"count": "20", "deck": "gpu"})
+    assert started.status_code == 303
+    mock_id = int(started.headers["location"].rsplit("/", 1)[1])
+    with bank.database.session() as session:
+        run = session.get(MockSession, mock_id)
+        assert run is not None
+        kinds = {session.get(Card, card_id).kind for card_id in run.card_ids}
+    assert len(run.card_ids) == 3 and kinds == {"basic", "reversed"}
+
+
+def test_statistics_count_cards_by_kind(client: TestClient) -> None:
+    assert client.get("/api/stats").json()["kinds"] == {"basic": 1, "cloze": 9, "reversed": 4}
+    assert client.get("/api/stats", params={"deck": "memory"}).json()["kinds"] == {
+        "basic": 0,
+        "cloze": 2,
+        "reversed": 2,
+    }
+    page = client.get("/stats").text
+    assert '<tr><th scope="row">Cloze</th><td>9</td></tr>' in page
