@@ -157,3 +157,16 @@ def test_a_note_page_reads_only_note_files_inside_the_folder(tmp_path: Path) -> 
     assert page is not None and page.title == "a"
     assert [(b.first, b.last) for b in page.blocks] == [(1, 1), (3, 3)]
     assert page.blocks[1].html == "<p>The answer.</p>\n"  # the markers removed
+
+
+def test_hostile_blocks_stay_linear_and_bounded() -> None:
+    many = " ".join(f"{{{{c{n}::x{n}}}}}" for n in range(1, 200))
+    deck, errors = parse_note("many.md", many + "\n")
+    assert isinstance(deck, ParsedDeck)
+    assert len(deck.cards) == 50
+    assert [str(error) for error in errors] == [
+        "many.md:1: more than 50 deletion numbers in one block: only the first 50 become cards"
+    ]
+    # Unclosed markers by the ten thousand: each scan stops at the next marker.
+    for text in ("{{c1::" * 20_000, "==a " * 30_000, "{{c1::`x}}` " * 10_000, "{{c1::{" * 20_000):
+        assert len(strip(text, "highlights")) <= len(text)

@@ -80,6 +80,10 @@ PROBLEMS: dict[str, tuple[str, str]] = {
         "cloze 应为 'highlights' 或 'bold'，而不是 '{value}'",
         "cloze must be 'highlights' or 'bold', not '{value}'",
     ),
+    "content.cloze_too_many": (
+        "这一块的挖空编号超过 {max} 个：只有前 {max} 个成为卡片",
+        "more than {max} deletion numbers in one block: only the first {max} become cards",
+    ),
     "content.reverse_not_boolean": (
         "reverse 应为 true 或 false，而不是 '{value}'",
         "reverse must be true or false, not '{value}'",

@@ -139,3 +139,9 @@ def test_statistics_count_cards_by_kind(client: TestClient) -> None:
     }
     page = client.get("/stats").text
     assert '<tr><th scope="row">Cloze</th><td>9</td></tr>' in page
+
+
+def test_a_link_by_name_from_a_note_page_finds_the_note(client: TestClient) -> None:
+    found = client.get("/notes/sub/roofline")
+    assert found.status_code == 303
+    assert found.headers["location"] == "/topics/go/roofline"

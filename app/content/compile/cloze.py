@@ -28,7 +28,12 @@ _SPANS = {
     _ANSWER[1]: "</span>",
 }
 _SENTINEL = re.compile("[\ue000-\ue003]")
-_MATH = re.compile(r"\$\$.+?\$\$|(?<![\\$])\$(?!\s).+?(?<![\s\\])\$|\\\(.+?\\\)|\\\[.+?\\\]", re.S)
+# Formulas as the note writes them. A formula's text cannot hold the mark that would close it,
+# so no search scans past the next one: linear however many unclosed marks a block holds.
+_MATH = re.compile(
+    r"\$\$[^$]+\$\$|(?<![\\$])\$(?!\s)[^$]+?(?<![\s\\])\$"
+    r"|\\\((?:[^\\]|\\(?![()]))*\\\)|\\\[(?:[^\\]|\\(?![\[\]]))*\\\]"
+)
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]{}<>#+!|~$-])")
 _TEX_SPECIAL = re.compile(r"([\\{}$&#^_%~])")
 

@@ -11,24 +11,30 @@ The note's own lines lose the markers (`strip`), so an answer holding a deletion
 
 import hashlib
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.content.errors import ContentError
+from app.content.errors import ContentError, ContentWarning
 from app.content.notes.frontmatter import normalise_title
 from app.content.notes.outline import Outline
 
 # `{{c12::` opens a deletion; its text runs to the `}}` that balances the braces inside it
-# (`{{c1::\frac{a}{b}}}`), on one line.
-_OPEN = re.compile(r"\{\{c(\d{1,3})::")
-_HIGHLIGHT = re.compile(r"==(?=\S)(.+?)(?<=\S)==")
+# (`{{c1::\frac{a}{b}}}`), on one line. Every pattern here is linear in its text: none of them
+# can scan past the marker that would close it, so a hostile line of unclosed markers costs
+# one short scan each.
+_TOKEN = re.compile(r"\{\{c(\d{1,3})::|[{}\n]|\\.", re.S)
+_HIGHLIGHT = re.compile(r"==(?=\S)((?:[^=\n]|=(?!=))+?)(?<=\S)==")
 # Bold but not a label ("**Answer:**", "**面试回答。**"), which is the note's structure.
-_BOLD = re.compile(r"(?<![*\\])\*\*(?=\S)(.+?)(?<=\S)\*\*(?!\*)")
+_BOLD = re.compile(r"(?<![*\\])\*\*(?=\S)((?:[^*\n]|\*(?!\*))+?)(?<=\S)\*\*(?!\*)")
 _LABEL_END = re.compile(r"[。.:：]$")
-_CODE_SPAN = re.compile(r"(`+).+?\1")
+_CODE_SPAN = re.compile(r"(`+)[^`\n]+\1")
 # Blocks whose deletions make cards; code, HTML and headings never do.
 _KINDS = ("paragraph", "bullet_list", "ordered_list", "table", "math_block", "amsmath")
 MODES = ("highlights", "bold")
+# Cards one block may make: each renders the whole block, so a block of a thousand deletion
+# numbers would cost a thousand renders of it. Anki's own notes rarely pass twenty.
+MAX_CARDS_PER_BLOCK = 50
 ELLIPSIS = "…"
 
 
@@ -64,43 +70,48 @@ def cloze_mode(meta: dict[str, Any], path: str, errors: list[ContentError]) -> s
 
 
 def deletions(text: str) -> list[Deletion]:
-    """The `{{cN::…}}` deletions of `text`, left to right, outside code spans."""
+    """The `{{cN::…}}` deletions of `text`, left to right, outside code spans.
+
+    One pass over the braces: an opener and the braces after it form a stack, and a `}}` that
+    meets its opener on top closes it. A deletion inside another is text of the outer one.
+    """
+    if "{{c" not in text:
+        return []
+    # Code spans by start, looked up by bisection: many deletions and spans stay linear.
     code = [(m.start(), m.end()) for m in _CODE_SPAN.finditer(text)]
+    starts = [a for a, _ in code]
     found: list[Deletion] = []
+    # (number, or 0 for a plain brace; offset of the opener; offset of its text)
+    stack: list[tuple[int, int, int]] = []
+    open_deletions = 0
     position = 0
-    while match := _OPEN.search(text, position):
-        start = match.start()
-        end = _close(text, match.end())
-        if end < 0:
-            position = match.end()
+    for match in _TOKEN.finditer(text):
+        at = match.start()
+        if at < position:  # the second brace of a `}}` already taken
             continue
-        position = end
-        if any(a <= start < b for a, b in code):
-            continue
-        inner = text[match.end() : end - 2]
-        answer, hint = _split_hint(inner)
-        if answer.strip():
-            found.append(Deletion(int(match.group(1)), start, end, answer, hint))
+        token = match.group(0)
+        if match.group(1) is not None:
+            stack.append((int(match.group(1)), at, match.end()))
+            open_deletions += 1
+        elif token == "{":
+            stack.append((0, at, at))
+        elif token == "\n":
+            stack.clear()
+            open_deletions = 0
+        elif token == "}" and stack:
+            number, start, inner = stack.pop()
+            if not number:
+                continue
+            open_deletions -= 1
+            if not text.startswith("}}", at):
+                continue  # a stray brace: the opener was not a deletion after all
+            position = at + 2
+            span = bisect_right(starts, start) - 1
+            if open_deletions == 0 and not (span >= 0 and start < code[span][1]):
+                answer, hint = _split_hint(text[inner:at])
+                if answer.strip():
+                    found.append(Deletion(number, start, at + 2, answer, hint))
     return found
-
-
-def _close(text: str, at: int) -> int:
-    """The offset after the `}}` closing a deletion whose text starts at `at`, or -1."""
-    depth = 0
-    index = at
-    while index < len(text) and text[index] != "\n":
-        char = text[index]
-        if char == "\\" and index + 1 < len(text):
-            index += 2
-            continue
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            if depth == 0:
-                return index + 2 if text.startswith("}}", index) else -1
-            depth -= 1
-        index += 1
-    return -1
 
 
 def _split_hint(inner: str) -> tuple[str, str]:
@@ -138,14 +149,16 @@ def normal_form(text: str, mode: str) -> str:
 def strip(text: str, mode: str = "") -> str:
     """`text` with every deletion's marker removed: what the note says, as prose."""
     text = normal_form(text, mode)
-    found = deletions(text)
-    for item in reversed(found):
-        text = text[: item.start] + item.answer + text[item.end :]
-    return text
+    out, position = [], 0
+    for item in deletions(text):
+        out += [text[position : item.start], item.answer]
+        position = item.end
+    out.append(text[position:])
+    return "".join(out)
 
 
 def take_clozes(
-    outline: Outline, first: int, mode: str
+    outline: Outline, first: int, mode: str, path: str, errors: list[ContentError]
 ) -> tuple[list[ClozeBlock], list[str] | None]:
     """The blocks of `outline` with deletions, and the note's lines without markers.
 
@@ -173,6 +186,13 @@ def take_clozes(
                 held[0] = lines[start][indent:]
             text = normal_form("\n".join(held).rstrip("\n"), mode)
             numbers = list(dict.fromkeys(d.number for d in deletions(text)))
+            if len(numbers) > MAX_CARDS_PER_BLOCK:
+                errors.append(
+                    ContentWarning.of(
+                        "cloze_too_many", path, first + start, max=MAX_CARDS_PER_BLOCK
+                    )
+                )
+                numbers = numbers[:MAX_CARDS_PER_BLOCK]
             if numbers:
                 blocks.append(ClozeBlock(text, first + start, numbers))
     if not blocks:

@@ -262,7 +262,8 @@ def parse_note(
     outline = build_outline(lines)
     # Deletions are read from the note as written; everything else reads it without markers.
     written = lines
-    clozes, stripped = take_clozes(outline, first, cloze_mode(meta, path, errors))
+    mode = cloze_mode(meta, path, errors)
+    clozes, stripped = take_clozes(outline, first, mode, path, errors)
     if stripped is not None:
         outline.lines = lines = stripped
     found = recognise(outline, style=None if style == "auto" else style, house=house)
