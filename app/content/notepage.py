@@ -14,7 +14,7 @@ from app.content.notes.cloze import cloze_mode, strip
 from app.content.notes.frontmatter import split_front_matter
 from app.content.notes.outline import build_outline
 from app.content.notes.parse import NOTE_SUFFIXES
-from app.content.notes.source import _decode, _read
+from app.content.notes.source import read_note
 
 
 @dataclass(frozen=True)
@@ -57,8 +57,7 @@ def note_page(root: Path, path: str) -> NotePage | None:
     file = note_file(root, path)
     if file is None:
         return None
-    data = _read(file, root.resolve())
-    text = _decode(data, path, []) if isinstance(data, bytes) else None
+    text = read_note(file, root.resolve(), path)
     if text is None:
         return None
     meta, lines, first = split_front_matter(path, text, [])

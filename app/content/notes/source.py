@@ -141,3 +141,9 @@ def _read(file: Path, real_root: Path) -> bytes | Said:
     if len(data) > MAX_FILE_BYTES:
         return Said.of("file_too_large", megabytes=MAX_FILE_BYTES // 2**20)
     return data
+
+
+def read_note(file: Path, real_root: Path, rel: str) -> str | None:
+    """One note's text, read and decoded as an import reads it; None when it cannot be."""
+    data = _read(file, real_root)
+    return _decode(data, rel, []) if isinstance(data, bytes) else None
