@@ -270,10 +270,27 @@ def parse_note(
     if kind == "topic" or (kind != "deck" and (not (found.cards or clozes) or reading)):
         return _topic(path, meta, lines, first, found, errors), errors
     deck = _deck(path, meta, outline, first, found, style, errors)
-    reverse = reverse_all(meta, path, errors)
-    deck.cards = with_reversed(deck.cards, written, first, every=reverse, reverse=_reverse_card)
-    deck.cards = _with_clozes(deck, clozes, outline, first)
+    deck.cards = _more_kinds(deck, meta, written, clozes, outline, first, errors)
     return deck, errors
+
+
+def _more_kinds(
+    deck: ParsedDeck,
+    meta: dict[str, Any],
+    written: list[str],
+    clozes: list[ClozeBlock],
+    outline: Outline,
+    first: int,
+    errors: list[ContentError],
+) -> list[ParsedCard]:
+    """The deck's cards with their reverses and its cloze cards (notes.reversed, notes.cloze)."""
+    every = reverse_all(meta, deck.path, errors)
+    cards = with_reversed(deck.cards, written, first, every=every, reverse=_reverse_card)
+    cards = _with_clozes(cards, deck.slug, clozes, outline, first)
+    if len(cards) != len(deck.cards):
+        for position, card in enumerate(cards):
+            card.position = position
+    return cards
 
 
 def _reverse_card(card: ParsedCard) -> ParsedCard:
@@ -292,14 +309,14 @@ def _reverse_card(card: ParsedCard) -> ParsedCard:
 
 
 def _with_clozes(
-    deck: ParsedDeck, blocks: list[ClozeBlock], outline: Outline, first: int
+    cards: list[ParsedCard], slug: str, blocks: list[ClozeBlock], outline: Outline, first: int
 ) -> list[ParsedCard]:
     """The deck's cards and one card per deletion number of each block, in line order."""
     cloze_cards: list[ParsedCard] = []
     seen: dict[str, int] = {}
     for block in blocks:
         for number in block.numbers:
-            card_id = cloze_id(deck.slug, block.text, number)
+            card_id = cloze_id(slug, block.text, number)
             if card_id in seen:  # the same text deleted twice in one note: told apart by order
                 seen[card_id] += 1
                 card_id = f"{card_id}.{seen[card_id]}"
@@ -321,12 +338,8 @@ def _with_clozes(
                     cloze=number,
                 )
             )
-    if not cloze_cards:
-        return deck.cards
-    cards = sorted([*deck.cards, *cloze_cards], key=lambda card: card.line)
-    for position, card in enumerate(cards):
-        card.position = position
-    return cards
+    # In the note's order: a block's cards follow the question whose answer holds it.
+    return sorted([*cards, *cloze_cards], key=lambda card: card.line)
 
 
 def _section_at(outline: Outline, index: int) -> str:
