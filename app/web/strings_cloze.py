@@ -14,6 +14,7 @@ CLOZE_STRINGS: dict[str, tuple[str, str]] = {
     ),
     "note.line": ("第 {line} 行", "line {line}"),
     "stats.kinds": ("卡片类型", "Cards by kind"),
+    "stats.kind": ("类型", "Kind"),
     "mock.cloze_left_out": (
         "模拟面试只问口头问题：挖空卡片不在其中。",
         "A mock interview asks spoken questions only: cloze cards are left out.",
