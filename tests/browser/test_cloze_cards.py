@@ -1,7 +1,9 @@
 """A cloze card in a real browser: the front hides exactly its own deletion (in prose and inside
 a formula, through KaTeX), the back marks it, and the card leads to its note's line. Screenshots
-at a phone's and a desk's width, light and dark, land in the test's folder for a look."""
+at a phone's and a desk's width, light and dark, land in the test's folder (and in
+QBANK_SCREENSHOTS when set) for a look."""
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -70,10 +72,7 @@ def test_a_cloze_card_with_katex_front_and_back(
     expect(back).to_contain_text("P/B")
     expect(back.locator(".katex .fbox")).to_have_count(1)
     page.screenshot(path=str(tmp_path / f"cloze-back-{width}-{scheme}.png"))
-    shots = Path("/tmp/cloze-shots")
-    shots.mkdir(exist_ok=True)
-    for name in (f"cloze-front-{width}-{scheme}.png", f"cloze-back-{width}-{scheme}.png"):
-        (shots / name).write_bytes((tmp_path / name).read_bytes())
+    shots = tmp_path
     # The next card is painted by the page's script from the JSON API: a cloze card in a list.
     page.keyboard.press("3")
     expect(card).not_to_have_attribute("data-card-id", first)
@@ -89,3 +88,8 @@ def test_a_cloze_card_with_katex_front_and_back(
     page.locator(".card-meta .source").click()
     expect(page.locator(".note-block.hit")).to_contain_text("HBM3")
     context.close()
+    # QBANK_SCREENSHOTS=<folder> keeps them to look at.
+    if keep := os.environ.get("QBANK_SCREENSHOTS"):
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        for shot in tmp_path.glob("cloze-*.png"):
+            (Path(keep) / shot.name).write_bytes(shot.read_bytes())
