@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 
 from app.config import Settings, editor_template
 from app.infra.models import Card, MockSession
+from app.main import create_app
 from tests.cloze_notes import NOTES
 
 # Kinds and sources are columns read through both databases.
@@ -145,3 +146,15 @@ def test_a_link_by_name_from_a_note_page_finds_the_note(client: TestClient) -> N
     found = client.get("/notes/sub/roofline")
     assert found.status_code == 303
     assert found.headers["location"] == "/topics/go/roofline"
+
+
+def test_local_mode_offers_an_edit_link_when_set(app, bank_dir: Path) -> None:
+    settings = app.state.settings.model_copy(
+        update={"editor_url": "vscode://file/{abspath}:{line}"}
+    )
+    edited = create_app(settings)
+    with TestClient(edited, headers={"Accept-Language": "en"}) as client:
+        page = client.get("/notes/gpu.md", params={"line": 7}).text
+        expected = f"vscode://file/{(bank_dir / 'gpu.md').resolve().as_posix()}:7"
+        assert f'href="{expected}"' in page and ">Edit</a>" in page
+    edited.state.database.dispose()
