@@ -170,3 +170,8 @@ def test_hostile_blocks_stay_linear_and_bounded() -> None:
     # Unclosed markers by the ten thousand: each scan stops at the next marker.
     for text in ("{{c1::" * 20_000, "==a " * 30_000, "{{c1::`x}}` " * 10_000, "{{c1::{" * 20_000):
         assert len(strip(text, "highlights")) <= len(text)
+
+
+def test_a_notes_own_private_use_characters_open_no_span(render: Callable[[str], Rendered]) -> None:
+    forms = cloze_forms("A \ue000stray\ue003 {{c1::x}}", 1, render)
+    assert forms.front.html.count("<span") == 1 and forms.front.html.count("</span>") == 1

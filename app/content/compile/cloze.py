@@ -47,6 +47,7 @@ class ClozeForms:
 
 def cloze_forms(text: str, number: int, render: Callable[[str], Rendered]) -> ClozeForms:
     """Render card `number` of the block `text`: front, back, and the Anki text."""
+    text = _SENTINEL.sub("", text)  # a note's own private-use characters would open spans
     front = _finish(render(_side(text, number, front=True)))
     back = _finish(render(_side(text, number, front=False)))
     return ClozeForms(front, back, render(_anki(text, number)).anki)
