@@ -95,6 +95,18 @@ PROBLEMS: dict[str, tuple[str, str]] = {
         "style 应为 'question' 或 'numbered'，而不是 '{style}'",
         "style must be 'question' or 'numbered', not '{style}'",
     ),
+    "content.cloze_mode_unknown": (
+        "cloze 应为 'highlights' 或 'bold'，而不是 '{value}'",
+        "cloze must be 'highlights' or 'bold', not '{value}'",
+    ),
+    "content.cloze_too_many": (
+        "这一块的挖空编号超过 {max} 个：只有前 {max} 个成为卡片",
+        "more than {max} deletion numbers in one block: only the first {max} become cards",
+    ),
+    "content.reverse_not_boolean": (
+        "reverse 应为 true 或 false，而不是 '{value}'",
+        "reverse must be true or false, not '{value}'",
+    ),
     # Cards and follow-ups.
     "content.deck_no_cards": ("这个题库没有卡片", "deck has no cards"),
     "content.card_no_question": ("卡片标题没有问题文字", "card heading has no question text"),

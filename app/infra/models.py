@@ -112,6 +112,11 @@ def _added_json(empty: type[list[Any]] | type[dict[str, Any]]) -> Any:
     return Field(default_factory=empty, sa_column=Column(JSON, nullable=False, default=empty))
 
 
+# What a card asks: a question (basic), a deletion in a block (cloze), or one way of a pair
+# written `term ::: definition` (reversed).
+CARD_KINDS = ("basic", "cloze", "reversed")
+
+
 class Card(SQLModel, table=True):
     # The study queue walks new cards in content order along this index, stopping at the first
     # one the learner has not seen, instead of sorting the whole bank on every request.
@@ -139,6 +144,10 @@ class Card(SQLModel, table=True):
     anki_fields: dict[str, str] = _added_json(dict)  # question, answer, followups, pitfalls
     anki_media: dict[str, str] = _added_json(dict)  # Anki media name: content-relative path
     formula_count: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    # basic | cloze | reversed. A cloze card's front is a block (front_html); its question_html
+    # is then a one-line title for lists, and its answer_html the block with the deletion marked.
+    kind: str = Field(default="basic", max_length=16, sa_column_kwargs={"server_default": "basic"})
+    front_html: str = _added_text()
     tags: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     source_path: str = ""
     source_line: int = 0
