@@ -19,7 +19,7 @@ from app.content.notes.markdown import MATH_TYPES, wikilink_text
 _SPACE = re.compile(r"\s+")
 # Emphasis markers the Markdown renderer left literal (e.g. `**…**` against CJK punctuation).
 _STRAY_EMPHASIS = re.compile(r"\*\*+")
-_RAW_TAG = re.compile(r"<[^>]+>")
+_RAW_TAG = re.compile(r"<[^<>]+>")
 # The end of a sentence: Chinese full stops, or an English one followed by a space.
 _SENTENCE_END = re.compile(r"(?<=[。！？])|(?<=[.!?])(?=\s)")
 _ENDS_SENTENCE = re.compile(r"[。！？.!?]\s*$")

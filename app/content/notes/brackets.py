@@ -35,20 +35,21 @@ class _Finder:
         return self.found
 
 
-def _finder(state: Any, needle: str) -> _Finder:
+def find_forward(state: Any, needle: str, start: int) -> int:
+    """`state.src.find(needle, start)`, in linear time over all the calls a parse makes."""
     # Kept on the state, which is made for one text: a paragraph's inline text, or the note.
     finders: dict[str, _Finder] = state.__dict__.setdefault("_qbank_finders", {})
     finder = finders.get(needle)
     if finder is None or finder.text is not state.src:
         finder = finders[needle] = _Finder(state.src, needle)
-    return finder
+    return finder.find(start)
 
 
 def _inline(state: StateInline, silent: bool) -> bool:
     start = state.pos
     if not state.src.startswith("\\(", start):
         return False
-    close = _finder(state, "\\)").find(start + 3)  # at least one character of TeX
+    close = find_forward(state, "\\)", start + 3)  # at least one character of TeX
     if close < 0:
         return False
     if not silent:
@@ -63,7 +64,7 @@ def _block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     begin = state.bMarks[start] + state.tShift[start]
     if not state.src.startswith("\\[", begin):
         return False
-    close = _finder(state, "\\]").find(begin + 3)
+    close = find_forward(state, "\\]", begin + 3)
     if close < 0:
         return False
     line_end = state.src.find("\n", close)

@@ -19,7 +19,7 @@ from mdit_py_plugins.amsmath import amsmath_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from app.content.compile.highlight import highlight_code
-from app.content.notes.brackets import bracket_math_plugin
+from app.content.notes.brackets import bracket_math_plugin, find_forward
 from app.content.notes.cjk import cjk_emphasis_plugin
 
 # Math token types, and whether each is display math.
@@ -39,8 +39,10 @@ def _wikilink_rule(state: StateInline, silent: bool) -> bool:
     if not (embed or src.startswith("[[", pos)):
         return False
     start = pos + (3 if embed else 2)
-    end = src.find("]]", start)
-    if end < 0 or "\n" in src[start:end] or end == start:
+    # Found forward once, not searched for from every `[[` (quadratic in a run of them).
+    end = find_forward(state, "]]", start)
+    newline = find_forward(state, "\n", start)
+    if end < 0 or 0 <= newline < end or end == start:
         return False
     if not silent:
         token = state.push("wikilink", "", 0)

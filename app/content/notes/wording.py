@@ -97,7 +97,7 @@ QUOTE = re.compile(r"^[ \t]{0,3}>[ \t]?")
 DETAILS_OPEN = re.compile(r"<details\b[^>]*>", re.I)
 DETAILS_CLOSE = re.compile(r"</details\s*>", re.I)
 SUMMARY = re.compile(r"<summary\b[^>]*>(.*?)</summary\s*>", re.I | re.S)
-TAGS = re.compile(r"<[^>\n]+>")
+TAGS = re.compile(r"<[^<>\n]+>")
 GENERIC_SUMMARY = re.compile(
     r"^(?:点击)?(?:查看|显示|展开)?(?:参考)?(?:答案|解答|解析|回答|详情|详解)?$"
     r"|^(?:show |view |see |click (?:to|for) )?(?:the )?(?:answer|solution|details|explanation)s?$",
