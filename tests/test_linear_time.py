@@ -52,6 +52,8 @@ NOTES: dict[str, Callable[[int], str]] = {
     "tag attributes": lambda n: f"{CARD}A <img {_repeat('a=x ', n)}\n",
     "comment openings": lambda n: CARD + _repeat("<!--", n) + "\n",
     "details": lambda n: CARD + _repeat("<details>\n", n),
+    "summary openings": lambda n: CARD + _repeat("<details><summary>", n) + "\n",
+    "unclosed details tags": lambda n: CARD + "<details>\n" + _repeat("<details ", n) + "\n",
     # Formulas.
     "inline math": lambda n: CARD + _repeat("$x$ ", n) + "\n",
     "display math": lambda n: CARD + _repeat("$$x$$\n", n),
