@@ -107,6 +107,19 @@ PROBLEMS: dict[str, tuple[str, str]] = {
         "reverse 应为 true 或 false，而不是 '{value}'",
         "reverse must be true or false, not '{value}'",
     ),
+    # Column limits.
+    "content.path_too_long": (
+        "路径有 {size} 字节，超过上限 {limit} 字节；这篇笔记未导入",
+        "path is {size} bytes, over the limit of {limit}; the note is left out",
+    ),
+    "content.key_too_long": (
+        "id 或 slug '{start}' 有 {size} 字节，超过上限 {limit} 字节；已缩短",
+        "id or slug '{start}' is {size} bytes, over the limit of {limit}; shortened",
+    ),
+    "content.title_too_long": (
+        "标题“{start}”有 {size} 个字符，超过上限 {limit}；已截短",
+        "title '{start}' is {size} characters, over the limit of {limit}; shortened",
+    ),
     # Cards and follow-ups.
     "content.deck_no_cards": ("这个题库没有卡片", "deck has no cards"),
     "content.card_no_question": ("卡片标题没有问题文字", "card heading has no question text"),

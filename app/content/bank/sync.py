@@ -8,6 +8,7 @@ from sqlalchemy import bindparam, func, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, delete, select
 
+from app.content.bank.limits import hold_to_limits, paths_within_limit
 from app.content.bank.repair import repair_card_ids, repair_deck_slugs, repair_topic_slugs
 from app.content.bank.report import FileReport, file_reports
 from app.content.bank.searchindex import refresh_search_index, search_index_stale
@@ -119,7 +120,7 @@ def check_content(root: Path, *, strict: bool = False) -> CheckReport:
     Without `strict`, problems that a lenient import gets around (a formula KaTeX cannot
     parse, a missing image, the same question twice) are reported as warnings.
     """
-    sources, errors = scan(root)
+    sources, errors = _scan(root, {})
     workers = worker_count(sources)
     renderer = Renderer(root)
     compiled = Compiled()
@@ -127,7 +128,8 @@ def check_content(root: Path, *, strict: bool = False) -> CheckReport:
         parsed = parse_sources(sources, pool)
         decks = [item for item, _ in parsed if isinstance(item, ParsedDeck)]
         topics = [item for item, _ in parsed if isinstance(item, ParsedTopic)]
-        repairs = repair_deck_slugs(decks, {}) + repair_topic_slugs(topics, {})
+        repairs = hold_to_limits(decks, topics)
+        repairs += repair_deck_slugs(decks, {}) + repair_topic_slugs(topics, {})
         repairs += repair_card_ids(decks, {}, {})
         items = compile_items([i for i, _ in parsed], renderer, workers=workers, pool=pool)
         for (_, parse_errors), (item, problems) in zip(parsed, items, strict=True):
@@ -163,6 +165,15 @@ def check_content(root: Path, *, strict: bool = False) -> CheckReport:
     return report
 
 
+def _scan(
+    root: Path, last: dict[str, tuple[str, str]]
+) -> tuple[list[SourceText], list[ContentError]]:
+    """The notes under `root` that can be imported, and the problems with the others."""
+    sources, errors = scan(root, last)
+    kept, too_long = paths_within_limit(sources)
+    return kept, errors + too_long
+
+
 def _topic_ref(topic: CompiledTopic) -> TopicRef:
     t = topic.topic
     return TopicRef(t.slug, t.title, tuple(t.aliases), t.path)
@@ -186,7 +197,7 @@ def import_content(
     """
     with database.session() as session:
         last = _last_read(session)
-    sources, scan_errors = scan(root, last)
+    sources, scan_errors = _scan(root, last)
     if scan_errors and (strict or not sources):
         raise ContentErrors(scan_errors)
     with database.session() as session, ExitStack() as whole:
@@ -292,7 +303,8 @@ def _bank_errors(
     kept_topics = session.exec(
         select(Topic.slug, Topic.path).where(col(Topic.path).not_in(stale_paths))
     ).all()
-    errors = repair_deck_slugs(decks, dict(kept_decks))
+    errors = hold_to_limits(decks, topics)
+    errors += repair_deck_slugs(decks, dict(kept_decks))
     errors += repair_topic_slugs(topics, dict(kept_topics))
     errors += repair_card_ids(
         decks,

@@ -12,15 +12,14 @@ from urllib.parse import quote
 
 from markdown_it import MarkdownIt
 from markdown_it.renderer import RendererHTML
-from markdown_it.rules_block import StateBlock
 from markdown_it.rules_inline import StateInline
 from markdown_it.rules_inline.backticks import backtick
 from markdown_it.token import Token
 from mdit_py_plugins.amsmath import amsmath_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
-from mdit_py_plugins.texmath import texmath_plugin
 
 from app.content.compile.highlight import highlight_code
+from app.content.notes.brackets import bracket_math_plugin, find_forward
 from app.content.notes.cjk import cjk_emphasis_plugin
 
 # Math token types, and whether each is display math.
@@ -40,8 +39,10 @@ def _wikilink_rule(state: StateInline, silent: bool) -> bool:
     if not (embed or src.startswith("[[", pos)):
         return False
     start = pos + (3 if embed else 2)
-    end = src.find("]]", start)
-    if end < 0 or "\n" in src[start:end] or end == start:
+    # Found forward once, not searched for from every `[[` (quadratic in a run of them).
+    end = find_forward(state, "]]", start)
+    newline = find_forward(state, "\n", start)
+    if end < 0 or 0 <= newline < end or end == start:
         return False
     if not silent:
         token = state.push("wikilink", "", 0)
@@ -123,20 +124,6 @@ def _render_raw(self: Any, tokens: list[Token], idx: int, options: Any, env: Any
     return token.content
 
 
-def _mapped(rule: Any) -> Any:
-    """Block `rule`, with the lines they span on the tokens it makes, as markdown-it's own rules."""
-
-    def rule_with_map(state: StateBlock, start: int, end: int, silent: bool) -> bool:
-        count = len(state.tokens)
-        found = bool(rule(state, start, end, silent))
-        if found and not silent:
-            for token in state.tokens[count:]:
-                token.map = token.map or [start, state.line]
-        return found
-
-    return rule_with_map
-
-
 def build_markdown() -> MarkdownIt:
     """The one Markdown configuration used for every piece of content."""
     # Raw HTML is read as tokens and made safe by app.content.compile.rawhtml; markdown-it's
@@ -150,12 +137,7 @@ def build_markdown() -> MarkdownIt:
     md.disable("text_join")
     md.use(dollarmath_plugin, allow_space=True, allow_digits=False, double_inline=True)
     # \(…\), \[…\] and a bare \begin{equation}…\end{equation} are math too.
-    md.use(texmath_plugin, delimiters="brackets")
-    # texmath's `\[…\]` blocks come without a line map, which errors inside them need.
-    for rule in md.block.ruler.__rules__:
-        if rule.fn.__module__ == texmath_plugin.__module__:
-            rule.fn = _mapped(rule.fn)
-    md.block.ruler.__cache__ = None
+    md.use(bracket_math_plugin)
     md.use(amsmath_plugin)
     md.use(cjk_emphasis_plugin)
     md.inline.ruler.before("link", "wikilink", _wikilink_rule)

@@ -13,8 +13,34 @@ from markdown_it.token import Token
 from mdit_py_plugins.amsmath import amsmath_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
-_EXPLICIT_ID = re.compile(r"[ \t]*\{#([^}\s]*)\}[ \t]*$")
-_TRAILING_HASHES = re.compile(r"[ \t]+#+[ \t]*$")
+
+def explicit_id(text: str) -> tuple[str | None, str]:
+    """The `{#id}` that ends `text`, if any, and the text before it.
+
+    String methods, not `[ \\t]*\\{#([^}\\s]*)\\}[ \\t]*$`: searched for, that pattern takes
+    quadratic time over a run of spaces, or of `{#`.
+    """
+    core = text.rstrip(" \t")
+    if not core.endswith("}"):
+        return None, text
+    # The id runs back from the closing brace to a brace or a space; its `{#` is the first
+    # one in that run.
+    start = len(core) - 1
+    while start and core[start - 1] != "}" and not core[start - 1].isspace():
+        start -= 1
+    opening = core.find("{#", start, len(core) - 1)
+    if opening < 0:
+        return None, text
+    return core[opening + 2 : -1], core[:opening].rstrip(" \t")
+
+
+def _without_closing_hashes(text: str) -> str:
+    """`text` without a closing run of `#` after a space (`## Title ##`)."""
+    core = text.rstrip(" \t")
+    bare = core.rstrip("#")
+    if len(bare) < len(core) and bare.endswith((" ", "\t")):
+        return bare.rstrip(" \t")
+    return text
 
 
 @cache
@@ -82,10 +108,8 @@ def build_outline(lines: list[str]) -> Outline:
         start, end = token.map
         if token.type == "heading_open":
             text = tokens[position + 1].content.strip()
-            text = _TRAILING_HASHES.sub("", text)
-            explicit = None
-            if match := _EXPLICIT_ID.search(text):
-                explicit, text = match.group(1), text[: match.start()].strip()
+            explicit, text = explicit_id(_without_closing_hashes(text))
+            text = text.strip() if explicit is not None else text
             level = int(token.tag[1])
             headings.append(Heading(len(headings), start, end, level, text, explicit))
             continue

@@ -30,7 +30,7 @@ from app.content.notes.wording import Found, NotTaken, Recognised
 _LABEL = re.compile(r"^\*\*(.+?)\*\*[ \t]*[。.:：]?[ \t]*(.*)$")
 # A label without bold ("面试回答。 …", "Answer: …") must end in punctuation.
 _PLAIN_LABEL = re.compile(r"^([^\s*#>|`$-][^。.:：*]{0,15}?)[ \t]*([。.:：])[ \t]*(.*)$")
-_TAGS = re.compile(r"</?[A-Za-z][^>]*>")
+_TAGS = re.compile(r"</?[A-Za-z][^<>]*>")
 _LIST_MARKER = re.compile(r"^(?:[-*+]|\d+[.)])[ \t]+")
 _WIKILINK = re.compile(r"^!?\[\[(.+?)\]\]$")
 _MDLINK = re.compile(r"^\[(.+?)\]\((\S+?)\)$")

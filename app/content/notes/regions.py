@@ -3,6 +3,7 @@
 list items that ask."""
 
 import re
+from bisect import bisect_left
 
 from app.content.notes.outline import Block, Outline
 from app.content.notes.wording import (
@@ -189,17 +190,7 @@ def _numbered_openers(outline: Outline, blocks: list[Block]) -> set[int]:
             candidates.append((index, n))
     if len(candidates) < 2:
         return set()
-    taken = {index for index, _ in candidates}
-    best: list[list[int]] = []
-    for k, (index, n) in enumerate(candidates):
-        chain = [index]
-        for j in range(k - 1, -1, -1):
-            previous, m = candidates[j]
-            if m == n - 1 and _answer_between(lines, previous, index, taken):
-                chain = [*best[j], index]
-                break
-        best.append(chain)
-    longest = max(best, key=len)
+    longest = _longest_run(lines, candidates)
     if len(longest) < 2:
         return set()
     texts = [lines[i] for i in longest]
@@ -220,8 +211,34 @@ def _line_number(text: str) -> int | None:
     return None
 
 
-def _answer_between(lines: list[str], first: int, second: int, taken: set[int]) -> bool:
-    return any(lines[i].strip() and i not in taken for i in range(first + 1, second))
+def _longest_run(lines: list[str], candidates: list[tuple[int, int]]) -> list[int]:
+    """The longest run of numbered lines n, n+1, … with an answer line between each two.
+
+    Each line follows the latest line numbered one less that has an answer between them; found
+    by bisection, not by looking back over every earlier line and every line between (cubic
+    in a note of numbered lines).
+    """
+    taken = {index for index, _ in candidates}
+    answers = [i for i, line in enumerate(lines) if line.strip() and i not in taken]
+    by_number: dict[int, list[tuple[int, int]]] = {}  # number -> (line, candidate), in order
+    length: list[int] = []
+    previous: list[int] = []
+    for k, (index, n) in enumerate(candidates):
+        before = -1
+        if (answer := bisect_left(answers, index) - 1) >= 0:
+            # The latest line numbered n - 1 above the last answer line above this one.
+            row = by_number.get(n - 1, [])
+            if (found := bisect_left(row, (answers[answer], -1)) - 1) >= 0:
+                before = row[found][1]
+        length.append(length[before] + 1 if before >= 0 else 1)
+        previous.append(before)
+        by_number.setdefault(n, []).append((index, k))
+    k = max(range(len(candidates)), key=length.__getitem__)
+    run = []
+    while k >= 0:
+        run.append(candidates[k][0])
+        k = previous[k]
+    return run[::-1]
 
 
 def _opener_question(text: str) -> str:
