@@ -7,21 +7,20 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path, PurePosixPath
-from typing import Any, cast
+from typing import Any
 from urllib.parse import unquote
 
 import pykatex
-from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
-from markdown_it.utils import OptionsDict, OptionsType
 
 from app.content.compile.forms import key_points, plain_text, section_groups
 from app.content.compile.images import TYPES, Image, ImageError, image_names, load, resolve
 from app.content.compile.lint import formula_warnings
+from app.content.compile.markup import PageRenderer, note_href, page_options
 from app.content.compile.rawhtml import clean
 from app.content.compile.searchtext import readable_math
 from app.content.errors import ContentError, ContentWarning
-from app.content.notes.markdown import MATH_TYPES, build_markdown, note_href
+from app.content.notes.markdown import MATH_TYPES, parser
 from app.content.notes.parse import NOTE_SUFFIXES, note_stem
 
 FormulaKey = tuple[str, bool]  # (TeX, display mode)
@@ -86,7 +85,8 @@ class Renderer:
 
     def __init__(self, root: Path | None = None) -> None:
         """`root` is the content directory that image paths are resolved in (None: no images)."""
-        self.md = build_markdown()
+        self.md = parser()
+        self.page = PageRenderer()
         self.root = root
         self._images: dict[str, Image | ImageError] = {}
         self._names: dict[str, str] | None = None
@@ -157,11 +157,8 @@ class Renderer:
         tokens = self.md.parseInline(text, env) if inline else self.md.parse(text, env)
         walk = _Walk(path, errors)
         self._walk(tokens, line, walk)
-        options = self.md.options
-        if breaks:
-            options = OptionsDict(cast("OptionsType", {**options, "breaks": True}))
-        # build_markdown keeps markdown-it's HTML renderer, whose renderInline key_points uses.
-        renderer = cast("RendererHTML", self.md.renderer)
+        options = page_options(breaks=breaks)
+        renderer = self.page
         return Rendered(
             html=renderer.render(tokens, options, env),
             text=plain_text(tokens),
@@ -178,9 +175,6 @@ class Renderer:
         for token in tokens:
             if token.map:
                 block_line = line + token.map[0]
-            if token.type == "fence" and token.info.strip().lower() == "math":
-                token.type = "math_block"
-                token.meta["fenced"] = True
             if token.type == "image":
                 self._image(token, block_line, walk)
             elif token.type == "wikilink" and token.meta.get("embed"):

@@ -6,25 +6,13 @@ which parts of someone's notes are questions, answers and sections.
 
 import re
 from dataclasses import dataclass, field
-from functools import cache
 
-from markdown_it import MarkdownIt
 from markdown_it.token import Token
-from mdit_py_plugins.amsmath import amsmath_plugin
-from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+from app.content.notes.markdown import parser
 
 _EXPLICIT_ID = re.compile(r"[ \t]*\{#([^}\s]*)\}[ \t]*$")
 _TRAILING_HASHES = re.compile(r"[ \t]+#+[ \t]*$")
-
-
-@cache
-def _structure() -> MarkdownIt:
-    # HTML on, unlike rendering: <details> must be seen as the block it is to be taken apart.
-    md = MarkdownIt("commonmark", {"html": True})
-    md.enable(["table"])
-    md.use(dollarmath_plugin, allow_space=True, allow_digits=False, double_inline=True)
-    md.use(amsmath_plugin)
-    return md
 
 
 @dataclass
@@ -73,7 +61,7 @@ class Outline:
 
 def build_outline(lines: list[str]) -> Outline:
     """Parse `lines` once and return its heading tree and top-level blocks."""
-    tokens = _structure().parse("\n".join(lines))
+    tokens = parser().parse("\n".join(lines))
     headings: list[Heading] = []
     blocks: list[Block] = []
     for position, token in enumerate(tokens):
