@@ -1,7 +1,19 @@
 """The one parse: the syntax every stage reads, and what it becomes."""
 
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from markdown_it.token import Token
+
+from app.content.bank.sync import check_content
 from app.content.compile.render import Renderer
 from app.content.errors import ContentError
+from app.content.notes.markdown import MATH_TYPES, parser
+from app.content.notes.outline import build_outline
+from app.content.notes.parse import ParsedDeck, parse_note
 
 
 def _html(text: str) -> str:
@@ -19,3 +31,126 @@ def test_highlight_marks_render_as_mark() -> None:
 def test_equals_signs_that_mark_nothing_stay_text() -> None:
     assert _html("a == b, x = 1, ===x===") == "<p>a == b, x = 1, ===x===</p>\n"
     assert _html("`==code==`") == "<p><code>==code==</code></p>\n"
+
+
+# --- the outline and the renderer agree on math and code -----------------------------------
+
+# Lines that mean structure outside math and code: headings, list items, labels, questions.
+_STRUCTURE = st.sampled_from(
+    [
+        "## Is this a heading?",
+        "# 这是标题吗？",
+        "- a list item",
+        "1. What is a numbered question?",
+        "Answer: a label",
+        "**Pitfalls** a bold label",
+        "追问：a follow-up?",
+        "Q: a question line?",
+        "<details><summary>Question?</summary>",
+        "</details>",
+        "x + y = z",
+        "",
+    ]
+)
+_SPANS = {
+    "dollars": ("$$", "$$"),
+    "brackets": ("\\[", "\\]"),
+    "math fence": ("```math", "```"),
+    "code fence": ("```python", "```"),
+    "tilde fence": ("~~~", "~~~"),
+}
+_SPAN_TOKENS = {*MATH_TYPES, "fence"}
+
+
+def _spans(tokens: list[Token]) -> list[tuple[int, int, str]]:
+    """(first line, last line, content) of each math or code token, as the renderer parses."""
+    found: list[tuple[int, int, str]] = []
+    for token in tokens:
+        if token.type in _SPAN_TOKENS and token.map:
+            found.append((token.map[0], token.map[1] - 1, token.content))
+        if token.type == "inline" and token.map:
+            line = token.map[0]
+            for child in token.children or []:
+                if child.type in ("softbreak", "hardbreak"):
+                    line += 1
+                newlines = child.content.count("\n")
+                if child.type in MATH_TYPES:
+                    found.append((line, line + newlines, child.content))
+                line += newlines
+    return found
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    kind=st.sampled_from(sorted(_SPANS)),
+    inside=st.lists(_STRUCTURE, min_size=1, max_size=6),
+    inline=st.booleans(),
+)
+def test_outline_and_renderer_agree_on_math_and_code(
+    kind: str, inside: list[str], inline: bool
+) -> None:
+    opening, closing = _SPANS[kind]
+    if inline and kind == "dollars":
+        # `$$` inside a paragraph: lines that interrupt a paragraph end it, for both readers.
+        span = [f"Answer: where {opening}", *inside, f"{closing} holds."]
+    else:
+        span = [opening, *inside, closing]
+    lines = [
+        "## What is in this span?",
+        "",
+        "It reads:",
+        "",
+        *span,
+        "",
+        "## Is that all?",
+        "",
+        "Yes.",
+    ]
+    outline = build_outline(lines)
+    tokens = parser().parse("\n".join(lines))
+    for first, last, _ in _spans(tokens):
+        # Every line a formula or fence continues onto is text to every recogniser.
+        assert set(range(first + 1, last + 1)) <= outline.protected, (first, last)
+        assert not any(first < h.line <= last for h in outline.headings)
+    if inline and kind == "dollars":
+        return
+    note, errors = parse_note("n.md", "\n".join(lines))
+    assert isinstance(note, ParsedDeck), errors
+    assert [card.question for card in note.cards] == ["What is in this span?", "Is that all?"]
+    # The whole span stays in the answer, and the renderer reads it as one formula or fence.
+    answer = note.cards[0].answer.text
+    assert "\n".join(span) in answer
+    [(_, _, content)] = _spans(parser().parse(answer))
+    assert content.strip("\n") == "\n".join(inside).strip("\n")
+
+
+def test_a_bracket_formula_is_no_label() -> None:
+    text = "## What is softmax?\n\n\\[\nAnswer: \\sigma(z)\n\\]\n\nIt normalises."
+    note, _ = parse_note("n.md", text)
+    assert isinstance(note, ParsedDeck)
+    [card] = note.cards
+    assert "Answer: \\sigma(z)" in card.answer.text
+
+
+# --- fixtures: warnings and sections where a folder lists them -----------------------------
+
+NOTES = Path(__file__).parent / "fixtures" / "notes"
+_WITH = [p.parent.name for p in sorted(NOTES.glob("*/expected.json"))]
+
+
+@pytest.mark.parametrize("folder", _WITH)
+def test_each_listed_warning_is_reported_at_its_line(folder: str) -> None:
+    want = json.loads((NOTES / folder / "expected.json").read_text(encoding="utf-8"))
+    if not want.get("warnings") and not want.get("section_of"):
+        pytest.skip("no warnings or sections listed")
+    report = check_content(NOTES / folder)
+    lines = {(w.path, w.line) for w in report.warnings}
+    for item in want.get("warnings", []):
+        assert (item["file"], item["line"]) in lines, (item, sorted(lines))
+    sections = {}
+    for path in sorted(NOTES.glob(f"{folder}/**/*.md")):
+        note, _ = parse_note(path.name, path.read_text(encoding="utf-8"))
+        if isinstance(note, ParsedDeck):
+            sections.update({card.question: card.section for card in note.cards})
+    for question, section in want.get("section_of", {}).items():
+        assert sections[question] == section, (question, sections)

@@ -59,7 +59,10 @@ def recognise_headings(outline: Outline, house: bool) -> Recognised:
     claimed |= {headings[index].line for index in held}
     for heading, stop in cards:
         question, _ = question_text(heading.text)
-        body = [(i, without_answer_fold(t)) for i, t in outline_lines(outline, heading.end, stop)]
+        body = [
+            (i, t if i in outline.code else without_answer_fold(t))
+            for i, t in outline_lines(outline, heading.end, stop)
+        ]
         claimed.update(range(heading.line, stop))
         if not question:
             found.cards.append(Found("", heading.line, heading.explicit_id, body, "", "heading"))

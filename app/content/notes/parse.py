@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
-from app.content.errors import ContentError
+from app.content.errors import ContentError, ContentWarning
 from app.content.notes.followups import ParsedFollowup, split_followups
 from app.content.notes.frontmatter import (
     BLOCKS,
@@ -211,17 +211,6 @@ def _label(line: str, labels: dict[str, str], current: str) -> tuple[str, str] |
     return block, match.group(3)
 
 
-def _protected(outline: Outline) -> set[int]:
-    """Lines where a label or heading is text: code, math and raw HTML blocks."""
-    kinds = ("fence", "code_block", "math_block", "math_block_label", "amsmath", "html_block")
-    return {
-        index
-        for block in outline.blocks
-        if block.kind in kinds
-        for index in range(block.start, block.end)
-    }
-
-
 def note_stem(path: str) -> str:
     """A note's name as links give it: its file name without the Markdown extension."""
     name = path.rsplit("/", 1)[-1]
@@ -252,6 +241,10 @@ def parse_note(
         errors.append(ContentError.of("style_unknown", path, 1, style=str(style)))
         style = None
     outline = build_outline(lines)
+    errors += [
+        ContentWarning.of("html_unclosed", path, first + fold.line, tag=fold.tag)
+        for fold in outline.unclosed
+    ]
     found = recognise(outline, style=None if style == "auto" else style, house=house)
     if kind == "topic" or (kind != "deck" and (not found.cards or reading)):
         return _topic(path, meta, lines, first, found, errors), errors
@@ -283,7 +276,7 @@ def _deck(
     else:
         slug = slug_from_path(path)
     labels = label_table(meta, path, errors)
-    protected = _protected(outline)
+    protected = outline.protected
     cards: list[ParsedCard] = []
     seen: dict[str, int] = {}
     for item in found.cards:
