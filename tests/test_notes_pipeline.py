@@ -11,9 +11,11 @@ from markdown_it.token import Token
 from app.content.bank.sync import check_content
 from app.content.compile.render import Renderer
 from app.content.errors import ContentError
+from app.content.notes import recognisers
 from app.content.notes.markdown import MATH_TYPES, parser
 from app.content.notes.outline import build_outline
 from app.content.notes.parse import ParsedDeck, parse_note
+from app.content.notes.wording import Found, Reason, Syntax
 
 
 def _html(text: str) -> str:
@@ -154,3 +156,56 @@ def test_each_listed_warning_is_reported_at_its_line(folder: str) -> None:
             sections.update({card.question: card.section for card in note.cards})
     for question, section in want.get("section_of", {}).items():
         assert sections[question] == section, (question, sections)
+
+
+# --- recognisers as plug-ins ---------------------------------------------------------------
+
+
+def test_each_registered_recogniser_has_its_own_name_and_finds_cards_in_the_fixtures() -> None:
+    names = [recogniser.name for recogniser in recognisers.REGISTRY]
+    assert len(set(names)) == len(names)
+    assert all(isinstance(name, Syntax) for name in names)
+    found: set[str] = set()
+    for path in sorted(NOTES.glob("*/**/*.md")) + sorted(NOTES.glob("*/**/*.txt")):
+        note, _ = parse_note(path.name, path.read_text(encoding="utf-8"))
+        if isinstance(note, ParsedDeck):
+            found |= {card.recogniser for card in note.cards}
+    makes_no_card = {Syntax.TITLE, Syntax.SECTION_LINE}
+    assert {*names} - makes_no_card <= found
+
+
+class _Flashcard:
+    """A syntax of one line, `FLASHCARD question | answer`: what a plug-in takes."""
+
+    name = Syntax.QA_LINES
+    units = frozenset({"line"})
+
+    def claim(self, unit: recognisers.Unit, region: recognisers.Region) -> Found | None:
+        text = region.lines[unit.start]
+        if not text.startswith("FLASHCARD "):
+            return None
+        question, _, answer = text.removeprefix("FLASHCARD ").partition("|")
+        card = region.add(region.card(question.strip(), unit.start, self.name))
+        card.body = [(unit.start, answer.strip())]
+        return card
+
+
+def test_a_syntax_is_one_more_recogniser_in_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = "Some notes.\n\nFLASHCARD What is TCP? | A reliable byte stream.\n"
+    note, _ = parse_note("n.md", text)
+    assert not isinstance(note, ParsedDeck)
+    monkeypatch.setattr(recognisers, "REGISTRY", (_Flashcard(), *recognisers.REGISTRY))
+    note, _ = parse_note("n.md", text)
+    assert isinstance(note, ParsedDeck)
+    [card] = note.cards
+    assert (card.question, card.answer.text) == ("What is TCP?", "A reliable byte stream.")
+
+
+def test_reasons_and_kinds_are_named_values() -> None:
+    note, _ = parse_note("n.md", "# Title\n\n## Background\n\nText.\n\n## What is X?\n\nY.\n")
+    assert isinstance(note, ParsedDeck)
+    assert [(n.text, n.reason) for n in note.not_taken] == [
+        ("Title", Reason.TITLE),
+        ("Background", Reason.NOT_A_QUESTION),
+    ]
+    assert note.cards[0].recogniser is Syntax.QUESTION_HEADING

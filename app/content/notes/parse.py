@@ -23,7 +23,7 @@ from app.content.notes.frontmatter import (
 )
 from app.content.notes.outline import Outline, build_outline
 from app.content.notes.recognise import recognise
-from app.content.notes.wording import Found, NotTaken, Recognised
+from app.content.notes.wording import Found, NotTaken, Reason, Recognised, Syntax
 
 NOTE_SUFFIXES = (".md", ".markdown", ".txt")
 
@@ -68,7 +68,7 @@ class ParsedCard:
     links: list[Link] = field(default_factory=list)
     # The follow-up questions of the follow-ups block; `followups` keeps only its other prose.
     questions: list[ParsedFollowup] = field(default_factory=list)
-    recogniser: str = "house"  # which way of writing a card this one was found by
+    recogniser: Syntax = Syntax.HOUSE  # which way of writing a card this one was found by
 
     def fingerprint(self) -> str:
         """Hash everything that, when changed, makes the stored card out of date."""
@@ -366,7 +366,7 @@ def _topic(
     skip = -1
     if not title and found.title:
         title = found.title
-        skip = next((item.line for item in found.not_taken if item.reason == "title"), -1)
+        skip = next((item.line for item in found.not_taken if item.reason == Reason.TITLE), -1)
     body_lines = ["" if index == skip else line for index, line in enumerate(lines)]
     slug = meta_str(meta, "slug", path, errors)
     if slug:

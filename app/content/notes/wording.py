@@ -7,6 +7,7 @@ and the headings not taken, with why.
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 Lines = list[tuple[int, str]]
 
@@ -108,6 +109,46 @@ FOLD = re.compile(r"^\s*(?:click|expand|show|view|see|点击|展开|查看|显�
 SENTENCE_END = re.compile(r"[。.!！?？:：;；,，、)）]$")
 
 
+class Syntax(StrEnum):
+    """Each way of writing a card that a recogniser understands (stored with every card)."""
+
+    HOUSE = "house"
+    QUESTION_HEADING = "question-heading"
+    NUMBERED_HEADING = "numbered-heading"
+    LABELLED_HEADINGS = "labelled-headings"
+    HEADING = "heading"
+    TITLE = "title"
+    SECTION_LINE = "section-line"
+    DETAILS = "details"
+    CALLOUT = "callout"
+    LIST_QUESTION = "list-question"
+    INLINE_SEPARATOR = "inline-separator"
+    QA_LINES = "qa-lines"
+    NUMBERED_LINE = "numbered-line"
+    BOLD_QUESTION = "bold-question"
+
+
+class Reason(StrEnum):
+    """Why a heading or line is not a card."""
+
+    SECTION = "section"
+    INSIDE_ANSWER = "inside-answer"
+    NOT_A_QUESTION = "not-a-question"
+    TITLE = "title"
+    CONTENTS = "contents"
+    NO_ANSWER = "no-answer"
+
+
+class Kind(StrEnum):
+    """What a heading is, once the headings around it are known."""
+
+    CARD = "card"
+    SECTION = "section"
+    NOT_A_QUESTION = "not-a-question"
+    LABELLED = "labelled"
+    CONTENTS = "contents"
+
+
 @dataclass
 class Found:
     """A card as found: its question and the lines of everything that answers it."""
@@ -117,14 +158,14 @@ class Found:
     explicit_id: str | None
     body: Lines
     section: str
-    recogniser: str
+    recogniser: Syntax
 
 
 @dataclass
 class NotTaken:
     line: int
     text: str
-    reason: str  # section | inside-answer | not-a-question | title
+    reason: Reason
 
 
 @dataclass
