@@ -170,7 +170,7 @@ def test_each_registered_recogniser_has_its_own_name_and_finds_cards_in_the_fixt
         note, _ = parse_note(path.name, path.read_text(encoding="utf-8"))
         if isinstance(note, ParsedDeck):
             found |= {card.recogniser for card in note.cards}
-    makes_no_card = {Syntax.TITLE, Syntax.SECTION_LINE}
+    makes_no_card = {Syntax.TITLE, Syntax.SECTION_LINE, Syntax.CONTENTS}
     assert {*names} - makes_no_card <= found
 
 
@@ -209,3 +209,11 @@ def test_reasons_and_kinds_are_named_values() -> None:
         ("Background", Reason.NOT_A_QUESTION),
     ]
     assert note.cards[0].recogniser is Syntax.QUESTION_HEADING
+
+
+def test_a_fold_label_is_not_part_of_the_answer() -> None:
+    report = check_content(NOTES / "details-labels")
+    answers = [card.answer for file in report.files for card in file.cards]
+    assert len(answers) == 4
+    for answer in answers:
+        assert not any(label in answer for label in ("Show Answer", "Answer", "点击展开", "答案"))

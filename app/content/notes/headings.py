@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from app.content.notes.outline import Heading, Outline
 from app.content.notes.recognisers import recognise_region
+from app.content.notes.recognisers.contents import is_contents
 from app.content.notes.recognisers.lines import (
     bold_question,
     outline_lines,
@@ -47,15 +48,20 @@ def recognise_headings(outline: Outline, house: bool) -> Recognised:
         kinds[index] = Kind.LABELLED
     claimed: set[int] = {line for card in labelled for line, _ in card.body}
     claimed |= {outline.headings[index].line for index in held}
-    claimed |= _heading_cards(outline, title, kinds, found)
-    _region_cards(outline, title, kinds, claimed, found)
+    level = _level_sections(outline, title, kinds)
+    claimed |= _heading_cards(outline, title, kinds, level, found)
+    _region_cards(outline, title, kinds, level, claimed, found)
     found.cards.sort(key=lambda card: card.line)
     found.not_taken.sort(key=lambda item: item.line)
     return found
 
 
 def _heading_cards(
-    outline: Outline, title: Heading | None, kinds: list[Kind], found: Recognised
+    outline: Outline,
+    title: Heading | None,
+    kinds: list[Kind],
+    level: dict[int, Heading],
+    found: Recognised,
 ) -> set[int]:
     """The cards whose question is a heading; returns the lines they hold."""
     cards: list[tuple[Heading, int]] = []  # a card heading and where its answer stops
@@ -81,7 +87,7 @@ def _heading_cards(
             card = Found("", heading.line, heading.explicit_id, body, "", Syntax.HEADING)
             found.cards.append(card)
             continue
-        section = _section_of(heading, title, kinds)
+        section = _section_of(heading, title, kinds, level)
         syntax = Syntax.NUMBERED_HEADING if numbering(heading.text) else Syntax.QUESTION_HEADING
         card = Found(question, heading.line, heading.explicit_id, body, section, syntax)
         found.cards += _split_at_bold_questions(card, outline.lines)
@@ -92,6 +98,7 @@ def _region_cards(
     outline: Outline,
     title: Heading | None,
     kinds: list[Kind],
+    level: dict[int, Heading],
     claimed: set[int],
     found: Recognised,
 ) -> None:
@@ -104,7 +111,7 @@ def _region_cards(
     for start, end, owner in zip(starts, ends, owners, strict=True):
         if start >= end or start in claimed:
             continue
-        section = _section_of(owner, title, kinds, own=True) if owner else ""
+        section = _section_of(owner, title, kinds, level, own=True) if owner else ""
         region = recognise_region(outline, start, end, section)
         found.cards += region.cards
         found.not_taken += region.not_taken
@@ -211,6 +218,8 @@ def _title_heading(outline: Outline) -> Heading | None:
     ones = [h for h in outline.headings if h.level == 1]
     if first.level != 1 or len(ones) != 1 or question_text(first.text)[1]:
         return None
+    if _is_contents(first, outline):
+        return None
     return first
 
 
@@ -257,6 +266,7 @@ def _classify(
     book = 3 * sum(asks(question_text(h.text)[0]) for h in leaves) >= max(len(leaves), 1)
     for group in _sibling_groups(headings):
         _numbered_group(group, facts, kinds, outline, flat=flat, book=book)
+    _standalone(headings, facts, kinds)
     for heading in headings:
         if kinds[heading.index] == Kind.CARD and not facts.explicit[heading.index]:
             parent = heading.parent
@@ -267,8 +277,35 @@ def _classify(
     return kinds
 
 
+def _standalone(headings: list[Heading], facts: _Facts, kinds: list[Kind]) -> None:
+    """A numbered heading whose sub-headings ask nothing is one card, they its answer.
+
+    "5.1 卷积神经网络的组成层" over "输入层", "卷积层": a card whose whole question is "卷积层"
+    cannot be answered. The numbered heading above them is the question they answer where one
+    of them was taken for a card, or where the numbered headings beside it are cards.
+    """
+    for group in _sibling_groups(headings):
+        numbered_cards = any(facts.numbered[h.index] and kinds[h.index] == Kind.CARD for h in group)
+        for heading in group:
+            i = heading.index
+            if not heading.children or not facts.numbered[i] or facts.holds_question[i]:
+                continue
+            if generic_question(question_text(heading.text)[0]):
+                continue
+            if numbered_cards or any(kinds[c.index] == Kind.CARD for c in heading.children):
+                kinds[i] = Kind.CARD
+
+
+def _is_contents(heading: Heading, outline: Outline) -> bool:
+    """Whether all `heading` holds before its first sub-heading is a list of anchor links."""
+    stop = heading.children[0].line if heading.children else heading.stop
+    return is_contents(outline, outline.blocks_between(heading.end, stop))
+
+
 def _own_kind(heading: Heading, facts: _Facts, outline: Outline, title: Heading | None) -> Kind:
     i = heading.index
+    if _is_contents(heading, outline):
+        return Kind.CONTENTS
     if facts.asked[i]:
         has_text = _has_text(outline, heading.end, _first_child_question(heading, facts.asked))
         return Kind.CARD if has_text or not facts.holds_question[i] else Kind.SECTION
@@ -363,13 +400,47 @@ def _inside_card(heading: Heading, kinds: list[Kind]) -> bool:
 
 
 def _section_of(
-    heading: Heading | None, title: Heading | None, kinds: list[Kind], *, own: bool = False
+    heading: Heading | None,
+    title: Heading | None,
+    kinds: list[Kind],
+    level: dict[int, Heading],
+    *,
+    own: bool = False,
 ) -> str:
-    """The nearest section heading above (or, with `own`, at) `heading`, title excluded."""
+    """The section of `heading`: a section heading at its level before it (`level`), else the
+    nearest above (or, with `own`, at) it; never the title or a table of contents."""
+    if heading is not None and not own and heading.index in level:
+        return level[heading.index].text
     node = heading if own else (heading.parent if heading else None)
-    while node is not None and kinds[node.index] == Kind.CARD:
+    while node is not None and kinds[node.index] in (Kind.CARD, Kind.CONTENTS):
         node = node.parent
     return "" if node is None or node is title else node.text
+
+
+def _level_sections(
+    outline: Outline, title: Heading | None, kinds: list[Kind]
+) -> dict[int, Heading]:
+    """Question headings and the heading of no text of their own at their level before them.
+
+    `### Basic Probability` then `### Q: …`, `### Q: …`: the first names the section of the
+    questions after it, although it does not hold them.
+    """
+    level: dict[int, Heading] = {}
+    for group in _sibling_groups(outline.headings):
+        section: Heading | None = None
+        for heading in group:
+            if kinds[heading.index] == Kind.CARD:
+                if section is not None:
+                    level[heading.index] = section
+                continue
+            section = None
+            if heading is title or kinds[heading.index] not in (Kind.NOT_A_QUESTION, Kind.SECTION):
+                continue
+            if not _has_text(outline, heading.end, heading.stop):
+                section = heading
+    for heading in {section.index: section for section in level.values()}.values():
+        kinds[heading.index] = Kind.SECTION
+    return level
 
 
 def _has_text(outline: Outline, start: int, end: int) -> bool:

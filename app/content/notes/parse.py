@@ -211,6 +211,16 @@ def _label(line: str, labels: dict[str, str], current: str) -> tuple[str, str] |
     return block, match.group(3)
 
 
+# What shows nothing on a card: tags (`<hr />`, `<br>`), rules, non-breaking spaces.
+_RULE = re.compile(r"^[ \t]{0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$", re.MULTILINE)
+
+
+def _empty(text: str) -> bool:
+    """Whether an answer holds nothing to read: only rules, tags and blank space."""
+    text = _TAGS.sub("", text).replace("&nbsp;", " ")
+    return not _RULE.sub("", text).strip()
+
+
 def note_stem(path: str) -> str:
     """A note's name as links give it: its file name without the Markdown extension."""
     name = path.rsplit("/", 1)[-1]
@@ -330,7 +340,7 @@ def _finish_card(
             continue
         builder.add(index, text)
     answer = builder.block("answer", first)
-    if not _TAGS.sub("", answer.text).strip():
+    if _empty(answer.text):
         errors.append(ContentError.of("card_no_answer", path, line, question=found.question))
         return None
     card_id = found.explicit_id or derived_card_id(found.question)

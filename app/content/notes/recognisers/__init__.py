@@ -13,6 +13,7 @@ from app.content.notes.outline import Outline
 from app.content.notes.recognisers import (
     bold_question,
     callout,
+    contents,
     details,
     inline_separator,
     list_question,
@@ -28,6 +29,7 @@ from app.content.notes.wording import Recognised
 # In the order they are asked: the first that claims a unit has it.
 REGISTRY: tuple[Recogniser, ...] = (
     title_line.TitleLine(),
+    contents.Contents(),
     details.Details(),
     callout.Callout(),
     section_line.SectionLine(),

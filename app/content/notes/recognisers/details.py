@@ -7,9 +7,9 @@ from app.content.notes.recognisers.lines import details, details_end, last_parag
 from app.content.notes.wording import (
     DETAILS_OPEN,
     FOLD,
-    GENERIC_SUMMARY,
     Found,
     Syntax,
+    is_fold_label,
     question_text,
 )
 
@@ -25,7 +25,7 @@ class Details:
         stop = details_end(lines, unit.start, region.end)
         region.skip_until = stop
         summary, answer = details(lines, unit.start, stop)
-        if summary and not GENERIC_SUMMARY.match(summary.strip()) and not FOLD.match(summary):
+        if summary and not is_fold_label(summary) and not FOLD.match(summary):
             card = region.add(region.card(summary, unit.start, self.name))
             card.body += answer
             return card

@@ -7,7 +7,6 @@ from app.content.notes.wording import (
     BOLD_LINE,
     DETAILS_CLOSE,
     DETAILS_OPEN,
-    GENERIC_SUMMARY,
     IDENTIFIER_SCOPE,
     INLINE_CARD,
     NESTED_CALLOUT,
@@ -18,6 +17,7 @@ from app.content.notes.wording import (
     TAGS,
     Lines,
     asks,
+    is_fold_label,
     numbering,
     question_text,
 )
@@ -206,7 +206,7 @@ def without_answer_fold(line: str) -> str:
     if "<details" not in line and "</details" not in line and "<summary" not in line:
         return line
     summary = SUMMARY.search(line)
-    if summary and not GENERIC_SUMMARY.match(TAGS.sub("", summary.group(1)).strip()):
+    if summary and not is_fold_label(TAGS.sub("", summary.group(1))):
         return line
     return SUMMARY.sub("", DETAILS_CLOSE.sub("", DETAILS_OPEN.sub("", line)))
 
@@ -232,7 +232,7 @@ def callout(lines: list[str], block: Block, title: str) -> tuple[str, Lines]:
         # > [!question] Q / > > [!success] Answer: the inner callout is the answer.
         lead = nested.group(1).strip()
         rest = [(i, QUOTE.sub("", t, count=1)) for i, t in body[1:]]
-        body = ([(body[0][0], lead)] if lead and not GENERIC_SUMMARY.match(lead) else []) + rest
+        body = ([(body[0][0], lead)] if lead and not is_fold_label(lead) else []) + rest
     return question, body
 
 
