@@ -9,6 +9,7 @@ form; the walk in app.content.compile.render puts both forms in each token's met
 
 import html
 from collections.abc import Sequence
+from functools import cache
 from typing import Any, cast
 from urllib.parse import quote
 
@@ -26,6 +27,7 @@ def note_href(note: str, anchor: str = "") -> str:
     return href + ("?h=" + quote(anchor.strip(), safe="") if anchor.strip() else "")
 
 
+@cache
 def page_options(*, breaks: bool = False) -> OptionsDict:
     """The parser's options, with code highlighting and (for plain-text notes) line breaks."""
     options = {**parser().options, "highlight": highlight_code, "breaks": breaks}

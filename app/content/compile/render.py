@@ -5,6 +5,7 @@ import re
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import islice
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -15,7 +16,7 @@ from markdown_it.token import Token
 
 from app.content.compile.forms import key_points, plain_text, section_groups
 from app.content.compile.images import TYPES, Image, ImageError, image_names, load, resolve
-from app.content.compile.lint import formula_warnings
+from app.content.compile.lint import FormulaWarning, formula_warnings
 from app.content.compile.markup import PageRenderer, note_href, page_options
 from app.content.compile.rawhtml import clean
 from app.content.compile.searchtext import readable_math
@@ -56,6 +57,12 @@ def _katex(tex: str, display: bool) -> str:
     return rendered
 
 
+@lru_cache(maxsize=65_536)
+def _formula_warnings(tex: str, inline: bool) -> tuple[FormulaWarning, ...]:
+    """The lint of one formula, once per distinct formula (pools repeat them across cards)."""
+    return tuple(formula_warnings(tex, inline=inline))
+
+
 @dataclass
 class Rendered:
     """One piece of content compiled from its tokens into every form its consumers read."""
@@ -78,6 +85,7 @@ class _Walk:
     errors: list[ContentError]
     media: dict[str, str] = field(default_factory=dict)
     formulas: int = 0
+    anki: bool = False  # a token has an Anki form of its own
 
 
 class Renderer:
@@ -159,10 +167,12 @@ class Renderer:
         self._walk(tokens, line, walk)
         options = page_options(breaks=breaks)
         renderer = self.page
+        page = renderer.render(tokens, options, env)
         return Rendered(
-            html=renderer.render(tokens, options, env),
+            html=page,
             text=plain_text(tokens),
-            anki=renderer.render(tokens, options, {"anki": True}),
+            # Anki's form differs only where a formula, an image or raw HTML has one of its own.
+            anki=renderer.render(tokens, options, {"anki": True}) if walk.anki else page,
             points=key_points(tokens, renderer, options) if points else [],
             groups=section_groups(tokens) if sections else {},
             wikilinks=env.get("wikilinks", []),
@@ -196,6 +206,7 @@ class Renderer:
                 block_line += token.meta.get("newlines", 0)
             elif token.type in ("softbreak", "hardbreak"):
                 block_line += 1
+            walk.anki = walk.anki or "anki" in token.meta or "anki_src" in token.meta
             if token.children:
                 self._walk(token.children, block_line, walk)
 
@@ -204,7 +215,7 @@ class Renderer:
         display = MATH_TYPES[token.type]
         # A fence's formula starts on the line after the fence; `$$` and `\[` keep theirs.
         first = line + 1 if token.meta.get("fenced") else line
-        for w in formula_warnings(token.content, inline=not display):
+        for w in _formula_warnings(token.content, not display):
             walk.errors.append(ContentWarning(walk.path, first + w.offset, w.said))
         tex = _INVISIBLE.sub("", token.content.strip())
         token.meta["text"] = readable_math(tex)
