@@ -1,6 +1,7 @@
 """The one parse: the syntax every stage reads, and what it becomes."""
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -217,3 +218,39 @@ def test_a_fold_label_is_not_part_of_the_answer() -> None:
     assert len(answers) == 4
     for answer in answers:
         assert not any(label in answer for label in ("Show Answer", "Answer", "点击展开", "答案"))
+
+
+# --- linear time in the size of a note -----------------------------------------------------
+
+_ADVERSARIAL = {
+    "spaces in a heading": lambda n: "## " + " " * n + "x?\n",
+    "ideographic spaces": lambda n: "## " + "\u3000" * n + "x？\n",
+    "spaces in a tag": lambda n: "## Q?\n\n<div" + " " * n + ">\n",
+    "formula blocks": lambda n: "## Q?\n\n" + "$$\nx\n$$\n\n" * (n // 8),
+    "stars": lambda n: "## Q?\n\n" + "*a " * (n // 3) + "\n",
+    "brackets": lambda n: "## Q?\n\n" + "[" * (n // 2) + "]" * (n // 2) + "\n",
+    "numbered lines": lambda n: "".join(f"{i % 999 + 1}. q{i}?\n\na\n\n" for i in range(n // 12)),
+    "unclosed folds": lambda n: "## Q?\n\nA\n\n" + "<details>\n\n## H?\n\nx\n\n" * (n // 24),
+    "many headings": lambda n: "".join(
+        f"{'#' * (i % 6 + 1)} h{i}?\n\nx\n\n" for i in range(n // 14)
+    ),
+    "labelled headings": lambda n: "# Question\n\nq\n\n## Answer\n\na\n\n" * (n // 30),
+    "lists": lambda n: "- a\n\nb\n\n" * (n // 8),
+}
+
+
+def _cpu(text: str) -> float:
+    best = float("inf")
+    for _ in range(2):
+        start = time.process_time()
+        parse_note("n.md", text)
+        best = min(best, time.process_time() - start)
+    return max(best, 1e-3)
+
+
+@pytest.mark.parametrize("kind", sorted(_ADVERSARIAL))
+def test_the_recognisers_take_time_in_proportion_to_the_note(kind: str) -> None:
+    # Ten times the text must cost about ten times the time, not a hundred (quadratic).
+    make = _ADVERSARIAL[kind]
+    ratio = _cpu(make(30_000)) / _cpu(make(3_000))
+    assert ratio < 35, ratio

@@ -1,6 +1,7 @@
 """Headings as their author wrote them: which ask a question, which are sections, and where
 each question's answer stops; the text between question headings goes to app.content.regions."""
 
+import bisect
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -146,35 +147,63 @@ def _labelled_pairs(outline: Outline) -> tuple[list[Found], set[int]]:
     answers = [h for h in headings if labels[h.index][0] in _ANSWER_LABELS]
     cards: list[Found] = []
     held: set[int] = set()
+    lines = [h.line for h in headings]
+    pending = _Answers(answers, labels)
     for number, question in enumerate(questions):
-        answer = _matching_answer(question, number, answers, labels, held)
+        answer = pending.take(question, number, labels[question.index][1])
         if answer is None:
             continue
-        lines = range(question.end, question.stop)
-        text = " ".join(QUOTE.sub("", outline.lines[i]).strip() for i in lines).strip(" -")
         body = outline_lines(outline, answer.end, answer.stop)
+        own = range(question.end, question.stop)
+        text = " ".join(QUOTE.sub("", outline.lines[i]).strip() for i in own).strip(" -")
         if not text or not any(t.strip() for _, t in body):
+            pending.give_back(answer)
             continue
         held |= {question.index, answer.index}
-        held |= {h.index for h in headings if answer.line < h.line < answer.stop}
+        first = bisect.bisect_right(lines, answer.line)
+        held |= {h.index for h in headings[first : bisect.bisect_left(lines, answer.stop)]}
         cards.append(Found(text, question.line, None, body, "", Syntax.LABELLED_HEADINGS))
     return cards, held
 
 
-def _matching_answer(
-    question: Heading,
-    number: int,
-    answers: list[Heading],
-    labels: list[tuple[str, str]],
-    held: set[int],
-) -> Heading | None:
-    """The answer heading of `question`: the next with its tag, else the next in order."""
-    tag = labels[question.index][1]
-    later = [a for a in answers if a.line > question.line and a.index not in held]
-    answer = next((a for a in later if labels[a.index][1] == tag), None)
-    if answer is None and not tag and number < len(later):
-        answer = later[0]
-    return answer
+class _Answers:
+    """The answer headings not yet matched, in order, and by tag: each found in constant time."""
+
+    def __init__(self, answers: list[Heading], labels: list[tuple[str, str]]) -> None:
+        self.order = answers
+        self.by_tag: dict[str, list[Heading]] = {}
+        for answer in reversed(answers):
+            self.by_tag.setdefault(labels[answer.index][1], []).append(answer)
+        self.used: set[int] = set()
+        self.used_lines: list[int] = []  # sorted
+        self.lines = [answer.line for answer in answers]
+        self.next = 0  # first of `order` neither used nor before the last question
+
+    def take(self, question: Heading, number: int, tag: str) -> Heading | None:
+        """The next answer after `question` with its tag, else (untagged) the next in order."""
+        tagged = self.by_tag.get(tag, [])
+        while tagged and (tagged[-1].index in self.used or tagged[-1].line < question.line):
+            tagged.pop()
+        answer = tagged[-1] if tagged else None
+        if answer is None and not tag and number < self._left_after(question.line):
+            while self.next < len(self.order) and (
+                self.order[self.next].index in self.used
+                or self.order[self.next].line < question.line
+            ):
+                self.next += 1
+            answer = self.order[self.next] if self.next < len(self.order) else None
+        if answer is not None:
+            self.used.add(answer.index)
+            bisect.insort(self.used_lines, answer.line)
+        return answer
+
+    def _left_after(self, line: int) -> int:
+        after = len(self.lines) - bisect.bisect_right(self.lines, line)
+        return after - (len(self.used_lines) - bisect.bisect_right(self.used_lines, line))
+
+    def give_back(self, answer: Heading) -> None:
+        self.used.discard(answer.index)
+        self.used_lines.remove(answer.line)
 
 
 def _split_at_bold_questions(card: Found, lines: list[str]) -> list[Found]:

@@ -90,9 +90,15 @@ class Outline:
     protected: set[int] = field(default_factory=set)  # math, code and raw HTML
     code: set[int] = field(default_factory=set)  # math and code: not even HTML is read there
     unclosed: list[Unclosed] = field(default_factory=list)
+    _starts: list[int] = field(default_factory=list, repr=False)
 
     def blocks_between(self, start: int, end: int) -> list[Block]:
-        return [block for block in self.blocks if start <= block.start and block.end <= end]
+        """The blocks inside lines `start`…`end`, found by bisection (blocks are in order)."""
+        if len(self._starts) != len(self.blocks):
+            self._starts = [block.start for block in self.blocks]
+        first = bisect.bisect_left(self._starts, start)
+        last = bisect.bisect_left(self._starts, end, lo=first)
+        return [block for block in self.blocks[first:last] if block.end <= end]
 
 
 def build_outline(lines: list[str]) -> Outline:
@@ -205,25 +211,44 @@ def _inside_folds(
                 if folds[fold][1] == tag:
                     folds[fold] = (folds[fold][0], tag, index)
                     break
-    inside: set[int] = set()
+    spans: list[tuple[int, int]] = []
     unclosed: list[Unclosed] = []
-    starts = [h.line for h in headings]
+    ends = _FoldEnds(headings, len(lines))
     for opened, tag, closed in folds:
         if closed is None:
-            closed = _fold_end(opened, headings, starts, len(lines))
+            closed = ends.after(opened)
             unclosed.append(Unclosed(opened, tag, closed))
             closed -= 1
         if tag == "details":
-            inside.update(range(opened + 1, closed + 1))
+            spans.append((opened + 1, closed + 1))
+    # Folds overlap (nested, or many left open): each line is added once.
+    inside: set[int] = set()
+    reached = 0
+    for first, stop in sorted(spans):
+        inside.update(range(max(first, reached), stop))
+        reached = max(reached, stop)
     return inside, unclosed
 
 
-def _fold_end(opened: int, headings: list[Heading], starts: list[int], total: int) -> int:
+class _FoldEnds:
     """Where a fold never closed ends: the next heading at or above the one it sits under."""
-    after = bisect.bisect_right(starts, opened)
-    level = headings[after - 1].level if after else 6
-    # Linear over the headings after it, once per fold left open: a warning for each.
-    return next((h.line for h in headings[after:] if h.level <= level), total)
+
+    def __init__(self, headings: list[Heading], total: int) -> None:
+        self.headings = headings
+        self.starts = [h.line for h in headings]
+        # following[k][level]: the line of the first heading from the k-th on at `level` or
+        # above, so that each fold left open is ended in constant time.
+        self.following = [[total] * 7 for _ in range(len(headings) + 1)]
+        for k in range(len(headings) - 1, -1, -1):
+            row = list(self.following[k + 1])
+            for level in range(headings[k].level, 7):
+                row[level] = headings[k].line
+            self.following[k] = row
+
+    def after(self, opened: int) -> int:
+        k = bisect.bisect_right(self.starts, opened)
+        level = self.headings[k - 1].level if k else 6
+        return self.following[k][level]
 
 
 _FOLD_TAG = re.compile(r"<(/?)(details|div)\b", re.I)
@@ -231,7 +256,8 @@ _FOLD_TAG = re.compile(r"<(/?)(details|div)\b", re.I)
 
 def _items(tokens: list[Token], position: int, lines: list[str]) -> list[Item]:
     items: list[Item] = []
-    for token in tokens[position + 1 :]:
+    for k in range(position + 1, len(tokens)):  # not a slice: a note may hold many lists
+        token = tokens[k]
         if token.level == 0:
             break
         if token.type == "list_item_open" and token.level == 1 and token.map:
