@@ -127,6 +127,10 @@ PROBLEMS: dict[str, tuple[str, str]] = {
         "卡片 id '{id}' 只能使用字母、数字、'-'、'_' 和 '.'",
         "card id '{id}' may only use letters, digits, '-', '_' and '.'",
     ),
+    "content.html_unclosed": (
+        "<{tag}> 没有闭合，到下一个同级或更高级的标题为止",
+        "<{tag}> is never closed; it ends at the next heading of its level or above",
+    ),
     "content.card_no_answer": ("卡片“{question}”没有答案", "card '{question}' has no answer"),
     "content.followup_no_question": ("追问没有问题文字", "follow-up question has no question text"),
     "content.followup_id_invalid": (

@@ -1,5 +1,6 @@
 """Check content, and import it into the database: validate everything, then write in batches."""
 
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -201,20 +202,12 @@ def import_content(
     if scan_errors and (strict or not sources):
         raise ContentErrors(scan_errors)
     with database.session() as session, ExitStack() as whole:
-        known = {path: sha256 for path, (_, sha256) in last.items()}
-        on_disk = {s.path for s in sources} | {e.path for e in scan_errors if known.get(e.path)}
-        changed = [s for s in sources if known.get(s.path) != s.sha256]
-        removed = sorted(set(known) - on_disk)
+        changed, removed = _changes(last, sources, scan_errors)
         report = ImportReport(files_read=len(changed), files_skipped=len(sources) - len(changed))
         if not changed and not removed:
-            if not dry_run:
-                with database.writing(session):
-                    if search_index_stale(session):  # e.g. a bank from before search
-                        refresh_search_index(session)
-                    _restamp(session, sources, last)
-            _count_bank(session, report)
-            report.warnings = lenient(scan_errors) + unresolved_links(session)
-            return report
+            return _unchanged(
+                session, database, report, scan_errors, sources, last, dry_run=dry_run
+            )
 
         def write_batch(decks: list[CompiledDeck]) -> set[str]:
             if strict or dry_run:  # from here to the end: one transaction
@@ -227,33 +220,17 @@ def import_content(
             parsed = parse_sources(changed, pool)
             decks = [item for item, _ in parsed if isinstance(item, ParsedDeck)]
             topics = [item for item, _ in parsed if isinstance(item, ParsedTopic)]
-            stale_paths = {s.path for s in changed} | set(removed)
             # Checked against the bank as it was, before any of this import is written.
-            bank_errors = _bank_errors(session, decks, topics, stale_paths)
+            bank_errors = _bank_errors(
+                session, decks, topics, {s.path for s in changed} | {*removed}
+            )
 
             renderer = Renderer(root)
             items = compile_items([i for i, _ in parsed], renderer, workers=workers, pool=pool)
-            errors: list[ContentError] = []
-            pending: list[CompiledDeck] = []
-            pending_cards = 0
             done = Compiled()
-            present: set[str] = set()
-            for (_, parse_errors), (compiled, problems) in zip(parsed, items, strict=True):
-                render_errors, warnings = split_warnings(problems)
-                errors += parse_errors + render_errors
-                done.warnings += warnings
-                if strict and (errors or bank_errors):
-                    continue  # render the rest only to report every error
-                if isinstance(compiled, CompiledDeck):
-                    pending.append(compiled)
-                    pending_cards += len(compiled.cards)
-                    done.decks.append(_as_reported(compiled))
-                elif compiled is not None:
-                    done.topics.append(compiled)
-                # Small imports write at the end, keeping the write transaction short.
-                if pending_cards >= _WRITE_BATCH_CARDS:
-                    present |= write_batch(pending)
-                    pending, pending_cards = [], 0
+            errors, pending, present = _compile_all(
+                parsed, items, done, write_batch, stop=strict and bool(bank_errors), strict=strict
+            )
         report.formulas_rendered = renderer.formulas_rendered
         errors += bank_errors
         if strict and errors:
@@ -275,6 +252,68 @@ def import_content(
         )
         report.files = file_reports(changed, done, report.warnings)
     return report
+
+
+def _changes(
+    last: dict[str, tuple[str, str]], sources: list[SourceText], scan_errors: list[ContentError]
+) -> tuple[list[SourceText], list[str]]:
+    """The notes new or changed since the last import, and the paths of those gone."""
+    known = {path: sha256 for path, (_, sha256) in last.items()}
+    on_disk = {s.path for s in sources} | {e.path for e in scan_errors if known.get(e.path)}
+    changed = [s for s in sources if known.get(s.path) != s.sha256]
+    return changed, sorted(set(known) - on_disk)
+
+
+def _unchanged(
+    session: Session,
+    database: Database,
+    report: ImportReport,
+    scan_errors: list[ContentError],
+    sources: list[SourceText],
+    last: dict[str, tuple[str, str]],
+    *,
+    dry_run: bool,
+) -> ImportReport:
+    """The report of an import that found no file changed, added or removed."""
+    if not dry_run:
+        with database.writing(session):
+            if search_index_stale(session):  # e.g. a bank from before search
+                refresh_search_index(session)
+            _restamp(session, sources, last)
+    _count_bank(session, report)
+    report.warnings = lenient(scan_errors) + unresolved_links(session)
+    return report
+
+
+def _compile_all(
+    parsed: list[tuple[ParsedDeck | ParsedTopic | None, list[ContentError]]],
+    items: Iterator[tuple[CompiledDeck | CompiledTopic | None, list[ContentError]]],
+    done: Compiled,
+    write_batch: Callable[[list[CompiledDeck]], set[str]],
+    *,
+    stop: bool,
+    strict: bool,
+) -> tuple[list[ContentError], list[CompiledDeck], set[str]]:
+    """Collect each rendered note, writing decks in batches; (errors, decks unwritten, ids)."""
+    errors: list[ContentError] = []
+    pending: list[CompiledDeck] = []
+    present: set[str] = set()
+    for (_, parse_errors), (compiled, problems) in zip(parsed, items, strict=True):
+        render_errors, warnings = split_warnings(problems)
+        errors += parse_errors + render_errors
+        done.warnings += warnings
+        if strict and (errors or stop):
+            continue  # render the rest only to report every error
+        if isinstance(compiled, CompiledDeck):
+            pending.append(compiled)
+            done.decks.append(_as_reported(compiled))
+        elif compiled is not None:
+            done.topics.append(compiled)
+        # Small imports write at the end, keeping the write transaction short.
+        if sum(len(deck.cards) for deck in pending) >= _WRITE_BATCH_CARDS:
+            present |= write_batch(pending)
+            pending = []
+    return errors, pending, present
 
 
 # Rendered decks are buffered until they hold this many cards, then written.

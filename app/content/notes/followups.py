@@ -9,12 +9,9 @@ rendering does (lazy continuation lines, nested lists and code included).
 
 import re
 from dataclasses import dataclass
-from functools import cache
-
-from markdown_it import MarkdownIt
 
 from app.content.errors import ContentError
-from app.content.notes.markdown import build_markdown
+from app.content.notes.markdown import parser
 from app.content.notes.outline import explicit_id
 
 _CANDIDATE = re.compile(r"^[ ]{0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+(?:追问|Q)[ \t]*[:：]", re.MULTILINE)
@@ -35,12 +32,6 @@ class ParsedFollowup:
     answer_line: int
 
 
-@cache
-def _structure() -> MarkdownIt:
-    # The one configuration, so that math and fences are seen here as the renderer sees them.
-    return build_markdown()
-
-
 def derived_followup_id(card_id: str, position: int) -> str:
     return f"{card_id}.f{position + 1}"
 
@@ -53,7 +44,7 @@ def split_followups(
         return text, line, []
     lines = text.split("\n")
     items: list[tuple[int, int]] = []
-    for token in _structure().parse(text):
+    for token in parser().parse(text):
         if token.type == "list_item_open" and token.level == 1 and token.map:
             start, end = token.map
             if (match := _ITEM_MARKER.match(lines[start])) and _ASKS.match(

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import unquote
 
-from app.content.errors import ContentError
+from app.content.errors import ContentError, ContentWarning
 from app.content.names import normalise_title, note_folder, note_stem
 from app.content.notes.cloze import ClozeBlock, cloze_id, cloze_mode, cloze_question, take_clozes
 from app.content.notes.followups import ParsedFollowup, split_followups
@@ -25,7 +25,7 @@ from app.content.notes.frontmatter import (
 from app.content.notes.outline import Outline, build_outline
 from app.content.notes.recognise import recognise
 from app.content.notes.reversed import SUFFIX, reverse_all, with_reversed
-from app.content.notes.wording import Found, NotTaken, Recognised
+from app.content.notes.wording import Found, NotTaken, Reason, Recognised, Syntax
 
 _LABEL = re.compile(r"^\*\*(.+?)\*\*[ \t]*[。.:：]?[ \t]*(.*)$")
 # A label without bold ("面试回答。 …", "Answer: …") must end in punctuation.
@@ -68,7 +68,7 @@ class ParsedCard:
     links: list[Link] = field(default_factory=list)
     # The follow-up questions of the follow-ups block; `followups` keeps only its other prose.
     questions: list[ParsedFollowup] = field(default_factory=list)
-    recogniser: str = "house"  # which way of writing a card this one was found by
+    recogniser: Syntax = Syntax.HOUSE  # which way of writing a card this one was found by
     kind: str = "basic"  # basic | cloze | reversed
     # A cloze card's deletion number in its block (`answer`, in the normal form of notes.cloze).
     cloze: int = 0
@@ -217,15 +217,14 @@ def _label(line: str, labels: dict[str, str], current: str) -> tuple[str, str] |
     return block, match.group(3)
 
 
-def _protected(outline: Outline) -> set[int]:
-    """Lines where a label or heading is text: code, math and raw HTML blocks."""
-    kinds = ("fence", "code_block", "math_block", "math_block_label", "amsmath", "html_block")
-    return {
-        index
-        for block in outline.blocks
-        if block.kind in kinds
-        for index in range(block.start, block.end)
-    }
+# What shows nothing on a card: tags (`<hr />`, `<br>`), rules, non-breaking spaces.
+_RULE = re.compile(r"^[ \t]{0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$", re.MULTILINE)
+
+
+def _empty(text: str) -> bool:
+    """Whether an answer holds nothing to read: only rules, tags and blank space."""
+    text = _TAGS.sub("", text).replace("&nbsp;", " ")
+    return not _RULE.sub("", text).strip()
 
 
 def parse_note(
@@ -243,12 +242,17 @@ def parse_note(
         errors.append(ContentError.of("style_unknown", path, 1, style=str(style)))
         style = None
     outline = build_outline(lines)
+    errors += [
+        ContentWarning.of("html_unclosed", path, first + fold.line, tag=fold.tag)
+        for fold in outline.unclosed
+    ]
     # Deletions are read from the note as written; everything else reads it without markers.
     written = lines
     mode = cloze_mode(meta, path, errors)
     clozes, stripped = take_clozes(outline, first, mode, path, errors)
     if stripped is not None:
-        outline.lines = lines = stripped
+        outline = build_outline(stripped)
+        lines = stripped
     found = recognise(outline, style=None if style == "auto" else style, house=house)
     if kind == "topic" or (kind != "deck" and (not (found.cards or clozes) or reading)):
         return _topic(path, meta, lines, first, found, errors), errors
@@ -316,7 +320,7 @@ def _with_clozes(
                     answer=Block(block.text, block.line),
                     followups=Block(),
                     pitfalls=Block(),
-                    recogniser="cloze",
+                    recogniser=Syntax.CLOZE,
                     kind="cloze",
                     cloze=number,
                 )
@@ -357,7 +361,7 @@ def _deck(
     else:
         slug = slug_from_path(path)
     labels = label_table(meta, path, errors)
-    protected = _protected(outline)
+    protected = outline.protected
     cards: list[ParsedCard] = []
     seen: dict[str, int] = {}
     for item in found.cards:
@@ -411,7 +415,7 @@ def _finish_card(
             continue
         builder.add(index, text)
     answer = builder.block("answer", first)
-    if not _TAGS.sub("", answer.text).strip():
+    if _empty(answer.text):
         errors.append(ContentError.of("card_no_answer", path, line, question=found.question))
         return None
     card_id = found.explicit_id or derived_card_id(found.question)
@@ -447,7 +451,7 @@ def _topic(
     skip = -1
     if not title and found.title:
         title = found.title
-        skip = next((item.line for item in found.not_taken if item.reason == "title"), -1)
+        skip = next((item.line for item in found.not_taken if item.reason == Reason.TITLE), -1)
     body_lines = ["" if index == skip else line for index, line in enumerate(lines)]
     slug = meta_str(meta, "slug", path, errors)
     if slug:

@@ -29,9 +29,12 @@ def reverse_all(meta: dict[str, Any], path: str, errors: list[ContentError]) -> 
 
 
 class Reversible(Protocol):
-    recogniser: str
     kind: str
-    line: int
+
+    @property
+    def recogniser(self) -> str: ...
+    @property
+    def line(self) -> int: ...
 
 
 Card = TypeVar("Card", bound=Reversible)
