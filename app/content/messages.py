@@ -55,6 +55,10 @@ PROBLEMS: dict[str, tuple[str, str]] = {
         "front matter 以 '---' 开头但没有结束",
         "front matter starts with '---' but never ends",
     ),
+    "content.note_failed": (
+        "这篇笔记无法解析（{reason}），已跳过，其余笔记照常导入",
+        "this note could not be parsed ({reason}); it was left out and the rest imported",
+    ),
     "content.frontmatter_yaml": (
         "front matter 的 YAML 有误：{problem}",
         "invalid YAML in front matter: {problem}",
@@ -90,6 +94,18 @@ PROBLEMS: dict[str, tuple[str, str]] = {
     "content.style_unknown": (
         "style 应为 'question' 或 'numbered'，而不是 '{style}'",
         "style must be 'question' or 'numbered', not '{style}'",
+    ),
+    "content.cloze_mode_unknown": (
+        "cloze 应为 'highlights' 或 'bold'，而不是 '{value}'",
+        "cloze must be 'highlights' or 'bold', not '{value}'",
+    ),
+    "content.cloze_too_many": (
+        "这一块的挖空编号超过 {max} 个：只有前 {max} 个成为卡片",
+        "more than {max} deletion numbers in one block: only the first {max} become cards",
+    ),
+    "content.reverse_not_boolean": (
+        "reverse 应为 true 或 false，而不是 '{value}'",
+        "reverse must be true or false, not '{value}'",
     ),
     # Column limits.
     "content.path_too_long": (

@@ -4,8 +4,9 @@ import json
 import logging
 from contextvars import ContextVar
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any
 
+from app.config import LogFormat, LogLevel
 from app.infra.terminal import printable
 
 # Set by app.web.observe.AccessLog for each request. Each request runs in its own task, and
@@ -13,8 +14,6 @@ from app.infra.terminal import printable
 # is being answered (its exception handler included) sees its id.
 REQUEST_ID: ContextVar[str | None] = ContextVar("request_id", default=None)
 
-LogFormat = Literal["text", "json"]
-LogLevel = Literal["debug", "info", "warning", "error"]
 
 TEXT_FORMAT = "%(levelname)s: %(request_tag)s%(message)s"
 

@@ -20,8 +20,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
 
-from app.infra import seencount
-from app.search import searchdb
+from app.infra import searchdb, seencount
 
 
 def utcnow() -> datetime:
@@ -83,6 +82,9 @@ class SourceFile(SQLModel, table=True):
     path: str = _limited(max_bytes=KEY_BYTES, primary_key=True)
     kind: str
     sha256: str
+    # Size and modification time as last read (app.content.notes.source.stamp): a file whose stamp
+    # is unchanged is not read and hashed again. Empty: read it.
+    stamp: str = Field(default="", sa_column_kwargs={"server_default": text("''")})
     imported_at: datetime = _tz(default_factory=utcnow)
 
 
@@ -107,7 +109,7 @@ class Deck(SQLModel, table=True):
     tags: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     path: str = ""
     retired: bool = False
-    # Active cards in the deck, kept by imports (app.content.sync.number_cards), so the study
+    # Active cards in the deck, kept by imports (app.content.bank.store.number_cards), so the study
     # queue need not count thousands of card rows on every request.
     card_count: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
@@ -123,6 +125,11 @@ def _added_json(empty: type[list[Any]] | type[dict[str, Any]]) -> Any:
     """A JSON column added to a table that had rows (its migration gave them an empty one)."""
     # No server default: PostgreSQL cannot compare JSON values, which schema checks need.
     return Field(default_factory=empty, sa_column=Column(JSON, nullable=False, default=empty))
+
+
+# What a card asks: a question (basic), a deletion in a block (cloze), or one way of a pair
+# written `term ::: definition` (reversed).
+CARD_KINDS = ("basic", "cloze", "reversed")
 
 
 class Card(SQLModel, table=True):
@@ -152,6 +159,10 @@ class Card(SQLModel, table=True):
     anki_fields: dict[str, str] = _added_json(dict)  # question, answer, followups, pitfalls
     anki_media: dict[str, str] = _added_json(dict)  # Anki media name: content-relative path
     formula_count: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    # basic | cloze | reversed. A cloze card's front is a block (front_html); its question_html
+    # is then a one-line title for lists, and its answer_html the block with the deletion marked.
+    kind: str = Field(default="basic", max_length=16, sa_column_kwargs={"server_default": "basic"})
+    front_html: str = _added_text()
     tags: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     source_path: str = ""
     source_line: int = 0

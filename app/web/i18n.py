@@ -6,11 +6,13 @@ from fastapi import Request
 
 from app.content.messages import PROBLEMS
 from app.errors import AppError
-from app.web.strings_errors import ERROR_STRINGS, REFUSAL_STRINGS
-from app.web.strings_fsrs import FSRS_STRINGS
-from app.web.strings_interview import INTERVIEW_STRINGS
-from app.web.strings_limits import LIMIT_STRINGS
-from app.web.strings_notes import NOTES_STRINGS
+from app.strings.cloze import CLOZE_STRINGS
+from app.strings.errors import ERROR_STRINGS, REFUSAL_STRINGS
+from app.strings.fsrs import FSRS_STRINGS
+from app.strings.interview import INTERVIEW_STRINGS
+from app.strings.limits import LIMIT_STRINGS
+from app.strings.notes import NOTES_STRINGS
+from app.strings.vault import VAULT_STRINGS
 
 LANGUAGES = ("zh", "en")
 COOKIE = "qbank_lang"
@@ -37,7 +39,6 @@ STRINGS: dict[str, tuple[str, str]] = {
     "tags.cards": ("张", "cards"),
     "tags.study": ("学习带此标签的卡片", "Study the cards with this tag"),
     "tags.practice": ("练习", "practise"),
-    "deck.cards": ("张卡片", "cards"),
     "deck.due": ("待复习", "due"),
     "deck.new": ("新卡", "new"),
     "deck.total": ("总数", "total"),
@@ -177,6 +178,12 @@ STRINGS: dict[str, tuple[str, str]] = {
     "study.taken_along": (
         "已在本机保存 {n} 张卡片，离线也能学习。",
         "{n} cards kept on this device: you can study them offline.",
+    ),
+    "study.taken_along_shared": (
+        "已在本机保存 {n} 张卡片，保留到你退出登录或本学习日结束。"
+        "在共用的电脑上，离开时请退出登录。",
+        "{n} cards kept on this device until you sign out or the study day ends. "
+        "On a shared computer, sign out when you leave.",
     ),
     "study.expired": (
         "一项离线操作等待超过七天，已不再发送。",
@@ -470,11 +477,13 @@ STRINGS: dict[str, tuple[str, str]] = {
     "admin.retention_30": ("30 天保持率", "Retention (30 d)"),
     "admin.no_members": ("还没有成员。", "No members yet."),
     **FSRS_STRINGS,
+    **CLOZE_STRINGS,
     **INTERVIEW_STRINGS,
     **ERROR_STRINGS,
     **REFUSAL_STRINGS,
     **LIMIT_STRINGS,
     **NOTES_STRINGS,
+    **VAULT_STRINGS,
     **PROBLEMS,
 }
 
