@@ -135,11 +135,13 @@ def _heading_label(text: str) -> tuple[str, str]:
     if "\n" in name:
         name = text
     else:
-        name = name.removesuffix(":").removesuffix("：").rstrip()
-        opening = max(name.rfind("("), name.rfind("（"))
-        inner = name[opening + 1 : -1]
-        if name.endswith((")", "）")) and opening >= 0 and not {")", "）"} & set(inner):
-            name, tag = name[:opening], inner
+        name = (name[:-1] if name.endswith((":", "：")) else name).rstrip()
+        if name.endswith((")", "）")):
+            # The tag opens at the first `(` after the last `)` before its own.
+            after = max(name.rfind(")", 0, -1), name.rfind("）", 0, -1)) + 1
+            openings = [i for i in (name.find("(", after), name.find("（", after)) if i >= 0]
+            if openings and (opening := min(openings)) < len(name) - 1:
+                name, tag = name[:opening], name[opening + 1 : -1]
     return unicodedata.normalize("NFKC", name).casefold().strip(), tag.casefold().strip()
 
 
