@@ -13,10 +13,10 @@ from datetime import date, datetime, timedelta
 from typing import Any, NamedTuple, TypeVar
 
 import sqlalchemy as sa
-from sqlalchemy import and_, func, or_
+from sqlalchemy import func, literal, or_
 from sqlmodel import Session, col, select
 
-from app.infra.models import CARD_KINDS, Card, CardState, Deck, Learner, ReviewLog
+from app.infra.models import CARD_KINDS, Card, CardState, Deck, Learner, ReviewLog, SeenCount
 from app.scheduling import cardstate
 from app.scheduling.studyday import day_start, local_day
 
@@ -292,16 +292,16 @@ def card_states(*, session: Session, learner: Learner, deck: Deck | None = None)
             or_(col(Card.retired).is_(True), col(Deck.retired).is_(True))
         )
     ).one()
-    seen = select(CardState.card_id).where(CardState.learner_id == learner.id)
-    new = session.exec(
-        _active(
-            select(func.count())
-            .select_from(Card)
-            .join(Deck, col(Deck.id) == Card.deck_id)
-            .where(col(Card.id).not_in(seen)),
-            deck,
-        )
-    ).one()
+    # From the counts kept per deck (app.infra.seencount), as the study queue reads them: a
+    # vault's tens of thousands of cards are not counted one by one on every visit.
+    in_scope = (col(Deck.retired).is_(False), *([col(Deck.id) == deck.id] if deck else []))
+    total = session.exec(select(func.coalesce(func.sum(Deck.card_count), 0)).where(*in_scope))
+    seen = session.exec(
+        select(func.coalesce(func.sum(SeenCount.seen), 0))
+        .join(Deck, col(Deck.id) == SeenCount.deck_id)
+        .where(col(SeenCount.learner_id) == learner.id, *in_scope)
+    )
+    new = int(total.one()) - int(seen.one())
     return StateCounts(
         new=new,
         learning=by_state["learning"],
@@ -329,19 +329,31 @@ def _hardest(
     session: Session, learner: Learner, history: list[Rating], deck: Deck | None, limit: int
 ) -> list[HardCard]:
     again = Counter(r.card_id for r in history if r.rating == cardstate.Rating.AGAIN)
-    lapses = func.coalesce(CardState.lapses, 0)
-    candidates = session.exec(
-        _active(
-            select(Card.id, lapses, Deck.path, Card.position)
-            .select_from(Card)
-            .join(Deck, col(Deck.id) == Card.deck_id)
-            .outerjoin(
-                CardState,
-                and_(col(CardState.card_id) == Card.id, col(CardState.learner_id) == learner.id),
-            ),
-            deck,
-        )
-    ).all()
+    # The learner's studied cards, not the bank's: a vault holds tens of thousands of cards.
+    candidates = list(
+        session.exec(
+            _active(
+                select(Card.id, CardState.lapses, Deck.path, Card.position)
+                .select_from(CardState)
+                .join(Card, col(Card.id) == CardState.card_id)
+                .join(Deck, col(Deck.id) == Card.deck_id)
+                .where(col(CardState.learner_id) == learner.id, col(CardState.lapses) > 0),
+                deck,
+            )
+        ).all()
+    )
+    # Cards failed in the log but with no lapse kept (their schedule reset since).
+    found = {row[0] for row in candidates}
+    failed_only = [card_id for card_id in again if card_id not in found]
+    for start in range(0, len(failed_only), 500):
+        candidates += session.exec(
+            _active(
+                select(Card.id, literal(0), Deck.path, Card.position)
+                .join(Deck, col(Deck.id) == Card.deck_id)
+                .where(col(Card.id).in_(failed_only[start : start + 500])),
+                deck,
+            )
+        ).all()
     ranked = sorted(
         (
             (-lapsed, -again[card_id], path, position, card_id)

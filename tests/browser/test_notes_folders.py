@@ -39,22 +39,25 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("width,height", [(1280, 800), (390, 844)])
-def test_the_folder_tree_folds_and_studies_a_folder(
+def test_a_folder_opens_on_its_own_page_and_studies(
     new_page: NewPage, scheme: str, width: int, height: int
 ) -> None:
     page = new_page(viewport={"width": width, "height": height}, color_scheme=scheme)
     page.goto("/")
-    gpu = page.locator('details.folder[data-folder="gpu"]')
-    expect(gpu).to_have_attribute("open", "")
-    memory = page.locator('details.folder[data-folder="gpu/memory"]')
-    expect(memory.locator("> ul.decks")).to_be_hidden()
-    memory.locator("> summary").click()
-    expect(memory.locator("> ul.decks .deck-item h2")).to_have_count(2)
+    gpu = page.locator('li.folder-row[data-folder="gpu"]')
+    expect(gpu).to_be_visible()
+    expect(page.locator('li.folder-row[data-folder="gpu/memory"]')).to_have_count(0)
+    gpu.locator("a.folder-name").click()
+    expect(page).to_have_url("/folders/gpu")
+    memory = page.locator('li.folder-row[data-folder="gpu/memory"]')
+    memory.locator("a.folder-name").click()
+    expect(page).to_have_url("/folders/gpu/memory")
+    expect(page.locator("ul.decks-list .deck-row")).to_have_count(2)
     assert page.evaluate(PAGE_WIDTH) <= width
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=ARTIFACTS / f"folders-{width}-{scheme}.png", full_page=True)
 
-    memory.locator("> p.actions a.primary").click()
+    page.locator("p.actions a.primary").click()
     expect(page).to_have_url("/study?folder=gpu/memory")
     card = page.locator("#card")
     expect(card).to_be_visible()

@@ -45,18 +45,27 @@ def number_cards(session: Session) -> None:
             .values(ordinal=bindparam("new_ordinal")),
             moved,
         )
-    active = dict(
+    active: dict[int | None, int] = dict(
         session.exec(
             select(Card.deck_id, func.count())
             .where(col(Card.retired).is_(False))
             .group_by(col(Card.deck_id))
         ).all()
     )
-    for deck in session.exec(select(Deck)):
-        count = active.get(deck.id, 0) if deck.id is not None else 0
-        if deck.card_count != count:
-            deck.card_count = count
-            session.add(deck)
+    # Ids and counts, not Deck objects: a vault is tens of thousands of decks, a few changed.
+    recounted = [
+        {"deck_key": deck_id, "new_count": active.get(deck_id, 0)}
+        for deck_id, count in session.exec(select(Deck.id, Deck.card_count))
+        if count != active.get(deck_id, 0)
+    ]
+    if recounted:
+        table = table_of(Deck)
+        session.connection().execute(
+            table.update()
+            .where(table.c.id == bindparam("deck_key"))
+            .values(card_count=bindparam("new_count")),
+            recounted,
+        )
 
 
 def write_deck(session: Session, compiled: CompiledDeck, counts: CardCounts) -> set[str]:
