@@ -10,7 +10,9 @@ from urllib.parse import urlsplit, urlunsplit
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from app.infra.logs import LogFormat, LogLevel
+LogFormat = Literal["text", "json"]
+LogLevel = Literal["debug", "info", "warning", "error"]
+
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 PROJECT_ROOT = PACKAGE_DIR.parent

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFINITIONS = {
     ROOT / "app/web/i18n.py",
     ROOT / "app/content/messages.py",
-    *(ROOT / "app/web").glob("strings_*.py"),
+    *(ROOT / "app/strings").glob("*.py"),
 }
 NAMESPACES = "|".join(sorted({key.split(".")[0] for key in STRINGS}))
 # Names of files that read like keys: `'study.js'`, `"error.html"`.

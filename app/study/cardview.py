@@ -1,8 +1,8 @@
 """A card as the study screens and the API show it, cached per process and bank generation.
 
 A card's rendered HTML, its deck's title and its resolved links change only when content is
-imported, and every changing import moves the bank's generation on (`bump_generation`, in the
-import's transaction). Each process keeps the views it built for one generation: a study request
+imported, and every changing import moves the bank's generation on (`app.infra.generation`, in
+the import's transaction). Each process keeps the views it built for one generation: a study request
 reads one small row to learn the generation instead of the card's kilobytes of HTML, its deck
 and its links.
 """
@@ -14,11 +14,12 @@ from functools import lru_cache
 from typing import Any, Protocol
 
 import sqlalchemy as sa
-from sqlalchemy import BindParameter, bindparam, func, update
-from sqlmodel import Session, col, select
+from sqlalchemy import BindParameter, bindparam
+from sqlmodel import Session, col
 
 from app.infra.db import database_of
-from app.infra.models import BankInfo, Card, CardLink, Deck, Followup, table_of
+from app.infra.generation import bank_generation
+from app.infra.models import Card, CardLink, Deck, Followup
 
 # Views kept per engine: a few thousand cards of ~10 KB each.
 CACHE_SIZE = 4096
@@ -82,26 +83,6 @@ def link_url(link: LinkFields) -> str | None:
     return f"/topics/{link.topic_slug}" if link.topic_slug else None
 
 
-# The bank's generation, as a column for statements that want it along.
-GENERATION = func.coalesce(select(BankInfo.generation).where(BankInfo.id == 1).scalar_subquery(), 0)
-
-
-def bank_generation(session: Session) -> int:
-    """The bank's generation (0 until the first import that changed something)."""
-    return session.execute(select(GENERATION)).scalar_one()
-
-
-def bump_generation(session: Session) -> None:
-    """Move the generation on; call in the transaction that changes cards, decks or topics."""
-    table = table_of(BankInfo)
-    moved = session.connection().execute(
-        update(table).where(table.c.id == 1).values(generation=table.c.generation + 1)
-    )
-    if moved.rowcount == 0:  # a schema created from the models has no row yet
-        session.add(BankInfo(id=1, generation=1))
-        session.flush()
-
-
 class CardViews:
     """The views built for the bank's current generation, the most recently used kept."""
 
@@ -135,7 +116,8 @@ class CardViews:
 def card_view(session: Session, card_id: str, generation: int | None = None) -> CardView | None:
     """The card `card_id` (retired ones included), or None if there is no such card.
 
-    `generation`: the bank's, if the caller read it in this transaction (see GENERATION).
+    `generation`: the bank's, if the caller read it in this transaction (see GENERATION in
+    app.infra.generation).
     """
     current = generation if generation is not None else bank_generation(session)
     views = database_of(session).kept(CardViews)

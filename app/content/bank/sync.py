@@ -4,23 +4,25 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlalchemy import func, update
+from sqlalchemy import bindparam, func, update
+from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, delete, select
 
 from app.content.bank.repair import repair_card_ids, repair_deck_slugs, repair_topic_slugs
 from app.content.bank.report import FileReport, file_reports
-from app.content.bank.searchindex import refresh_search_index
+from app.content.bank.searchindex import refresh_search_index, search_index_stale
 from app.content.bank.store import (
     CardCounts,
     chunks,
     number_cards,
     resolve_links,
-    write_deck,
+    write_decks,
     write_topic,
 )
 from app.content.bank.topicindex import TopicRef, resolve, topic_index
 from app.content.compile.build import (
     Compiled,
+    CompiledCard,
     CompiledDeck,
     CompiledTopic,
     compile_items,
@@ -34,8 +36,18 @@ from app.content.errors import ContentError, ContentErrors, ContentWarning
 from app.content.notes.parse import ParsedDeck, ParsedTopic
 from app.content.notes.source import SourceText, scan
 from app.infra.db import Database
-from app.infra.models import Card, CardLink, Deck, Followup, Learner, SourceFile, Topic, utcnow
-from app.study.cardview import bump_generation
+from app.infra.generation import bump_generation
+from app.infra.models import (
+    Card,
+    CardLink,
+    Deck,
+    Followup,
+    Learner,
+    SourceFile,
+    Topic,
+    table_of,
+    utcnow,
+)
 
 
 @dataclass
@@ -172,11 +184,13 @@ def import_content(
     file whose row is not yet written is simply read again by the next import. Strict and dry
     runs must be able to undo everything: they write in one transaction, rolled back on error.
     """
-    sources, scan_errors = scan(root)
+    with database.session() as session:
+        last = _last_read(session)
+    sources, scan_errors = scan(root, last)
     if scan_errors and (strict or not sources):
         raise ContentErrors(scan_errors)
     with database.session() as session, ExitStack() as whole:
-        known = {row.path: row.sha256 for row in session.exec(select(SourceFile))}
+        known = {path: sha256 for path, (_, sha256) in last.items()}
         on_disk = {s.path for s in sources} | {e.path for e in scan_errors if known.get(e.path)}
         changed = [s for s in sources if known.get(s.path) != s.sha256]
         removed = sorted(set(known) - on_disk)
@@ -184,7 +198,9 @@ def import_content(
         if not changed and not removed:
             if not dry_run:
                 with database.writing(session):
-                    refresh_search_index(session)  # e.g. a bank from before search
+                    if search_index_stale(session):  # e.g. a bank from before search
+                        refresh_search_index(session)
+                    _restamp(session, sources, last)
             _count_bank(session, report)
             report.warnings = lenient(scan_errors) + unresolved_links(session)
             return report
@@ -208,6 +224,7 @@ def import_content(
             items = compile_items([i for i, _ in parsed], renderer, workers=workers, pool=pool)
             errors: list[ContentError] = []
             pending: list[CompiledDeck] = []
+            pending_cards = 0
             done = Compiled()
             present: set[str] = set()
             for (_, parse_errors), (compiled, problems) in zip(parsed, items, strict=True):
@@ -218,13 +235,14 @@ def import_content(
                     continue  # render the rest only to report every error
                 if isinstance(compiled, CompiledDeck):
                     pending.append(compiled)
-                    done.decks.append(compiled)
+                    pending_cards += len(compiled.cards)
+                    done.decks.append(_as_reported(compiled))
                 elif compiled is not None:
                     done.topics.append(compiled)
                 # Small imports write at the end, keeping the write transaction short.
-                if sum(len(deck.cards) for deck in pending) >= _WRITE_BATCH_CARDS:
+                if pending_cards >= _WRITE_BATCH_CARDS:
                     present |= write_batch(pending)
-                    pending = []
+                    pending, pending_cards = [], 0
         report.formulas_rendered = renderer.formulas_rendered
         errors += bank_errors
         if strict and errors:
@@ -233,6 +251,7 @@ def import_content(
         with database.writing(session):
             present |= _write_decks(session, pending, report)
             _write(session, decks, done.topics, present, changed, removed, report)
+            _restamp(session, sources, last)
             if dry_run:
                 session.flush()
                 _count_bank(session, report)
@@ -293,10 +312,8 @@ def _all_topic_refs(
 
 
 def _write_decks(session: Session, decks: list[CompiledDeck], report: ImportReport) -> set[str]:
-    present: set[str] = set()
     counts = CardCounts()
-    for deck in decks:
-        present |= write_deck(session, deck, counts)
+    present = write_decks(session, decks, counts)
     report.added += counts.added
     report.updated += counts.updated
     report.resumed += counts.resumed
@@ -343,25 +360,85 @@ def _write(
     session.flush()
     resolve_links(session, only_unresolved=not topics_changed)
 
-    for path in removed:
-        session.exec(delete(SourceFile).where(col(SourceFile.path) == path))
-    deck_paths = {deck.path for deck in decks}
-    for source in changed:
-        kind = "deck" if source.path in deck_paths else "topic"
-        row = session.get(SourceFile, source.path) or SourceFile(
-            path=source.path, kind=kind, sha256=""
-        )
-        row.sha256 = source.sha256
-        row.kind = kind
-        row.imported_at = utcnow()
-        session.add(row)
-    session.flush()
+    for chunk in chunks(removed):
+        session.exec(delete(SourceFile).where(col(SourceFile.path).in_(chunk)))
+    _write_sources(session, changed, {deck.path for deck in decks})
     number_cards(session)
     refresh_search_index(session)
     bump_generation(session)
     # Cards may have moved or come back in content order: every learner's search for new
     # cards starts from the beginning again (app.study keeps the cursor from there).
     session.exec(update(Learner).values(new_cursor=0))
+
+
+def _as_reported(compiled: CompiledDeck) -> CompiledDeck:
+    """What the file report keeps of a deck: not its HTML and other forms, which are written
+    with the deck and let go, so that a vault's import does not hold every card twice over."""
+    cards = [
+        CompiledCard(item.card, "", "", "", "", "", answer_text=item.answer_text)
+        for item in compiled.cards
+    ]
+    return CompiledDeck(compiled.deck, "", cards)
+
+
+def _last_read(session: Session) -> dict[str, tuple[str, str]]:
+    """Every imported file's stamp and hash, in one statement: what a re-import compares."""
+    columns = (col(SourceFile.path), col(SourceFile.stamp), col(SourceFile.sha256))
+    rows = session.connection().execute(sa_select(*columns))
+    return {path: (stamp, sha256) for path, stamp, sha256 in rows}
+
+
+def _write_sources(session: Session, changed: list[SourceText], deck_paths: set[str]) -> None:
+    """Record the files this import read: one executemany each for new and known ones."""
+    paths = [source.path for source in changed]
+    stored: set[str] = set()
+    for chunk in chunks(paths):
+        stored |= set(session.exec(select(SourceFile.path).where(col(SourceFile.path).in_(chunk))))
+    now = utcnow()
+    rows = [
+        {
+            "path": source.path,
+            "kind": "deck" if source.path in deck_paths else "topic",
+            "sha256": source.sha256,
+            "stamp": source.stamp,
+            "imported_at": now,
+        }
+        for source in changed
+    ]
+    table = table_of(SourceFile)
+    new = [row for row in rows if row["path"] not in stored]
+    if new:
+        session.connection().execute(table.insert(), new)
+    known = [{**row, "key": row["path"]} for row in rows if row["path"] in stored]
+    if known:
+        session.connection().execute(
+            table.update()
+            .where(table.c.path == bindparam("key"))
+            .values(
+                kind=bindparam("kind"),
+                sha256=bindparam("sha256"),
+                stamp=bindparam("stamp"),
+                imported_at=bindparam("imported_at"),
+            ),
+            known,
+        )
+
+
+def _restamp(session: Session, sources: list[SourceText], last: dict[str, tuple[str, str]]) -> None:
+    """Keep the new stamps of files touched but not changed, so the next import skips them."""
+    rows = [
+        {"key": s.path, "new_stamp": s.stamp}
+        for s in sources
+        if s.path in last and last[s.path][0] != s.stamp and last[s.path][1] == s.sha256
+    ]
+    if rows:
+        table = table_of(SourceFile)
+        session.connection().execute(
+            table.update()
+            .where(table.c.path == bindparam("key"))
+            .values(stamp=bindparam("new_stamp")),
+            rows,
+        )
 
 
 def unresolved_links(session: Session) -> list[ContentError]:

@@ -9,6 +9,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from app.content.errors import ContentError
+from app.content.names import normalise_title, note_folder, note_stem
 from app.content.notes.cloze import ClozeBlock, cloze_id, cloze_mode, cloze_question, take_clozes
 from app.content.notes.followups import ParsedFollowup, split_followups
 from app.content.notes.frontmatter import (
@@ -19,15 +20,12 @@ from app.content.notes.frontmatter import (
     label_table,
     meta_list,
     meta_str,
-    normalise_title,
     split_front_matter,
 )
 from app.content.notes.outline import Outline, build_outline
 from app.content.notes.recognise import recognise
 from app.content.notes.reversed import SUFFIX, reverse_all, with_reversed
 from app.content.notes.wording import Found, NotTaken, Recognised
-
-NOTE_SUFFIXES = (".md", ".markdown", ".txt")
 
 _LABEL = re.compile(r"^\*\*(.+?)\*\*[ \t]*[。.:：]?[ \t]*(.*)$")
 # A label without bold ("面试回答。 …", "Answer: …") must end in punctuation.
@@ -228,21 +226,6 @@ def _protected(outline: Outline) -> set[int]:
         if block.kind in kinds
         for index in range(block.start, block.end)
     }
-
-
-def note_stem(path: str) -> str:
-    """A note's name as links give it: its file name without the Markdown extension."""
-    name = path.rsplit("/", 1)[-1]
-    for suffix in NOTE_SUFFIXES:
-        if name.lower().endswith(suffix):
-            return name[: -len(suffix)]
-    return name
-
-
-def note_folder(path: str) -> str:
-    """The folder a deck sits in, as the home page groups decks (the bundled `decks/` is none)."""
-    folder = path.rsplit("/", 1)[0] if "/" in path else ""
-    return "" if folder == "decks" else folder.removeprefix("decks/")
 
 
 def parse_note(

@@ -1,7 +1,7 @@
 """card kinds: each card is basic, cloze or reversed; a cloze card keeps its front as a block
 
-Revision ID: 0024
-Revises: 0023
+Revision ID: 0025
+Revises: 0024
 Create Date: 2026-12-03 14:40:00.000000
 
 Cards imported before are all basic. The import makes cloze and reversed cards from notes that
@@ -14,8 +14,8 @@ import sqlalchemy as sa
 from alembic import op
 from sqlmodel.sql.sqltypes import AutoString
 
-revision: str = "0024"
-down_revision: str | None = "0023"
+revision: str = "0025"
+down_revision: str | None = "0024"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
