@@ -10,10 +10,10 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
 from app.content.compile.render import Renderer
+from app.content.names import NOTE_SUFFIXES
 from app.content.notes.cloze import cloze_mode, strip
 from app.content.notes.frontmatter import split_front_matter
 from app.content.notes.outline import build_outline
-from app.content.notes.parse import NOTE_SUFFIXES
 from app.content.notes.source import read_note
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.content.errors import ContentError, ContentWarning
-from app.content.notes.frontmatter import normalise_title
+from app.content.names import normalise_title
 from app.content.notes.outline import Outline
 
 # `{{c12::` opens a deletion; its text runs to the `}}` that balances the braces inside it
