@@ -9,8 +9,8 @@ from click.testing import CliRunner
 
 from app.cli import main
 from app.content.compile.cloze import cloze_forms
+from app.content.compile.notepage import note_file, note_page
 from app.content.compile.render import Rendered, Renderer
-from app.content.notepage import note_file, note_page
 from app.content.notes.cloze import cloze_id, deletions, strip
 from app.content.notes.parse import ParsedDeck, parse_note
 from tests.cloze_notes import GPU, HIGHLIGHTS, NOTES

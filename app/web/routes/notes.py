@@ -6,7 +6,7 @@ from fastapi import APIRouter, Query, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import RedirectResponse, Response
 
-from app.content.notepage import NotePage, editor_url, note_page
+from app.content.compile.notepage import NotePage, editor_url, note_page
 from app.content.notes.markdown import note_href
 from app.errors import NotFound
 from app.web.deps import SettingsDep
