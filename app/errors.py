@@ -2,14 +2,14 @@
 
 A function that refuses a request raises one of these with its `code` (e.g. `card_not_found`)
 and the values its message needs. The message is an interface string (`error.<code>` in
-app/web/strings_errors.py unless `key` names another) that the web layer says in the reader's
+app/strings/errors.py unless `key` names another) that the web layer says in the reader's
 language; JSON answers carry the code beside it, so clients branch on the code, never on words.
 str() of an error is its English wording, for the command line, the log and job messages.
 """
 
-from app.web.strings_errors import ERROR_STRINGS, REFUSAL_STRINGS
-from app.web.strings_fsrs import FSRS_STRINGS
-from app.web.strings_limits import LIMIT_STRINGS
+from app.strings.errors import ERROR_STRINGS, REFUSAL_STRINGS
+from app.strings.fsrs import FSRS_STRINGS
+from app.strings.limits import LIMIT_STRINGS
 
 ENGLISH = 1  # index of the English wording in a (zh, en) pair
 

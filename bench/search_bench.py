@@ -8,7 +8,7 @@ The bank comes from bench/_synthetic.py and is imported once (not timed); then e
 `app.search.query.search` --repeat times in one session, after one untimed warm-up run, and the
 median
 and worst are printed with the number of hits and of all matches. Each query is timed twice in
-turn: answered from the trigram indexes (app/search/searchdb.py), and with them bypassed (SQLite: no
+turn: answered from the trigram indexes (app/infra/searchdb.py), and with them bypassed (SQLite: no
 FTS5 filter; PostgreSQL: bitmap scans off), which is how search ran before them; both must find
 the same hits. The qbank tables of --database-url are dropped and recreated first: never point
 it at data you want to keep.

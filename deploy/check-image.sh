@@ -250,7 +250,7 @@ revisions=$(inside "$a" -v "$data:/var/lib/qbank" "$a" -- python -c "
 import sqlite3
 from alembic.config import Config
 from alembic.script import ScriptDirectory
-from app.migrate import MIGRATIONS
+from app.infra.migrate import MIGRATIONS
 config = Config()
 config.set_main_option('script_location', str(MIGRATIONS))
 head = ScriptDirectory.from_config(config).get_current_head()

@@ -16,6 +16,7 @@ import pytest
 from refusals import raised_keys
 
 from app.content.bank.imports import SOURCES
+from app.infra.models import CARD_KINDS
 from app.scheduling.cardstate import Queue
 from app.stats.summary import StateCounts
 from app.study.browse import MarkKind
@@ -28,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFINITIONS = {
     ROOT / "app/web/i18n.py",
     ROOT / "app/content/messages.py",
-    *(ROOT / "app/web").glob("strings_*.py"),
+    *(ROOT / "app/strings").glob("*.py"),
 }
 NAMESPACES = "|".join(sorted({key.split(".")[0] for key in STRINGS}))
 # Names of files that read like keys: `'study.js'`, `"error.html"`.
@@ -46,6 +47,8 @@ def _reasons(path: str, exception: str) -> set[str]:
 DYNAMIC: dict[str, Iterable[str]] = {
     # templates/_card_meta.html, card.html, deck.html and static/study-paint.js: the card's queue.
     "queue.": [queue.value for queue in Queue],
+    # templates/stats.html and card.html: a card's kind.
+    "kind.": CARD_KINDS,
     # templates/stats.html and app/web/svg.py: one row per StateCounts field.
     "stats.state.": [field.name for field in dataclasses.fields(StateCounts)],
     # Study, practice and mock pages: the rating buttons; done/card/marks/study pages: the notice
@@ -81,7 +84,7 @@ DYNAMIC: dict[str, Iterable[str]] = {
     "content.": set(
         re.findall(
             r'\.of\(\s*"(\w+)"',
-            "".join(p.read_text(encoding="utf-8") for p in (ROOT / "app/content").glob("*.py")),
+            "".join(p.read_text(encoding="utf-8") for p in (ROOT / "app/content").rglob("*.py")),
         )
     )
     | {"deck_slug_taken", "topic_slug_taken"},  # app/content/bank/repair.py passes these on

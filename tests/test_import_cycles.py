@@ -69,3 +69,70 @@ def test_the_graph_sees_the_study_package() -> None:
 
 def test_app_has_no_import_cycle() -> None:
     assert cycles(import_graph()) == []
+
+
+# The package order: each layer imports only the layers below it. Inside a layer, packages in
+# one tier are independent of each other and import only later tiers (and the layers below).
+LAYERS: list[tuple[str, list[set[str]]]] = [
+    ("entry points", [{"cli"}, {"serve"}, {"main"}]),
+    ("web", [{"web"}]),
+    ("features", [{"backup"}, {"interview", "practice", "export", "search", "stats"}]),
+    ("core", [{"study"}, {"content", "accounts"}, {"scheduling"}]),
+    ("base", [{"infra"}, {"config"}, {"errors"}, {"strings"}]),
+]
+
+
+def package_of(module: str) -> str:
+    """`app.study.queue` -> `study`; a top-level module is its own package."""
+    return module.split(".")[1]
+
+
+def rank() -> dict[str, tuple[int, int]]:
+    return {
+        package: (layer, tier)
+        for layer, (_, tiers) in enumerate(LAYERS)
+        for tier, packages in enumerate(tiers)
+        for package in packages
+    }
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    """Every import of a package at the same or a higher place in LAYERS."""
+    order = rank()
+    found = []
+    for module, targets in sorted(graph.items()):
+        if module == "app":
+            continue
+        for target in sorted(targets - {"app"}):
+            here, there = package_of(module), package_of(target)
+            if here != there and order[here] >= order[there]:
+                found.append(f"{module} -> {target}")
+    return found
+
+
+def test_every_package_has_a_place_in_the_layers() -> None:
+    packages = {package_of(module) for module in import_graph() if module != "app"}
+    assert packages == set(rank())
+
+
+def test_the_layer_check_sees_an_upward_import() -> None:
+    graph = {"app.errors": {"app.web.i18n"}, "app.web.i18n": {"app.errors"}}
+    assert upward_imports(graph) == ["app.errors -> app.web.i18n"]
+    assert upward_imports({"app.study.a": {"app.content.b"}}) == []
+    sideways = {"app.content.b": {"app.accounts.c"}}
+    assert upward_imports(sideways) == ["app.content.b -> app.accounts.c"]
+
+
+def test_packages_import_only_downward() -> None:
+    assert upward_imports(import_graph()) == []
+
+
+def test_the_package_graph_has_no_cycle() -> None:
+    graph = import_graph()
+    packages: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        if module != "app":
+            packages.setdefault(package_of(module), set()).update(
+                package_of(t) for t in targets - {"app"} if package_of(t) != package_of(module)
+            )
+    assert cycles(packages) == []

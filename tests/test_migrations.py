@@ -20,7 +20,7 @@ from app.infra.bank import open_database
 from app.infra.db import Database, create_schema, make_engine
 from app.infra.migrate import BASELINE, MIGRATIONS, current_revision, downgrade, prepare, upgrade
 from app.infra.models import Learner, ReviewLog
-from app.search.searchdb import include_name
+from app.infra.searchdb import include_name
 from app.study import record_review, undo_last
 
 pytestmark = pytest.mark.storage

@@ -213,7 +213,7 @@ def test_reasons_and_kinds_are_named_values() -> None:
 
 
 def test_a_fold_label_is_not_part_of_the_answer() -> None:
-    report = check_content(NOTES / "details-labels")
+    report = check_content(NOTES / "details-summaries")
     answers = [card.answer for file in report.files for card in file.cards]
     assert len(answers) == 4
     for answer in answers:

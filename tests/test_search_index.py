@@ -15,8 +15,8 @@ from app.content.bank.sync import import_content
 from app.infra.db import make_engine
 from app.infra.migrate import downgrade, upgrade
 from app.infra.models import SearchEntry
+from app.infra.searchdb import FTS_TABLE
 from app.search.query import search, search_statement, terms_of
-from app.search.searchdb import FTS_TABLE
 
 pytestmark = pytest.mark.storage
 

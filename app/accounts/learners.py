@@ -1,8 +1,8 @@
 """Learners: finding them, their own time (zone, study day), their study settings."""
 
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import datetime
 from functools import cache
-from zoneinfo import ZoneInfo, available_timezones
+from zoneinfo import available_timezones
 
 from sqlalchemy import bindparam
 from sqlalchemy.exc import IntegrityError
@@ -13,8 +13,8 @@ from app.accounts.settings import LearnerSettings, known_zone
 from app.errors import Invalid
 from app.infra.db import database_of
 from app.infra.models import Learner
-from app.scheduling.cardstate import aware
 from app.scheduling.parameters import usable_parameters
+from app.scheduling.studyday import local_day
 
 Parameters = tuple[float, ...]
 
@@ -46,32 +46,6 @@ def personal_parameters(learner: Learner) -> Parameters | None:
     A stored set the model cannot use (the wrong length, NaN) schedules with the defaults.
     """
     return usable_parameters(learner.fsrs_parameters)
-
-
-def learner_zone(learner: Learner) -> ZoneInfo:
-    """The learner's time zone (UTC if the stored name is not a known zone)."""
-    try:
-        return ZoneInfo(learner.timezone)
-    except (KeyError, ValueError):
-        return ZoneInfo("UTC")
-
-
-def local_day(learner: Learner, moment: datetime) -> date:
-    """The learner's study day that `moment` falls in; days roll over at `rollover_hour`."""
-    local = aware(moment).astimezone(learner_zone(learner))
-    return (local - timedelta(hours=learner.rollover_hour)).date()
-
-
-def day_start(learner: Learner, day: date) -> datetime:
-    """When the learner's study day `day` begins, in UTC."""
-    local = datetime.combine(day, time(learner.rollover_hour), tzinfo=learner_zone(learner))
-    return local.astimezone(UTC)
-
-
-def study_day(learner: Learner, now: datetime) -> tuple[datetime, datetime]:
-    """The [start, end) of the learner's current study day, in UTC."""
-    day = local_day(learner, now)
-    return day_start(learner, day), day_start(learner, day + timedelta(days=1))
 
 
 def new_limit(learner: Learner, now: datetime) -> int:

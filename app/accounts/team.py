@@ -9,7 +9,7 @@ from sqlalchemy import case, func
 from sqlmodel import Session, col, select
 
 from app.infra.models import Card, CardState, Deck, Learner, ReviewLog
-from app.study.catalog import MATURE_DAYS
+from app.scheduling.studyday import MATURE_DAYS
 
 
 @dataclass

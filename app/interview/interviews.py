@@ -4,11 +4,11 @@ from datetime import date, datetime, timedelta
 
 from sqlmodel import Session, col, func, select
 
-from app.accounts.learners import local_day
 from app.errors import Invalid
 from app.infra.db import database_of
 from app.infra.models import Card, Deck, Interview, Learner
 from app.infra.owned import owned
+from app.scheduling.studyday import local_day
 from app.study import Filters
 
 MAX_DAYS_AHEAD = 366

@@ -20,8 +20,8 @@ import sqlalchemy as sa
 from sqlalchemy import BindParameter, bindparam, delete
 from sqlmodel import Session, col, select
 
-from app.accounts.learners import local_day, study_day
 from app.infra.db import database_of
+from app.infra.generation import bank_generation
 from app.infra.models import (
     Card,
     DayPlan,
@@ -33,7 +33,7 @@ from app.infra.models import (
     table_of,
 )
 from app.scheduling.cardstate import Mode
-from app.study.cardview import bank_generation
+from app.scheduling.studyday import local_day, study_day
 from app.study.filters import Filters
 from app.study.marks import held_cards
 

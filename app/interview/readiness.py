@@ -10,11 +10,12 @@ import sqlalchemy as sa
 from sqlalchemy import Row, and_
 from sqlmodel import Session, col, func, select
 
-from app.accounts.learners import day_start, local_day, personal_parameters
+from app.accounts.learners import personal_parameters
 from app.infra.models import Card, CardState, Deck, Interview, Learner, ReviewLog
 from app.interview.interviews import scope
 from app.interview.plan import Plan, Scheduling, make_plan, recall
 from app.scheduling.cardstate import CardStateValue
+from app.scheduling.studyday import day_start, local_day
 
 WEAKEST = 10
 
@@ -150,7 +151,7 @@ CACHE_SIZE = 64
 
 
 def _version(session: Session, learner: Learner) -> tuple[object, ...]:
-    from app.study.cardview import bank_generation
+    from app.infra.generation import bank_generation
 
     last = session.exec(
         select(func.max(ReviewLog.id), func.count(col(ReviewLog.undone_at))).where(

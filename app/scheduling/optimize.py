@@ -17,13 +17,13 @@ from typing import Any
 from sqlalchemy import DateTime, and_, column, distinct, func, values
 from sqlmodel import Session, col, select
 
-from app.accounts.learners import day_start, local_day
 from app.infra.db import Database, database_of
 from app.infra.jobs import ACTIVE, DONE, Work, latest_job, run_job, start_job
 from app.infra.models import Job, Learner, ReviewLog
 from app.scheduling import fitting
 from app.scheduling.fitting import MIN_REVIEWS, Fit, Review
 from app.scheduling.parameters import DEFAULT_PARAMETERS, usable_parameters
+from app.scheduling.studyday import day_start, local_day
 
 KIND = "optimize"
 # A re-fit is suggested a month after the last one once the log has grown by a fifth.

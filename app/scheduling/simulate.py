@@ -26,11 +26,11 @@ from fsrs_rs_python import default_simulator_config, simulate
 from sqlalchemy import ColumnElement
 from sqlmodel import Session, col, func, select
 
-from app.accounts.learners import local_day
 from app.infra.db import database_of
 from app.infra.models import Card, CardMark, CardState, Learner
 from app.scheduling.parameters import DEFAULT_PARAMETERS, usable_parameters
 from app.scheduling.simulate_reviews import Seen, simulate_seen
+from app.scheduling.studyday import local_day
 
 LOW, HIGH = 0.70, 0.97
 COARSE = tuple(round(LOW + 0.03 * step, 2) for step in range(10))

@@ -1,7 +1,8 @@
 """The study loop: the queue (what to show next), ratings and undo."""
 
-from app.accounts.learners import get_learner, learner_zone, personal_parameters, study_day
+from app.accounts.learners import get_learner, personal_parameters
 from app.errors import AppError, Conflict, NotFound
+from app.scheduling.studyday import learner_zone, study_day
 from app.study.filters import Filters
 from app.study.queue import (
     Counts,

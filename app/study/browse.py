@@ -9,9 +9,9 @@ from typing import Any
 from sqlalchemy import and_, func, select
 from sqlmodel import Session, col
 
-from app.accounts.learners import study_day
 from app.infra.models import Card, CardMark, CardState, Deck, Learner, ReviewLog
 from app.scheduling.cardstate import Mode
+from app.scheduling.studyday import study_day
 from app.study.marks import Mark
 
 LIST_LIMIT = 500

@@ -1,8 +1,8 @@
 """A card as the study screens and the API show it, cached per process and bank generation.
 
 A card's rendered HTML, its deck's title and its resolved links change only when content is
-imported, and every changing import moves the bank's generation on (`bump_generation`, in the
-import's transaction). Each process keeps the views it built for one generation: a study request
+imported, and every changing import moves the bank's generation on (`app.infra.generation`, in
+the import's transaction). Each process keeps the views it built for one generation: a study request
 reads one small row to learn the generation instead of the card's kilobytes of HTML, its deck
 and its links.
 """
@@ -14,11 +14,12 @@ from functools import lru_cache
 from typing import Any, Protocol
 
 import sqlalchemy as sa
-from sqlalchemy import BindParameter, bindparam, func, update
-from sqlmodel import Session, col, select
+from sqlalchemy import BindParameter, bindparam
+from sqlmodel import Session, col
 
 from app.infra.db import database_of
-from app.infra.models import BankInfo, Card, CardLink, Deck, Followup, table_of
+from app.infra.generation import bank_generation
+from app.infra.models import Card, CardLink, Deck, Followup
 
 # Views kept per engine: a few thousand cards of ~10 KB each.
 CACHE_SIZE = 4096
@@ -57,6 +58,15 @@ class CardView:
     links: tuple[LinkView, ...]
     retired: bool
     followups: tuple[FollowupView, ...] = ()
+    kind: str = "basic"  # basic | cloze | reversed
+    front_html: str = ""  # a cloze card's front (a block); "" for the others
+    source_path: str = ""  # the note it comes from, relative to the notes folder
+    source_line: int = 0
+
+    @property
+    def front(self) -> str:
+        """What the question side shows: a cloze card's block, else the question."""
+        return self.front_html or self.question_html
 
 
 class LinkFields(Protocol):
@@ -71,26 +81,6 @@ def link_url(link: LinkFields) -> str | None:
     if link.external:
         return link.target
     return f"/topics/{link.topic_slug}" if link.topic_slug else None
-
-
-# The bank's generation, as a column for statements that want it along.
-GENERATION = func.coalesce(select(BankInfo.generation).where(BankInfo.id == 1).scalar_subquery(), 0)
-
-
-def bank_generation(session: Session) -> int:
-    """The bank's generation (0 until the first import that changed something)."""
-    return session.execute(select(GENERATION)).scalar_one()
-
-
-def bump_generation(session: Session) -> None:
-    """Move the generation on; call in the transaction that changes cards, decks or topics."""
-    table = table_of(BankInfo)
-    moved = session.connection().execute(
-        update(table).where(table.c.id == 1).values(generation=table.c.generation + 1)
-    )
-    if moved.rowcount == 0:  # a schema created from the models has no row yet
-        session.add(BankInfo(id=1, generation=1))
-        session.flush()
 
 
 class CardViews:
@@ -126,7 +116,8 @@ class CardViews:
 def card_view(session: Session, card_id: str, generation: int | None = None) -> CardView | None:
     """The card `card_id` (retired ones included), or None if there is no such card.
 
-    `generation`: the bank's, if the caller read it in this transaction (see GENERATION).
+    `generation`: the bank's, if the caller read it in this transaction (see GENERATION in
+    app.infra.generation).
     """
     current = generation if generation is not None else bank_generation(session)
     views = database_of(session).kept(CardViews)
@@ -155,6 +146,10 @@ def _view_statements() -> tuple[Any, Any, Any]:
             col(Card.pitfalls_html),
             col(Card.tags),
             col(Card.retired),
+            col(Card.kind),
+            col(Card.front_html),
+            col(Card.source_path),
+            col(Card.source_line),
         )
         .join(Deck, col(Deck.id) == Card.deck_id)
         .where(col(Card.id) == card)
@@ -205,4 +200,8 @@ def _load(session: Session, card_id: str) -> CardView | None:
             FollowupView(row.id, row.question_html, row.answer_html)
             for row in connection.execute(followups, params)
         ),
+        kind=found.kind,
+        front_html=found.front_html,
+        source_path=found.source_path,
+        source_line=found.source_line,
     )

@@ -9,15 +9,12 @@ from urllib.parse import quote
 from sqlalchemy import ColumnElement, func
 from sqlmodel import Session, col, select
 
-from app.accounts.learners import study_day
 from app.content.bank.topicindex import TopicRef, resolve, topic_index
-from app.content.notes.frontmatter import normalise_title
-from app.content.notes.parse import note_folder, note_stem
+from app.content.names import normalise_title, note_folder, note_stem
 from app.infra.models import Card, CardLink, CardState, Deck, Learner, Topic
+from app.scheduling.studyday import MATURE_DAYS, study_day
 from app.study.cardview import link_url as link_url
 from app.study.marks import held_cards
-
-MATURE_DAYS = 21
 
 
 @dataclass
@@ -232,19 +229,30 @@ def topic_cards(session: Session, slug: str) -> list[tuple[Card, Deck]]:
     return sorted(unique.values(), key=lambda pair: (pair[1].path, pair[0].position))
 
 
-def topics(session: Session) -> list[tuple[Topic, int]]:
-    """All topics by title, each with how many active cards link to it."""
+def topics(
+    session: Session, *, limit: int | None = None, offset: int = 0
+) -> list[tuple[Topic, int]]:
+    """Topics by title (`limit` from `offset`), each with how many active cards link to it."""
+    shown = list(
+        session.exec(
+            select(Topic).order_by(col(Topic.title), col(Topic.slug)).offset(offset).limit(limit)
+        )
+    )
     counts = dict(
         session.exec(
             select(CardLink.topic_slug, func.count(func.distinct(CardLink.card_id)))
             .join(Card, col(Card.id) == CardLink.card_id)
-            .where(col(Card.retired).is_(False), col(CardLink.topic_slug).is_not(None))
+            .where(
+                col(Card.retired).is_(False), col(CardLink.topic_slug).in_([t.slug for t in shown])
+            )
             .group_by(CardLink.topic_slug)
         ).all()
     )
-    return [
-        (t, counts.get(t.slug, 0)) for t in session.exec(select(Topic).order_by(col(Topic.title)))
-    ]
+    return [(t, counts.get(t.slug, 0)) for t in shown]
+
+
+def topic_count(session: Session) -> int:
+    return session.exec(select(func.count()).select_from(Topic)).one()
 
 
 # A heading's numbering and question label, which a card's question may be written without.

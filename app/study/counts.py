@@ -8,9 +8,10 @@ from typing import Any
 from sqlalchemy import BindParameter, bindparam, func, literal_column
 from sqlmodel import Session, col, select
 
-from app.accounts.learners import new_limit, study_day
+from app.accounts.learners import new_limit
 from app.infra.models import Card, CardMark, CardState, Deck, Learner, SeenCount
 from app.scheduling.cardstate import State
+from app.scheduling.studyday import study_day
 from app.study.filters import Filters, in_folder
 from app.study.marks import held_cards
 from app.study.today import done_today

@@ -9,10 +9,10 @@ from typing import Any
 from sqlalchemy import bindparam, or_, select
 from sqlmodel import Session, col
 
-from app.accounts.learners import study_day
 from app.errors import Invalid, NotFound
 from app.infra.db import Database, database_of
 from app.infra.models import Card, CardMark, Learner, table_of
+from app.scheduling.studyday import study_day
 
 
 class Flag(StrEnum):

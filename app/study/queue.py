@@ -11,11 +11,13 @@ from sqlalchemy import BindParameter, and_, bindparam, case, func, null
 from sqlalchemy.engine import Row
 from sqlmodel import Session, col, select
 
-from app.accounts.learners import personal_parameters, study_day
+from app.accounts.learners import personal_parameters
+from app.infra.generation import GENERATION
 from app.infra.models import Card, CardMark, CardState, Deck, Learner
 from app.scheduling import schedule
 from app.scheduling.cardstate import CardStateValue, Queue, State
-from app.study.cardview import GENERATION, CardView, card_view
+from app.scheduling.studyday import study_day
+from app.study.cardview import CardView, card_view
 from app.study.counts import (
     LEARN_AHEAD,
     WALK_NEW_CARDS,

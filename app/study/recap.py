@@ -6,9 +6,9 @@ from datetime import datetime
 from sqlalchemy import case, distinct, func, select
 from sqlmodel import Session, col
 
-from app.accounts.learners import study_day
 from app.infra.models import Learner, ReviewLog
 from app.scheduling.cardstate import Mode
+from app.scheduling.studyday import study_day
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,9 @@ from datetime import date, datetime, timedelta
 
 from sqlmodel import Session, col, select
 
-from app.accounts.learners import day_start, local_day
 from app.infra.models import CardState, Learner
 from app.scheduling.schedule import Spread
+from app.scheduling.studyday import day_start, local_day
 
 
 def easy_weekdays(learner: Learner) -> frozenset[int]:

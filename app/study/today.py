@@ -7,9 +7,9 @@ from typing import Any
 from sqlalchemy import bindparam, case, func, literal_column, or_
 from sqlmodel import Session, col, select
 
-from app.accounts.learners import study_day
 from app.infra.models import Card, CardMark, CardState, Deck, Learner, ReviewLog
 from app.scheduling.cardstate import Mode
+from app.scheduling.studyday import study_day
 from app.study.filters import Filters
 
 

@@ -25,7 +25,7 @@ log = logging.getLogger("qbank")
 RETRY_BUSY_SECONDS = 2
 RETRY_DATABASE_SECONDS = 10
 
-# Keys of the reasons (app/web/strings_errors.py), said in the client's language.
+# Keys of the reasons (app/strings/errors.py), said in the client's language.
 BUSY = "error.busy"
 READ_ONLY = "error.read_only"
 FULL = "error.disk_full"

@@ -8,8 +8,8 @@ from zoneinfo import ZoneInfo
 import pytest
 from playwright.sync_api import expect
 
-from app.accounts.learners import local_day
 from app.infra.models import Learner
+from app.scheduling.studyday import local_day
 from tests.browser.conftest import NewPage, ServerClock, bundled_settings, serve
 from tests.browser.test_interview_ui import set_interview
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from app.accounts.learners import local_day
 from app.infra.models import Learner
+from app.scheduling.studyday import local_day
 from tests.browser.conftest import NewPage
 
 pytestmark = pytest.mark.browser

@@ -11,7 +11,7 @@ from team_support import NOTES_DECK
 from app.content.bank.imports import KIND
 from app.infra.jobs import start_job, wait_for_all
 from app.infra.models import Card, CardState, Deck
-from app.study.catalog import MATURE_DAYS
+from app.scheduling.studyday import MATURE_DAYS
 from tests import cards
 
 pytestmark = pytest.mark.storage

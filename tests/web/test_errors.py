@@ -12,10 +12,10 @@ from starlette.requests import Request
 from app.config import Settings
 from app.errors import NotFound
 from app.main import create_app
+from app.strings.errors import REFUSAL_STRINGS
 from app.web.errors import wants_json
 from app.web.i18n import STRINGS, say
 from app.web.redirects import safe_local_path
-from app.web.strings_errors import REFUSAL_STRINGS
 
 
 def test_a_json_refusal_carries_its_code_beside_the_message(client):

@@ -15,8 +15,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy import event, text
 from sqlalchemy.exc import InternalError, OperationalError
 
+from app.strings.errors import ERROR_STRINGS
 from app.web.overload import FULL, READ_ONLY, database_problem
-from app.web.strings_errors import ERROR_STRINGS
 
 pytestmark = pytest.mark.storage
 

@@ -16,8 +16,8 @@ from app.content.bank.sync import import_content
 from app.infra import db
 from app.infra.models import ReviewLog
 from app.main import create_app
+from app.strings.errors import ERROR_STRINGS
 from app.web.overload import BUSY, READ_ONLY
-from app.web.strings_errors import ERROR_STRINGS
 
 pytestmark = pytest.mark.storage
 

@@ -5,23 +5,26 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlalchemy import func, update
+from sqlalchemy import bindparam, func, update
+from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, delete, select
 
+from app.content.bank.limits import hold_to_limits, paths_within_limit
 from app.content.bank.repair import repair_card_ids, repair_deck_slugs, repair_topic_slugs
 from app.content.bank.report import FileReport, file_reports
-from app.content.bank.searchindex import refresh_search_index
+from app.content.bank.searchindex import refresh_search_index, search_index_stale
 from app.content.bank.store import (
     CardCounts,
     chunks,
     number_cards,
     resolve_links,
-    write_deck,
+    write_decks,
     write_topic,
 )
 from app.content.bank.topicindex import TopicRef, resolve, topic_index
 from app.content.compile.build import (
     Compiled,
+    CompiledCard,
     CompiledDeck,
     CompiledTopic,
     compile_items,
@@ -35,8 +38,18 @@ from app.content.errors import ContentError, ContentErrors, ContentWarning
 from app.content.notes.parse import ParsedDeck, ParsedTopic
 from app.content.notes.source import SourceText, scan
 from app.infra.db import Database
-from app.infra.models import Card, CardLink, Deck, Followup, Learner, SourceFile, Topic, utcnow
-from app.study.cardview import bump_generation
+from app.infra.generation import bump_generation
+from app.infra.models import (
+    Card,
+    CardLink,
+    Deck,
+    Followup,
+    Learner,
+    SourceFile,
+    Topic,
+    table_of,
+    utcnow,
+)
 
 
 @dataclass
@@ -108,7 +121,7 @@ def check_content(root: Path, *, strict: bool = False) -> CheckReport:
     Without `strict`, problems that a lenient import gets around (a formula KaTeX cannot
     parse, a missing image, the same question twice) are reported as warnings.
     """
-    sources, errors = scan(root)
+    sources, errors = _scan(root, {})
     workers = worker_count(sources)
     renderer = Renderer(root)
     compiled = Compiled()
@@ -116,7 +129,8 @@ def check_content(root: Path, *, strict: bool = False) -> CheckReport:
         parsed = parse_sources(sources, pool)
         decks = [item for item, _ in parsed if isinstance(item, ParsedDeck)]
         topics = [item for item, _ in parsed if isinstance(item, ParsedTopic)]
-        repairs = repair_deck_slugs(decks, {}) + repair_topic_slugs(topics, {})
+        repairs = hold_to_limits(decks, topics)
+        repairs += repair_deck_slugs(decks, {}) + repair_topic_slugs(topics, {})
         repairs += repair_card_ids(decks, {}, {})
         items = compile_items([i for i, _ in parsed], renderer, workers=workers, pool=pool)
         for (_, parse_errors), (item, problems) in zip(parsed, items, strict=True):
@@ -152,6 +166,15 @@ def check_content(root: Path, *, strict: bool = False) -> CheckReport:
     return report
 
 
+def _scan(
+    root: Path, last: dict[str, tuple[str, str]]
+) -> tuple[list[SourceText], list[ContentError]]:
+    """The notes under `root` that can be imported, and the problems with the others."""
+    sources, errors = scan(root, last)
+    kept, too_long = paths_within_limit(sources)
+    return kept, errors + too_long
+
+
 def _topic_ref(topic: CompiledTopic) -> TopicRef:
     t = topic.topic
     return TopicRef(t.slug, t.title, tuple(t.aliases), t.path)
@@ -173,14 +196,18 @@ def import_content(
     file whose row is not yet written is simply read again by the next import. Strict and dry
     runs must be able to undo everything: they write in one transaction, rolled back on error.
     """
-    sources, scan_errors = scan(root)
+    with database.session() as session:
+        last = _last_read(session)
+    sources, scan_errors = _scan(root, last)
     if scan_errors and (strict or not sources):
         raise ContentErrors(scan_errors)
     with database.session() as session, ExitStack() as whole:
-        changed, removed = _changes(session, sources, scan_errors)
+        changed, removed = _changes(last, sources, scan_errors)
         report = ImportReport(files_read=len(changed), files_skipped=len(sources) - len(changed))
         if not changed and not removed:
-            return _unchanged(session, database, report, scan_errors, dry_run=dry_run)
+            return _unchanged(
+                session, database, report, scan_errors, sources, last, dry_run=dry_run
+            )
 
         def write_batch(decks: list[CompiledDeck]) -> set[str]:
             if strict or dry_run:  # from here to the end: one transaction
@@ -212,6 +239,7 @@ def import_content(
         with database.writing(session):
             present |= _write_decks(session, pending, report)
             _write(session, decks, done.topics, present, changed, removed, report)
+            _restamp(session, sources, last)
             if dry_run:
                 session.flush()
                 _count_bank(session, report)
@@ -227,10 +255,10 @@ def import_content(
 
 
 def _changes(
-    session: Session, sources: list[SourceText], scan_errors: list[ContentError]
+    last: dict[str, tuple[str, str]], sources: list[SourceText], scan_errors: list[ContentError]
 ) -> tuple[list[SourceText], list[str]]:
     """The notes new or changed since the last import, and the paths of those gone."""
-    known = {row.path: row.sha256 for row in session.exec(select(SourceFile))}
+    known = {path: sha256 for path, (_, sha256) in last.items()}
     on_disk = {s.path for s in sources} | {e.path for e in scan_errors if known.get(e.path)}
     changed = [s for s in sources if known.get(s.path) != s.sha256]
     return changed, sorted(set(known) - on_disk)
@@ -241,13 +269,17 @@ def _unchanged(
     database: Database,
     report: ImportReport,
     scan_errors: list[ContentError],
+    sources: list[SourceText],
+    last: dict[str, tuple[str, str]],
     *,
     dry_run: bool,
 ) -> ImportReport:
     """The report of an import that found no file changed, added or removed."""
     if not dry_run:
         with database.writing(session):
-            refresh_search_index(session)  # e.g. a bank from before search
+            if search_index_stale(session):  # e.g. a bank from before search
+                refresh_search_index(session)
+            _restamp(session, sources, last)
     _count_bank(session, report)
     report.warnings = lenient(scan_errors) + unresolved_links(session)
     return report
@@ -274,7 +306,7 @@ def _compile_all(
             continue  # render the rest only to report every error
         if isinstance(compiled, CompiledDeck):
             pending.append(compiled)
-            done.decks.append(compiled)
+            done.decks.append(_as_reported(compiled))
         elif compiled is not None:
             done.topics.append(compiled)
         # Small imports write at the end, keeping the write transaction short.
@@ -310,7 +342,8 @@ def _bank_errors(
     kept_topics = session.exec(
         select(Topic.slug, Topic.path).where(col(Topic.path).not_in(stale_paths))
     ).all()
-    errors = repair_deck_slugs(decks, dict(kept_decks))
+    errors = hold_to_limits(decks, topics)
+    errors += repair_deck_slugs(decks, dict(kept_decks))
     errors += repair_topic_slugs(topics, dict(kept_topics))
     errors += repair_card_ids(
         decks,
@@ -330,10 +363,8 @@ def _all_topic_refs(
 
 
 def _write_decks(session: Session, decks: list[CompiledDeck], report: ImportReport) -> set[str]:
-    present: set[str] = set()
     counts = CardCounts()
-    for deck in decks:
-        present |= write_deck(session, deck, counts)
+    present = write_decks(session, decks, counts)
     report.added += counts.added
     report.updated += counts.updated
     report.resumed += counts.resumed
@@ -380,25 +411,85 @@ def _write(
     session.flush()
     resolve_links(session, only_unresolved=not topics_changed)
 
-    for path in removed:
-        session.exec(delete(SourceFile).where(col(SourceFile.path) == path))
-    deck_paths = {deck.path for deck in decks}
-    for source in changed:
-        kind = "deck" if source.path in deck_paths else "topic"
-        row = session.get(SourceFile, source.path) or SourceFile(
-            path=source.path, kind=kind, sha256=""
-        )
-        row.sha256 = source.sha256
-        row.kind = kind
-        row.imported_at = utcnow()
-        session.add(row)
-    session.flush()
+    for chunk in chunks(removed):
+        session.exec(delete(SourceFile).where(col(SourceFile.path).in_(chunk)))
+    _write_sources(session, changed, {deck.path for deck in decks})
     number_cards(session)
     refresh_search_index(session)
     bump_generation(session)
     # Cards may have moved or come back in content order: every learner's search for new
     # cards starts from the beginning again (app.study keeps the cursor from there).
     session.exec(update(Learner).values(new_cursor=0))
+
+
+def _as_reported(compiled: CompiledDeck) -> CompiledDeck:
+    """What the file report keeps of a deck: not its HTML and other forms, which are written
+    with the deck and let go, so that a vault's import does not hold every card twice over."""
+    cards = [
+        CompiledCard(item.card, "", "", "", "", "", answer_text=item.answer_text)
+        for item in compiled.cards
+    ]
+    return CompiledDeck(compiled.deck, "", cards)
+
+
+def _last_read(session: Session) -> dict[str, tuple[str, str]]:
+    """Every imported file's stamp and hash, in one statement: what a re-import compares."""
+    columns = (col(SourceFile.path), col(SourceFile.stamp), col(SourceFile.sha256))
+    rows = session.connection().execute(sa_select(*columns))
+    return {path: (stamp, sha256) for path, stamp, sha256 in rows}
+
+
+def _write_sources(session: Session, changed: list[SourceText], deck_paths: set[str]) -> None:
+    """Record the files this import read: one executemany each for new and known ones."""
+    paths = [source.path for source in changed]
+    stored: set[str] = set()
+    for chunk in chunks(paths):
+        stored |= set(session.exec(select(SourceFile.path).where(col(SourceFile.path).in_(chunk))))
+    now = utcnow()
+    rows = [
+        {
+            "path": source.path,
+            "kind": "deck" if source.path in deck_paths else "topic",
+            "sha256": source.sha256,
+            "stamp": source.stamp,
+            "imported_at": now,
+        }
+        for source in changed
+    ]
+    table = table_of(SourceFile)
+    new = [row for row in rows if row["path"] not in stored]
+    if new:
+        session.connection().execute(table.insert(), new)
+    known = [{**row, "key": row["path"]} for row in rows if row["path"] in stored]
+    if known:
+        session.connection().execute(
+            table.update()
+            .where(table.c.path == bindparam("key"))
+            .values(
+                kind=bindparam("kind"),
+                sha256=bindparam("sha256"),
+                stamp=bindparam("stamp"),
+                imported_at=bindparam("imported_at"),
+            ),
+            known,
+        )
+
+
+def _restamp(session: Session, sources: list[SourceText], last: dict[str, tuple[str, str]]) -> None:
+    """Keep the new stamps of files touched but not changed, so the next import skips them."""
+    rows = [
+        {"key": s.path, "new_stamp": s.stamp}
+        for s in sources
+        if s.path in last and last[s.path][0] != s.stamp and last[s.path][1] == s.sha256
+    ]
+    if rows:
+        table = table_of(SourceFile)
+        session.connection().execute(
+            table.update()
+            .where(table.c.path == bindparam("key"))
+            .values(stamp=bindparam("new_stamp")),
+            rows,
+        )
 
 
 def unresolved_links(session: Session) -> list[ContentError]:

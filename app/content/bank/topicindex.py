@@ -3,8 +3,7 @@
 from dataclasses import dataclass
 
 from app.content.errors import ContentError
-from app.content.notes.frontmatter import normalise_title
-from app.content.notes.parse import note_stem
+from app.content.names import normalise_title, note_stem
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,8 @@ from app.content.compile.markup import PageRenderer, note_href, page_options
 from app.content.compile.rawhtml import clean
 from app.content.compile.searchtext import readable_math
 from app.content.errors import ContentError, ContentWarning
+from app.content.names import NOTE_SUFFIXES, note_stem
 from app.content.notes.markdown import MATH_TYPES, parser
-from app.content.notes.parse import NOTE_SUFFIXES, note_stem
 
 FormulaKey = tuple[str, bool]  # (TeX, display mode)
 

@@ -12,12 +12,12 @@ from dataclasses import dataclass
 
 from app.content.errors import ContentError
 from app.content.notes.markdown import parser
+from app.content.notes.outline import explicit_id
 
 _CANDIDATE = re.compile(r"^[ ]{0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+(?:追问|Q)[ \t]*[:：]", re.MULTILINE)
 _ITEM_MARKER = re.compile(r"^[ ]{0,3}(?:[-*+]|\d{1,9}[.)])(?:[ ]{1,4}|\t|$)")
 _ASKS = re.compile(r"^(?:追问|Q)[ \t]*[:：][ \t]*(.*)$")
 _ANSWERS = re.compile(r"^(?:答|A)[ \t]*[:：][ \t]*(.*)$")
-_EXPLICIT_ID = re.compile(r"[ \t]*\{#([^}\s]*)\}[ \t]*$")
 _VALID_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
@@ -87,10 +87,8 @@ def _followup(
     )
     question_lines = body[:answer_at] if answer_at is not None else body
     question = " ".join(part.strip() for part in question_lines if part.strip())
-    explicit = None
-    if match := _EXPLICIT_ID.search(question):
-        explicit = match.group(1)
-        question = question[: match.start()].strip()
+    explicit, question = explicit_id(question)
+    question = question.strip()
     where = line + start
     if not question:
         errors.append(ContentError.of("followup_no_question", path, where))

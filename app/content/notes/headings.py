@@ -125,12 +125,21 @@ def _region_cards(
 
 _QUESTION_LABELS = {"question", "вопрос", "vopros", "问题", "题目", "问", "q", "题"}
 _ANSWER_LABELS = {"answer", "ответ", "otvet", "答案", "回答", "解答", "参考答案", "答", "a"}
-_LABEL_TAG = re.compile(r"^(.*?)\s*(?:[(（]([^)）]*)[)）])?\s*[:：]?$")
 
 
 def _heading_label(text: str) -> tuple[str, str]:
-    match = _LABEL_TAG.match(unwrap(text))
-    name, tag = (match.group(1), match.group(2) or "") if match else (text, "")
+    """A heading's label and its tag: `Answer (EN):` is ("answer", "en")."""
+    # By string methods, not a regular expression: `(.*?)\s*(…)?\s*` backtracks in cubic time
+    # over a run of spaces.
+    name, tag = unwrap(text), ""
+    if "\n" in name:
+        name = text
+    else:
+        name = name.removesuffix(":").removesuffix("：").rstrip()
+        opening = max(name.rfind("("), name.rfind("（"))
+        inner = name[opening + 1 : -1]
+        if name.endswith((")", "）")) and opening >= 0 and not {")", "）"} & set(inner):
+            name, tag = name[:opening], inner
     return unicodedata.normalize("NFKC", name).casefold().strip(), tag.casefold().strip()
 
 

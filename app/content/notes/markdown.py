@@ -18,8 +18,8 @@ from markdown_it.rules_inline.backticks import backtick
 from markdown_it.token import Token
 from mdit_py_plugins.amsmath import amsmath_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
-from mdit_py_plugins.texmath import texmath_plugin
 
+from app.content.notes.brackets import bracket_math_plugin, find_forward
 from app.content.notes.cjk import cjk_emphasis_plugin
 from app.content.notes.mark import mark_plugin
 
@@ -40,8 +40,10 @@ def _wikilink_rule(state: StateInline, silent: bool) -> bool:
     if not (embed or src.startswith("[[", pos)):
         return False
     start = pos + (3 if embed else 2)
-    end = src.find("]]", start)
-    if end < 0 or "\n" in src[start:end] or end == start:
+    # Found forward once, not searched for from every `[[` (quadratic in a run of them).
+    end = find_forward(state, "]]", start)
+    newline = find_forward(state, "\n", start)
+    if end < 0 or 0 <= newline < end or end == start:
         return False
     if not silent:
         token = state.push("wikilink", "", 0)
@@ -102,12 +104,7 @@ def parser() -> MarkdownIt:
     md.disable("text_join")
     md.use(dollarmath_plugin, allow_space=True, allow_digits=False, double_inline=True)
     # \(…\), \[…\] and a bare \begin{equation}…\end{equation} are math too.
-    md.use(texmath_plugin, delimiters="brackets")
-    # texmath's `\[…\]` blocks come without a line map, which errors inside them need.
-    for rule in md.block.ruler.__rules__:
-        if rule.fn.__module__ == texmath_plugin.__module__:
-            rule.fn = _mapped(rule.fn)
-    md.block.ruler.__cache__ = None
+    md.use(bracket_math_plugin)
     md.use(amsmath_plugin)
     md.use(cjk_emphasis_plugin)
     md.use(mark_plugin)

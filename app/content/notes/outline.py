@@ -16,8 +16,34 @@ from markdown_it.token import Token
 
 from app.content.notes.markdown import MATH_TYPES, parser
 
-_EXPLICIT_ID = re.compile(r"[ \t]*\{#([^}\s]*)\}[ \t]*$")
-_TRAILING_HASHES = re.compile(r"[ \t]+#+[ \t]*$")
+
+def explicit_id(text: str) -> tuple[str | None, str]:
+    """The `{#id}` that ends `text`, if any, and the text before it.
+
+    String methods, not `[ \\t]*\\{#([^}\\s]*)\\}[ \\t]*$`: searched for, that pattern takes
+    quadratic time over a run of spaces, or of `{#`.
+    """
+    core = text.rstrip(" \t")
+    if not core.endswith("}"):
+        return None, text
+    # The id runs back from the closing brace to a brace or a space; its `{#` is the first
+    # one in that run.
+    start = len(core) - 1
+    while start and core[start - 1] != "}" and not core[start - 1].isspace():
+        start -= 1
+    opening = core.find("{#", start, len(core) - 1)
+    if opening < 0:
+        return None, text
+    return core[opening + 2 : -1], core[:opening].rstrip(" \t")
+
+
+def _without_closing_hashes(text: str) -> str:
+    """`text` without a closing run of `#` after a space (`## Title ##`)."""
+    core = text.rstrip(" \t")
+    bare = core.rstrip("#")
+    if len(bare) < len(core) and bare.endswith((" ", "\t")):
+        return bare.rstrip(" \t")
+    return text
 
 
 # An HTML heading alone on its line; `[^<>]` keeps each part linear in the line's length.
@@ -143,10 +169,8 @@ def build_outline(lines: list[str]) -> Outline:
 
 def _heading(index: int, token: Token, inline: Token, end: int) -> Heading:
     text = _ANCHOR.sub("", inline.content).strip()
-    text = _TRAILING_HASHES.sub("", text)
-    explicit = None
-    if match := _EXPLICIT_ID.search(text):
-        explicit, text = match.group(1), text[: match.start()].strip()
+    explicit, rest = explicit_id(_without_closing_hashes(text))
+    text = rest.strip() if explicit is not None else _without_closing_hashes(text)
     assert token.map is not None
     return Heading(index, token.map[0], end, int(token.tag[1]), text, explicit)
 

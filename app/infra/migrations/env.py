@@ -4,7 +4,7 @@ from alembic import context
 from sqlmodel import SQLModel
 
 from app.infra import models  # noqa: F401  (registers the tables)
-from app.search.searchdb import include_name
+from app.infra.searchdb import include_name
 
 config = context.config
 connection = config.attributes["connection"]

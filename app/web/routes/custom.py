@@ -9,7 +9,8 @@ from fastapi.responses import RedirectResponse
 from pydantic import BaseModel, Field
 from starlette.responses import Response
 
-from app.accounts.learners import MAX_EXTRA_NEW, add_new_today, learner_zone, new_limit
+from app.accounts.learners import MAX_EXTRA_NEW, add_new_today, new_limit
+from app.scheduling.studyday import learner_zone
 from app.study import counts, next_due
 from app.study.browse import failed_today
 from app.study.recap import today_recap

@@ -8,7 +8,6 @@ from fastapi.responses import RedirectResponse
 from sqlmodel import Session
 from starlette.responses import Response
 
-from app.accounts.learners import learner_zone
 from app.config import Settings
 from app.infra.models import Learner, MockSession
 from app.interview.interviews import interviews
@@ -30,6 +29,7 @@ from app.interview.mock import (
 )
 from app.interview.pins import set_pins
 from app.interview.report import history, recordings_of, report
+from app.scheduling.studyday import learner_zone
 from app.study import Filters
 from app.web.deps import (
     FiltersDep,

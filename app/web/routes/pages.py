@@ -10,7 +10,7 @@ from app.errors import NotFound
 from app.interview.today import ahead
 from app.search.query import BadQuery, deck_choices, printable
 from app.search.query import search as run_search
-from app.study import card_state, catalog, counts
+from app.study import card_state, catalog, counts, folders
 from app.study.cardview import card_view
 from app.study.marks import get_mark
 from app.web.deps import FiltersDep, LearnerDep, NowDep, SessionDep
@@ -23,17 +23,40 @@ router = APIRouter(include_in_schema=False)
 public = APIRouter(include_in_schema=False)
 
 
+PageDep = Annotated[int, Query(ge=1, le=1_000_000)]
+
+
 @router.get("/")
 def home(
-    request: Request, session: SessionDep, learner: LearnerDep, now: NowDep, filters: FiltersDep
+    request: Request,
+    session: SessionDep,
+    learner: LearnerDep,
+    now: NowDep,
+    filters: FiltersDep,
+    page: PageDep = 1,
 ) -> Response:
-    decks = catalog.deck_summaries(session, learner=learner, now=now)
+    listing = folders.folder_page(session, learner=learner, now=now, folder="", page=page)
     today = counts(session, learner=learner, now=now, filters=filters)
-    tags = catalog.tag_summaries(decks)
+    tags = folders.tag_counts(session)
     interviews = ahead(session, learner=learner, now=now)
-    context = {"decks": decks, "today": today, "tags": tags, "ahead": interviews}
-    context["tree"] = catalog.folder_tree(decks)
+    context = {"listing": listing, "today": today, "tags": tags, "ahead": interviews}
     return render(request, "home.html", context | {"zone_offer": not learner.timezone_chosen})
+
+
+@router.get("/folders/{folder:path}")
+def folder(
+    request: Request,
+    folder: str,
+    session: SessionDep,
+    learner: LearnerDep,
+    now: NowDep,
+    page: PageDep = 1,
+) -> Response:
+    """A folder of notes a page at a time: its sub-folders with their counts, then its decks."""
+    listing = folders.folder_page(session, learner=learner, now=now, folder=folder, page=page)
+    if not listing.found:
+        raise NotFound("folder_not_found", folder=folder)
+    return render(request, "folder.html", {"listing": listing})
 
 
 @router.get("/decks/{slug}")
@@ -65,9 +88,15 @@ def card(
     return render(request, "card.html", context)
 
 
+TOPICS_PER_PAGE = 100
+
+
 @router.get("/topics")
-def topic_index(request: Request, session: SessionDep) -> Response:
-    return render(request, "topics.html", {"topics": catalog.topics(session)})
+def topic_index(request: Request, session: SessionDep, page: PageDep = 1) -> Response:
+    pages = max(-(-catalog.topic_count(session) // TOPICS_PER_PAGE), 1)
+    page = min(page, pages)
+    shown = catalog.topics(session, limit=TOPICS_PER_PAGE, offset=(page - 1) * TOPICS_PER_PAGE)
+    return render(request, "topics.html", {"topics": shown, "page": page, "pages": pages})
 
 
 @router.get("/topics/go/{title:path}")
@@ -88,6 +117,9 @@ def topic(request: Request, slug: str, session: SessionDep) -> Response:
     return render(request, "topic.html", {"topic": found, "cards": cards})
 
 
+SEARCH_PAGE = 50
+
+
 @router.get("/search")
 def search(
     request: Request,
@@ -95,15 +127,25 @@ def search(
     q: Annotated[str, Query(max_length=200)] = "",
     kind: Annotated[Literal["", "card", "topic"], Query()] = "",
     deck: Annotated[str, Query(max_length=200)] = "",
+    page: PageDep = 1,
 ) -> Response:
     try:
-        result = run_search(session, q, kind=kind or None, deck=deck or None)
+        result = run_search(
+            session,
+            q,
+            kind=kind or None,
+            deck=deck or None,
+            limit=SEARCH_PAGE,
+            offset=(page - 1) * SEARCH_PAGE,
+        )
     except BadQuery as exc:
         context: dict[str, object] = {"q": printable(q), "kind": kind, "deck": printable(deck)}
-        context |= {"error": say(exc, language(request)), "decks": deck_choices(session)}
+        context |= {"error": say(exc, language(request)), "decks": deck_choices(session, [])}
         return render(request, "search.html", context, status_code=exc.status)
     found: dict[str, object] = {"q": q, "kind": kind, "deck": deck, "result": result}
-    context = {**found, "hits": result.hits, "decks": deck_choices(session)}
+    pages = max(-(-result.total // SEARCH_PAGE), 1)
+    context = {**found, "hits": result.hits, "page": page, "pages": pages}
+    context["decks"] = deck_choices(session, result.hits, deck)
     return render(request, "search.html", context)
 
 

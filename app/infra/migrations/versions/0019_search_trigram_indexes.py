@@ -17,12 +17,12 @@ depends_on: str | Sequence[str] | None = None
 
 def upgrade() -> None:
     # The same statements as a new database gets with its tables; filled from the entries.
-    from app.search.searchdb import create_indexes
+    from app.infra.searchdb import create_indexes
 
     create_indexes(op.get_bind())
 
 
 def downgrade() -> None:
-    from app.search.searchdb import drop_indexes
+    from app.infra.searchdb import drop_indexes
 
     drop_indexes(op.get_bind())
