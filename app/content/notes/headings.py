@@ -342,6 +342,21 @@ def _is_contents(heading: Heading, outline: Outline) -> bool:
     return is_contents(outline, outline.blocks_between(heading.end, stop))
 
 
+def _numbering_runs_on(heading: Heading, outline: Outline) -> bool:
+    """ "1.进程和线程的区别" as `<h1>`, "2.什么是写时复制？" as `<h3>` under it: numbered questions
+    written at mixed levels (HTML exports) are one run, each answered by its own text."""
+    if not heading.children or generic_question(question_text(heading.text)[0]):
+        return False
+    first = heading.children[0]
+    number = numbering(heading.text)
+    return (
+        number is not None
+        and numbering(first.text) == number + 1
+        and not DOTTED.match(unwrap(first.text))
+        and _has_text(outline, heading.end, first.line)
+    )
+
+
 def _own_kind(heading: Heading, facts: _Facts, outline: Outline, title: Heading | None) -> Kind:
     i = heading.index
     if _is_contents(heading, outline):
@@ -349,6 +364,8 @@ def _own_kind(heading: Heading, facts: _Facts, outline: Outline, title: Heading 
     if facts.asked[i]:
         has_text = _has_text(outline, heading.end, _first_child_question(heading, facts.asked))
         return Kind.CARD if has_text or not facts.holds_question[i] else Kind.SECTION
+    if facts.numbered[i] and _numbering_runs_on(heading, outline):
+        return Kind.CARD
     holds_numbered = facts.holds_numbered[i] and not asks(question_text(heading.text)[0])
     if facts.holds_question[i] or holds_numbered or heading is title:
         return Kind.SECTION
