@@ -1,5 +1,6 @@
 """Check content, and import it into the database: validate everything, then write in batches."""
 
+from collections.abc import Callable, Iterable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -176,18 +177,10 @@ def import_content(
     if scan_errors and (strict or not sources):
         raise ContentErrors(scan_errors)
     with database.session() as session, ExitStack() as whole:
-        known = {row.path: row.sha256 for row in session.exec(select(SourceFile))}
-        on_disk = {s.path for s in sources} | {e.path for e in scan_errors if known.get(e.path)}
-        changed = [s for s in sources if known.get(s.path) != s.sha256]
-        removed = sorted(set(known) - on_disk)
+        changed, removed = _changes(session, sources, scan_errors)
         report = ImportReport(files_read=len(changed), files_skipped=len(sources) - len(changed))
         if not changed and not removed:
-            if not dry_run:
-                with database.writing(session):
-                    refresh_search_index(session)  # e.g. a bank from before search
-            _count_bank(session, report)
-            report.warnings = lenient(scan_errors) + unresolved_links(session)
-            return report
+            return _unchanged(session, database, report, scan_errors, dry_run=dry_run)
 
         def write_batch(decks: list[CompiledDeck]) -> set[str]:
             if strict or dry_run:  # from here to the end: one transaction
@@ -206,25 +199,10 @@ def import_content(
 
             renderer = Renderer(root)
             items = compile_items([i for i, _ in parsed], renderer, workers=workers, pool=pool)
-            errors: list[ContentError] = []
-            pending: list[CompiledDeck] = []
             done = Compiled()
-            present: set[str] = set()
-            for (_, parse_errors), (compiled, problems) in zip(parsed, items, strict=True):
-                render_errors, warnings = split_warnings(problems)
-                errors += parse_errors + render_errors
-                done.warnings += warnings
-                if strict and (errors or bank_errors):
-                    continue  # render the rest only to report every error
-                if isinstance(compiled, CompiledDeck):
-                    pending.append(compiled)
-                    done.decks.append(compiled)
-                elif compiled is not None:
-                    done.topics.append(compiled)
-                # Small imports write at the end, keeping the write transaction short.
-                if sum(len(deck.cards) for deck in pending) >= _WRITE_BATCH_CARDS:
-                    present |= write_batch(pending)
-                    pending = []
+            errors, pending, present = _collect(
+                zip(parsed, items, strict=True), done, write_batch, strict, bool(bank_errors)
+            )
         report.formulas_rendered = renderer.formulas_rendered
         errors += bank_errors
         if strict and errors:
@@ -245,6 +223,74 @@ def import_content(
         )
         report.files = file_reports(changed, done, report.warnings)
     return report
+
+
+def _changes(
+    session: Session, sources: list[SourceText], scan_errors: list[ContentError]
+) -> tuple[list[SourceText], list[str]]:
+    """The notes new or edited since the last import, and the paths of those gone since.
+
+    A note that could not be read this time is not gone: its cards stay as they were.
+    """
+    known = {row.path: row.sha256 for row in session.exec(select(SourceFile))}
+    on_disk = {s.path for s in sources} | {e.path for e in scan_errors if known.get(e.path)}
+    changed = [s for s in sources if known.get(s.path) != s.sha256]
+    return changed, sorted(set(known) - on_disk)
+
+
+def _unchanged(
+    session: Session,
+    database: Database,
+    report: ImportReport,
+    scan_errors: list[ContentError],
+    *,
+    dry_run: bool,
+) -> ImportReport:
+    """The report of an import that found no note changed, added or removed."""
+    if not dry_run:
+        with database.writing(session):
+            refresh_search_index(session)  # e.g. a bank from before search
+    _count_bank(session, report)
+    report.warnings = lenient(scan_errors) + unresolved_links(session)
+    return report
+
+
+def _collect(
+    results: Iterable[
+        tuple[
+            tuple[object, list[ContentError]],
+            tuple[CompiledDeck | CompiledTopic | None, list[ContentError]],
+        ]
+    ],
+    done: Compiled,
+    write_batch: Callable[[list[CompiledDeck]], set[str]],
+    strict: bool,
+    bank_errors: bool,
+) -> tuple[list[ContentError], list[CompiledDeck], set[str]]:
+    """Gather each note's compiled form into `done`, writing decks in batches as they finish.
+
+    Returns the errors, the decks not yet written and the ids `write_batch` wrote. A strict
+    import that has met an error only renders the rest, to report every error.
+    """
+    errors: list[ContentError] = []
+    pending: list[CompiledDeck] = []
+    present: set[str] = set()
+    for (_, parse_errors), (compiled, problems) in results:
+        render_errors, warnings = split_warnings(problems)
+        errors += parse_errors + render_errors
+        done.warnings += warnings
+        if strict and (errors or bank_errors):
+            continue
+        if isinstance(compiled, CompiledDeck):
+            pending.append(compiled)
+            done.decks.append(compiled)
+        elif compiled is not None:
+            done.topics.append(compiled)
+        # Small imports write at the end, keeping the write transaction short.
+        if sum(len(deck.cards) for deck in pending) >= _WRITE_BATCH_CARDS:
+            present |= write_batch(pending)
+            pending = []
+    return errors, pending, present
 
 
 # Rendered decks are buffered until they hold this many cards, then written.
