@@ -11,6 +11,7 @@ import click
 
 from app.config import get_settings
 from app.content.errors import ContentError, ContentErrors
+from app.infra.terminal import printable
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -24,14 +25,19 @@ if TYPE_CHECKING:
     from app.infra.models import Learner
 
 
+def _echo(text: str, *, err: bool = False, lines: bool = False) -> None:
+    """Print `text` with its control characters escaped (file names and notes are anyone's)."""
+    click.echo(printable(text, lines=lines), err=err)
+
+
 def _fail(message: str) -> None:
-    click.echo(f"error: {message}", err=True)
+    _echo(f"error: {message}", err=True)
     sys.exit(1)
 
 
 def _print_problems(problems: list[ContentError], kind: str) -> None:
     for problem in problems:
-        click.echo(f"{problem} [{kind}]" if kind == "warning" else str(problem), err=True)
+        _echo(f"{problem} [{kind}]" if kind == "warning" else str(problem), err=True)
 
 
 @click.group()
@@ -57,12 +63,13 @@ def check_command(directory: Path | None, strict: bool, as_json: bool) -> None:
             "errors": len(report.errors),
             "warnings": len(report.warnings),
         }
-        click.echo(json.dumps(report_json(report.files, summary), ensure_ascii=False, indent=1))
+        found = json.dumps(report_json(report.files, summary), ensure_ascii=False, indent=1)
+        _echo(found, lines=True)
     else:
         _print_files(report.files)
         _print_problems(report.errors, "error")
         _print_problems(report.warnings, "warning")
-        click.echo(
+        _echo(
             f"{report.decks} decks, {report.cards} cards, {report.topics} topics, "
             f"{report.formulas} formulas: {len(report.errors)} errors, "
             f"{len(report.warnings)} warnings"
@@ -77,13 +84,13 @@ def _print_files(files: "list[FileReport]") -> None:
         if report.kind == "skipped":
             continue
         if report.kind == "topic":
-            click.echo(f"{report.path}: reading page '{report.title}'")
+            _echo(f"{report.path}: reading page '{report.title}'")
             continue
-        click.echo(f"{report.path}: deck '{report.title}', {len(report.cards)} cards")
+        _echo(f"{report.path}: deck '{report.title}', {len(report.cards)} cards")
         for card in report.cards:
-            click.echo(f"  {card.line}: card [{card.recogniser}] {card.question}")
+            _echo(f"  {card.line}: card [{card.recogniser}] {card.question}")
         for heading in report.headings_not_taken:
-            click.echo(f"  {heading.line}: not a card ({heading.reason}): {heading.text}")
+            _echo(f"  {heading.line}: not a card ({heading.reason}): {heading.text}")
 
 
 @main.command("import")
@@ -112,7 +119,7 @@ def import_command(directory: Path | None, strict: bool, dry_run: bool) -> None:
     if dry_run:
         _print_files(report.files)
     _print_problems(report.warnings, "warning")
-    click.echo(
+    _echo(
         ("dry run, nothing kept: " if dry_run else "")
         + f"{report.decks} decks, {report.topics} topics; cards: {report.added} added, "
         f"{report.updated} updated, {report.unchanged} unchanged, {report.retired} retired, "
@@ -248,7 +255,7 @@ def export_anki_command(
             content_dir=_settings().content_dir,
             marks=marks,
         )
-    click.echo(f"{report.decks} decks, {report.notes} notes, {report.formulas} formulas: {out}")
+    _echo(f"{report.decks} decks, {report.notes} notes, {report.formulas} formulas: {out}")
 
 
 def _open_learner(session: "Session", name: str | None, *, create: bool) -> "Learner":
@@ -274,7 +281,7 @@ def export_backup_command(learner_name: str | None, out: Path) -> None:
         learner = _open_learner(session, learner_name, create=False)
         data = export_learner(session=session, learner=learner)
         out.write_text(dump_backup(data), encoding="utf-8")
-        click.echo(
+        _echo(
             f"learner '{learner.name}': {len(data['states'])} schedules, "
             f"{len(data['reviews'])} reviews: {out}"
         )
@@ -291,7 +298,7 @@ def export_log_command(learner_name: str | None, out: Path) -> None:
         learner = _open_learner(session, learner_name, create=False)
         # With a byte-order mark, spreadsheet programs read the Chinese text as UTF-8.
         out.write_text(log_csv(session=session, learner=learner), encoding="utf-8-sig", newline="")
-        click.echo(f"learner '{learner.name}': review log written to {out}")
+        _echo(f"learner '{learner.name}': review log written to {out}")
 
 
 @main.command("restore")
@@ -305,7 +312,7 @@ def restore_command(learner_name: str | None, source: Path) -> None:
         raw = source.read_bytes()
         learner = _open_learner(session, learner_name, create=True)
         report = restore_learner(session=session, learner=learner, data=raw)
-        click.echo(
+        _echo(
             f"learner '{learner.name}': {report.reviews_added} reviews added "
             f"({report.reviews_present} already present), {report.states_added} schedules "
             f"added, {report.states_updated} updated, {report.states_kept} unchanged; "
@@ -314,7 +321,7 @@ def restore_command(learner_name: str | None, source: Path) -> None:
             f"settings {'updated' if report.settings_changed else 'unchanged'}"
         )
         if report.parameters_refused is not None:
-            click.echo(
+            _echo(
                 f"FSRS parameters not restored ({report.parameters_refused}); "
                 "the ones in use were kept"
             )
@@ -335,14 +342,14 @@ def optimize_command(learner_name: str | None, reset: bool) -> None:
         learner = _open_learner(session, learner_name, create=False)
         if reset:
             reset_parameters(session=session, learner=learner)
-            click.echo(f"learner '{learner.name}': back to the FSRS default parameters")
+            _echo(f"learner '{learner.name}': back to the FSRS default parameters")
             return
         assert learner.id is not None
         database = database_of(session)
         job = run_optimize(database, learner_id=learner.id, now=datetime.now(UTC))
         if job.status == FAILED:
             _fail(job.message)
-        click.echo(f"learner '{learner.name}': {job.message}")
+        _echo(f"learner '{learner.name}': {job.message}")
 
 
 def _settings() -> "Settings":
@@ -377,7 +384,7 @@ def db_upgrade_command() -> None:
     from app.infra.migrate import current_revision
 
     with _database() as database:
-        click.echo(f"database schema at revision {current_revision(database.engine)}")
+        _echo(f"database schema at revision {current_revision(database.engine)}")
 
 
 @main.group("user")
@@ -393,7 +400,7 @@ def _password(password_stdin: bool) -> str:
 
 def _user_call(action: "Callable[[Session], str]") -> None:
     with _bank() as session:
-        click.echo(action(session))
+        _echo(action(session))
 
 
 @user_group.command("add")
@@ -421,13 +428,19 @@ def user_list_command() -> None:
     def listing(session: "Session") -> str:
         rows = [
             "\t".join(
-                (u.name, "admin" if u.is_admin else "member", "disabled" if u.disabled else "")
+                (
+                    printable(u.name),
+                    "admin" if u.is_admin else "member",
+                    "disabled" if u.disabled else "",
+                )
             )
             for u in members.list_users(session)
         ]
         return "\n".join(rows) or "no users"
 
-    _user_call(listing)
+    # One line a user, each name escaped on its own: the tabs and line feeds are the table's.
+    with _bank() as session:
+        click.echo(listing(session))
 
 
 @user_group.command("disable")

@@ -4,6 +4,10 @@
     python bench/notes_recall.py --corpus /work/corpus   # DIR/<name>/ + DIR/labels/<name>.json
     python bench/notes_recall.py --corpus /work/corpus --only wdndev__llm_interview_note --misses
     python bench/notes_recall.py FOLDER LABELS.json --report saved.json   # score a saved report
+    python bench/notes_recall.py --corpus /work/corpus --markdown   # + the table for the docs
+
+The public part of the corpus is rebuilt by bench/corpus_fetch.py (repositories at pinned
+commits, outside the repository); its labels are kept beside it, never committed.
 
 LABELS.json is {"files": {"rel/path.md": {"questions": [{"line": N, "text": "…"}], "sections":
 ["heading text", …], "note": "…"}}}; a question may carry "answered": false (its notes give no
@@ -14,18 +18,18 @@ A labelled question is found when a card of the same file starts within two line
 the same question once numbering, markup, punctuation, whitespace and case are stripped; each card
 answers for one question at most. Printed per folder and in total: recall over all labelled
 questions, over those the notes answer and over those that ask; the share of cards that are a
-labelled question (precision); section or answer sub-headings taken as cards; cards with an empty
-answer, with how many of those the notes leave unanswered in brackets; warnings; and the worst
-files. A failing command or a report that is not JSON is reported as such and scores nothing; the
-run goes on.
+labelled question (precision); section or answer sub-headings taken as cards, out of those
+labelled; cards with an empty answer, with how many of those the notes leave unanswered in
+brackets; warnings; where the run stands against issue 33's bar (answered recall >= 95% overall
+and >= 90% in each folder, <= 2% of non-question headings as cards, no empty answer); and the
+worst files. A failing command or a report that is not JSON is reported as such and scores
+nothing; the run goes on.
 """
 
 import argparse
 import json
-import re
 import subprocess
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,59 +37,12 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-LINE_SLACK = 2
-# Leading numbering and question markers:
-# "1.", "1)", "1.1", "3.12.2", "1-1", "一、", "（1）", "Q1:", "问：", "QA：".
-_PREFIX = re.compile(
-    r"^\s*(?:#+\s*)?(?:[-*+]\s+)?"
-    r"(?:\(?\d+(?:[.\-、]\d+)*[.)、:：]?\s*|[一二三四五六七八九十百]+[、.．]\s*|[（(]\d+[)）]\s*)?"
-    r"(?:(?:Q\d*|QA|问题?\d*|Question)\s*[:：.]\s*)?",
-    re.IGNORECASE,
+from bench._recall_scores import (  # noqa: E402 - the repository root is on the path first
+    Figures,
+    FolderScore,
+    bar_verdict,
+    score_folder,
 )
-_MARKUP = re.compile(r"<[^>]+>|&#x20;|&nbsp;|&emsp;|[*_`~]")
-
-
-def normalise(text: str) -> str:
-    """Reduce a question to the characters that identify it."""
-    plain = _MARKUP.sub("", text or "")
-    plain = _PREFIX.sub("", plain, count=1)
-    return re.sub(r"[\W_]+", "", plain).casefold()
-
-
-@dataclass
-class FileScore:
-    path: str
-    labelled: int = 0
-    answered: int = 0
-    asking: int = 0
-    found: int = 0
-    found_answered: int = 0
-    found_asking: int = 0
-    cards: int = 0
-    matched_cards: int = 0
-    headings_as_cards: list[str] = field(default_factory=list)
-    empty_answers: int = 0
-    empty_expected: int = 0
-    warnings: int = 0
-    missed: list[str] = field(default_factory=list)
-    extra: list[str] = field(default_factory=list)
-
-    @property
-    def badness(self) -> int:
-        return (self.labelled - self.found) + (self.cards - self.matched_cards)
-
-
-@dataclass
-class FolderScore:
-    name: str
-    files: list[FileScore] = field(default_factory=list)
-    error: str = ""
-    unlabelled_cards: int = 0
-
-    def total(self, attr: str) -> int:
-        return sum(
-            len(v) if isinstance(v, list) else v for v in (getattr(f, attr) for f in self.files)
-        )
 
 
 def run_check(folder: Path, *, subprocess_mode: bool) -> tuple[dict[str, Any] | None, str]:
@@ -127,94 +84,15 @@ def parse_report(out: str, err: str, status: int) -> tuple[dict[str, Any] | None
     return None, f"no JSON report (exit status {status}): {tail[0][:160]}"
 
 
-def score_file(path: str, label: dict[str, Any], entry: dict[str, Any] | None) -> FileScore:
-    """Match one file's labelled questions to its cards."""
-    questions = label.get("questions") or []
-    score = FileScore(path=path, labelled=len(questions))
-    score.answered = sum(1 for q in questions if q.get("answered", True))
-    score.asking = sum(1 for q in questions if not q.get("prompt"))
-    cards = list((entry or {}).get("cards") or [])
-    score.cards = len(cards)
-    score.warnings = len((entry or {}).get("warnings") or [])
-    unmatched = dict(enumerate(cards))
-    found: set[int] = set()
-    # Same text near the same line first, then the nearest line, then the same text anywhere,
-    # so a card a line or two off, or one whose line is wrong, still counts once.
-    keys = [normalise(str(q.get("text", ""))) for q in questions]
-    card_keys = {ci: normalise(str(card.get("question", ""))) for ci, card in unmatched.items()}
-    pairs = []
-    for qi, q in enumerate(questions):
-        for ci, card in unmatched.items():
-            line = card.get("line")
-            if isinstance(line, int) and abs(line - int(q.get("line", -99))) <= LINE_SLACK:
-                same = bool(keys[qi]) and keys[qi] == card_keys[ci]
-                pairs.append((not same, abs(line - int(q["line"])), qi, ci))
-    for _, _, qi, ci in sorted(pairs):
-        if qi not in found and ci in unmatched:
-            found.add(qi)
-            del unmatched[ci]
-    for qi in range(len(questions)):
-        if qi in found or not keys[qi]:
-            continue
-        ci = next((c for c in unmatched if card_keys[c] == keys[qi]), None)
-        if ci is not None:
-            found.add(qi)
-            del unmatched[ci]
-    score.found = len(found)
-    score.found_answered = sum(1 for qi in found if questions[qi].get("answered", True))
-    score.found_asking = sum(1 for qi in found if not questions[qi].get("prompt"))
-    score.matched_cards = score.cards - len(unmatched)
-    score.missed = [
-        questions[qi].get("text", "") for qi in range(len(questions)) if qi not in found
-    ]
-    headings = {
-        normalise(t) for t in (label.get("sections") or []) + (label.get("inside_answer") or [])
-    }
-    headings.discard("")
-    for card in unmatched.values():
-        text = str(card.get("question", ""))
-        (score.headings_as_cards if normalise(text) in headings else score.extra).append(text)
-    expected_empty = {qi for qi, q in enumerate(questions) if q.get("answered", True) is False}
-    for card in cards:
-        if not str(card.get("answer", "")).strip():
-            score.empty_answers += 1
-            line = card.get("line")
-            if any(
-                isinstance(line, int)
-                and abs(line - int(questions[qi].get("line", -99))) <= LINE_SLACK
-                for qi in expected_empty
-            ):
-                score.empty_expected += 1
-    return score
-
-
-def score_folder(
-    name: str, labels: dict[str, Any], report: dict[str, Any] | None, error: str
-) -> FolderScore:
-    """Score every labelled file of a folder against its report."""
-    entries = {}
-    for entry in (report or {}).get("files") or []:
-        if isinstance(entry, dict) and entry.get("path"):
-            entries[Path(str(entry["path"])).as_posix().removeprefix("./")] = entry
-    label_files = labels.get("files") or {}
-    folder = FolderScore(name=name, error=error)
-    for path, label in sorted(label_files.items()):
-        folder.files.append(score_file(path, label, entries.get(path)))
-    folder.unlabelled_cards = sum(
-        len(e.get("cards") or []) for p, e in entries.items() if p not in label_files
-    )
-    return folder
-
-
 def _pct(num: int, den: int) -> str:
     return f"{100 * num / den:5.1f}%" if den else "    -"
 
 
 def print_scores(folders: list[FolderScore], *, worst: int, misses: bool) -> None:
-    """Print one row per folder, the total, and the worst files."""
+    """Print one row per folder, the total, how they stand against the bar, and the worst files."""
     head = (
         f"{'folder':40} {'labelled':>8} {'found':>6} {'recall':>7} {'answered':>8} {'asking':>7} "
-        f"{'cards':>6} {'precision':>9} {'sections':>8} {'empty':>9} {'warnings':>8}"
+        f"{'cards':>6} {'precision':>9} {'headings':>13} {'empty':>9} {'warnings':>8}"
     )
     print(head)
     print("-" * len(head))
@@ -222,13 +100,22 @@ def print_scores(folders: list[FolderScore], *, worst: int, misses: bool) -> Non
     for folder in folders:
         totals.files.extend(folder.files)
         totals.unlabelled_cards += folder.unlabelled_cards
-        _print_row(folder)
+        _print_row(Figures.of(folder))
         if folder.error:
             print(f"    ! {folder.error}")
     print("-" * len(head))
-    _print_row(totals)
+    _print_row(Figures.of(totals))
+    print("    headings: non-question headings (sections, answer sub-headings) taken as cards")
     if totals.unlabelled_cards:
         print(f"    cards in files without labels: {totals.unlabelled_cards}")
+    print()
+    for line in bar_verdict([Figures.of(f) for f in folders], Figures.of(totals)):
+        print(line)
+    swollen, labelled = totals.total("swollen"), totals.total("labelled_answers")
+    if swollen:
+        print(f"     cards whose question runs on past a rule or heading: {swollen}")
+    if labelled:
+        print(f"     answers that open with a label such as 'View Answer': {labelled}")
     ranked = sorted((f for f in totals.files if f.badness), key=lambda f: -f.badness)[:worst]
     if ranked:
         print(f"\nworst files (missed questions + cards that are no question), top {len(ranked)}:")
@@ -245,18 +132,46 @@ def print_scores(folders: list[FolderScore], *, worst: int, misses: bool) -> Non
                 print(f"      extra:  {text[:100]}")
 
 
-def _print_row(folder: FolderScore) -> None:
-    labelled, found = folder.total("labelled"), folder.total("found")
-    answered, found_answered = folder.total("answered"), folder.total("found_answered")
-    asking, found_asking = folder.total("asking"), folder.total("found_asking")
-    cards, matched = folder.total("cards"), folder.total("matched_cards")
-    empty = f"{folder.total('empty_answers')}({folder.total('empty_expected')})"
+def _print_row(row: Figures) -> None:
+    empty = f"{row.empty}({row.empty_expected})"
+    share = _pct(row.headings_as_cards, row.non_questions)
+    headings = f"{row.headings_as_cards}/{row.non_questions} {share}"
     print(
-        f"{folder.name[:40]:40} {labelled:8d} {found:6d} {_pct(found, labelled):>7} "
-        f"{_pct(found_answered, answered):>8} {_pct(found_asking, asking):>7} "
-        f"{cards:6d} {_pct(matched, cards):>9} "
-        f"{folder.total('headings_as_cards'):8d} {empty:>9} {folder.total('warnings'):8d}"
+        f"{row.name[:40]:40} {row.labelled:8d} {row.found:6d} {_pct(row.found, row.labelled):>7} "
+        f"{_pct(row.found_answered, row.answered):>8} {_pct(row.found_asking, row.asking):>7} "
+        f"{row.cards:6d} {_pct(row.matched, row.cards):>9} "
+        f"{headings:>13} {empty:>9} {row.warnings:8d}"
     )
+
+
+def print_markdown(folders: list[FolderScore], kinds: dict[str, str]) -> None:
+    """The per-folder table for docs/benchmarks.md."""
+    print(
+        "| folder | kind | notes | answered questions | recall (answered) | precision "
+        "| non-question headings as cards | empty answers |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    totals = FolderScore(name="**total**")
+    for folder in folders:
+        totals.files.extend(folder.files)
+    for folder, kind in [(f, kinds.get(f.name, "")) for f in folders] + [(totals, "")]:
+        row = Figures.of(folder)
+        print(
+            f"| {row.name} | {kind} | {row.notes} | {row.answered} "
+            f"| {_pct(row.found_answered, row.answered).strip()} "
+            f"| {_pct(row.matched, row.cards).strip()} "
+            f"| {row.headings_as_cards}/{row.non_questions} "
+            f"| {row.empty} |"
+        )
+
+
+def _kinds() -> dict[str, str]:
+    """Each corpus folder's kind, as bench/corpus_fetch.py lists it."""
+    try:
+        from bench.corpus_fetch import SOURCES
+    except ImportError:
+        return {}
+    return {source.name: source.kind.split(":")[0] for source in SOURCES}
 
 
 def _pairs(args: argparse.Namespace) -> list[tuple[str, Path, Path]]:
@@ -297,6 +212,9 @@ def main() -> None:
     parser.add_argument(
         "--misses", action="store_true", help="list missed questions and extra cards"
     )
+    parser.add_argument(
+        "--markdown", action="store_true", help="also print the per-folder table as Markdown"
+    )
     args = parser.parse_args()
     pairs = _pairs(args)
     scores = []
@@ -313,6 +231,9 @@ def main() -> None:
             out.write_text(json.dumps(report, ensure_ascii=False, indent=1), encoding="utf-8")
         scores.append(score_folder(name, labels, report, error))
     print_scores(scores, worst=args.worst, misses=args.misses)
+    if args.markdown:
+        print()
+        print_markdown(scores, _kinds())
 
 
 if __name__ == "__main__":

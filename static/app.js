@@ -2,6 +2,7 @@
 // Every action also works without this file, as links and form posts.
 import { RATING_KEYS } from "./names.js";
 import { undoEarlier } from "./undo-trail.js";
+import { forgetOthersPacks } from "./kept.js";
 
 function enhance() {
   // The study page has its own client (static/study.js); this file serves practice and cards.
@@ -102,7 +103,15 @@ function closeMenus() {
   });
 }
 
+// Cards taken along by a member whose session is not this page's go (static/kept.js).
+function forgetOthers() {
+  const body = document.body;
+  if (body.dataset.session === "none") forgetOthersPacks(localStorage, "");
+  else if (body.dataset.learner) forgetOthersPacks(localStorage, body.dataset.learner);
+}
+
 enhance();
 closeMenus();
+forgetOthers();
 // The app shell kept for offline use (static/sw.js); a browser without workers just goes online.
 if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});

@@ -10,6 +10,7 @@
 // (the next card, the counts). Browsers without the Background Sync API (Firefox, Safari)
 // replay only when the service worker restarts.
 
+import { sessionEnded } from "./kept.js";
 import { Queue } from "./queue.js";
 import { localStore } from "./stores.js";
 import { createStudySync } from "./study-sync.js";
@@ -68,6 +69,8 @@ function paintState(state) {
 outbox.subscribe((event) => {
   if (event.type === "ack") sync.acknowledge(event.entry, event.data);
   if (event.type === "state") paintState(event.state);
+  // The session has ended (elsewhere, or by time): the pages kept for it go.
+  if (event.type === "state" && event.state.status === "signed_out") sessionEnded(navigator.serviceWorker);
 });
 outbox.ready().then(() => paintState(outbox.state));
 

@@ -2,6 +2,7 @@
 // painting (static/study-paint.js) and the outbox (static/outbox.js), wired to the keys and
 // forms. Without JavaScript the same page works as links and forms.
 
+import { sessionEnded } from "./kept.js";
 import { outbox, keep, sync } from "./outbox.js";
 import { createView } from "./study-paint.js";
 import { createPack } from "./study-pack.js";
@@ -16,6 +17,7 @@ async function fetchNext(exclude) {
   const params = new URLSearchParams(scope);
   for (const id of exclude.slice(0, 50)) params.append("exclude", id);
   const response = await fetch("/api/study/next?" + params, { credentials: "same-origin", headers: { Accept: "application/json" } });
+  if (response.status === 401) sessionEnded(navigator.serviceWorker);
   if (response.status === 204 || !response.ok) return { status: response.status, card: null };
   return { status: response.status, card: await response.json() };
 }
@@ -23,6 +25,7 @@ async function fetchNext(exclude) {
 // The day's whole queue in the scope, however long: one answer, not a page per card.
 async function fetchDay() {
   const response = await fetch("/api/study/day?" + new URLSearchParams(scope), { credentials: "same-origin", headers: { Accept: "application/json" } });
+  if (response.status === 401) sessionEnded(navigator.serviceWorker);
   return response.ok ? await response.json() : [];
 }
 
@@ -103,7 +106,8 @@ takeAlong.addEventListener("click", async () => {
   takeAlong.disabled = true;
   const held = await session.takeAlong();
   takeAlong.disabled = false;
-  view.notice("study.taken_along", { n: held });
+  // In team mode the device may be shared: the notice says how long the cards stay here.
+  view.notice(takeAlong.hasAttribute("data-shared") ? "study.taken_along_shared" : "study.taken_along", { n: held });
 });
 
 session.start();

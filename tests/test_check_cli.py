@@ -270,7 +270,10 @@ def test_check_invalid_utf8_reports_its_line(
     (content_dir / "decks" / "latin1.md").write_bytes(b"---\ntitle: x\n---\ncaf\xe9\n")
     result = run("check", "--strict", str(content_dir))
     assert_clean_exit(result, 1)
-    assert problems(result.stderr) == ["decks/latin1.md:4: file is not valid UTF-8"]
+    assert problems(result.stderr) == [
+        "decks/latin1.md:4: file is not valid UTF-8 (byte 0xE9), nor GB18030; not read: "
+        "save it as UTF-8"
+    ]
 
 
 def test_check_entry_point_in_a_real_process(write_content: WriteContent) -> None:

@@ -137,9 +137,11 @@ def test_the_report_page_over_real_http_in_both_languages(
 def test_a_kept_problem_is_worded_in_the_reader_s_language(
     lang: str, problem: dict[str, object], shown: str
 ) -> None:
-    from app.web.i18n import translator
+    from app.web.i18n import translator, worded
     from app.web.templating import templates
 
-    macro = templates.env.get_template("_problem.html").make_module({"t": translator(lang)})
+    macro = templates.env.get_template("_problem.html").make_module(
+        {"t": translator(lang), "worded": lambda key, values: worded(key, values, lang)}
+    )
     said = str(macro.said({"path": "a.md", "line": 3, **problem}))
     assert html.unescape(said) == shown

@@ -1,7 +1,9 @@
 """Folders of notes as people write them: every way of writing Q&A becomes the cards it means.
 
 Each folder under tests/fixtures/notes/ has an expected.json (see its README) listing the cards
-it must give, in file order, and the headings and lines that must not become cards.
+it must give, in file order, and the headings and lines that must not become cards. A check the
+folder marks "pending" is expected to fail until the parser learns its syntax, and fails the run
+once it passes, so that the mark is taken off.
 """
 
 import json
@@ -33,6 +35,13 @@ def expected(folder: str) -> dict[str, Any]:
     return json.loads((NOTES / folder / "expected.json").read_text(encoding="utf-8"))
 
 
+def mark_pending(request: pytest.FixtureRequest, folder: str, check: str) -> None:
+    """Expect this check to fail while the folder's expected.json says it is pending."""
+    reason = expected(folder).get("pending", {}).get(check)
+    if reason:
+        request.applymarker(pytest.mark.xfail(reason=f"{folder}: {reason}", strict=True))
+
+
 def cards(report: CheckReport) -> list[tuple[str, str, str]]:
     """(file, question, answer) of every card found, in path and line order."""
     return [
@@ -48,7 +57,10 @@ def reports() -> dict[str, CheckReport]:
 
 
 @pytest.mark.parametrize("folder", FOLDERS)
-def test_every_question_becomes_its_card(folder: str, reports: dict[str, CheckReport]) -> None:
+def test_every_question_becomes_its_card(
+    folder: str, reports: dict[str, CheckReport], request: pytest.FixtureRequest
+) -> None:
+    mark_pending(request, folder, "cards")
     want = expected(folder)["cards"]
     assert want, f"{folder}/expected.json lists no cards"
     got = cards(reports[folder])
@@ -69,8 +81,9 @@ def test_every_question_becomes_its_card(folder: str, reports: dict[str, CheckRe
 
 @pytest.mark.parametrize("folder", FOLDERS)
 def test_sections_and_answer_headings_are_no_cards(
-    folder: str, reports: dict[str, CheckReport]
+    folder: str, reports: dict[str, CheckReport], request: pytest.FixtureRequest
 ) -> None:
+    mark_pending(request, folder, "not_cards")
     questions = {normal(question) for _, question, _ in cards(reports[folder])}
     not_cards = expected(folder)["not_cards"]
     assert not_cards, f"{folder}/expected.json lists the headings that are no cards"
@@ -79,11 +92,26 @@ def test_sections_and_answer_headings_are_no_cards(
 
 
 @pytest.mark.parametrize("folder", FOLDERS)
-def test_no_card_has_an_empty_answer(folder: str, reports: dict[str, CheckReport]) -> None:
+def test_no_card_has_an_empty_answer(
+    folder: str, reports: dict[str, CheckReport], request: pytest.FixtureRequest
+) -> None:
+    mark_pending(request, folder, "empty_answers")
     found = cards(reports[folder])
     assert found
     for path, question, answer in found:
         assert answer.strip(), f"{path}: '{question}' has an empty answer"
+
+
+@pytest.mark.parametrize(
+    "folder", [f for f in FOLDERS if f != "problems" and expected(f).get("warnings")]
+)
+def test_listed_warnings_are_given_at_their_lines(
+    folder: str, reports: dict[str, CheckReport], request: pytest.FixtureRequest
+) -> None:
+    mark_pending(request, folder, "warnings")
+    lines = {(w.path, w.line) for w in reports[folder].warnings}
+    for item in expected(folder)["warnings"]:
+        assert (item["file"], item["line"]) in lines, (item, sorted(lines))
 
 
 def test_a_problem_in_the_notes_is_a_warning_and_strict_refuses(

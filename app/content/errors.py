@@ -19,7 +19,7 @@ class Said:
     values: tuple[tuple[str, Value], ...] = ()
 
     @classmethod
-    def of(cls, code: str, **values: Value) -> Self:
+    def of(cls, code: str, /, **values: Value) -> Self:
         return cls(code, tuple(values.items()))
 
     def worded(self, index: int = ENGLISH) -> str:
@@ -34,7 +34,13 @@ class Said:
 def word(code: str, values: dict[str, Value], index: int) -> str:
     """A problem's wording in the language at `index`; its code if it has none."""
     pair = PROBLEMS.get(f"content.{code}")
-    return pair[index].format(**values) if pair else code
+    if not pair:
+        return code
+    try:
+        # One mapping, not keywords: a value may be named anything, `self` or `key` included.
+        return pair[index].format_map(values)
+    except (KeyError, IndexError, ValueError, AttributeError):
+        return pair[index]  # worded with other values than this version's: unworded
 
 
 @dataclass(frozen=True)
@@ -44,7 +50,7 @@ class ContentError(Exception):
     said: Said
 
     @classmethod
-    def of(cls, code: str, path: str, line: int, **values: Value) -> Self:
+    def of(cls, code: str, path: str, line: int, /, **values: Value) -> Self:
         return cls(path, line, Said.of(code, **values))
 
     @property

@@ -30,7 +30,22 @@ PROBLEMS: dict[str, tuple[str, str]] = {
         "文件超过 {megabytes} MB，未读取",
         "larger than {megabytes} MB; not read",
     ),
-    "content.not_utf8": ("文件不是有效的 UTF-8", "file is not valid UTF-8"),
+    "content.not_utf8": (
+        "文件不是有效的 UTF-8（字节 0x{byte}），也不是 GB18030，未读取；请另存为 UTF-8",
+        "file is not valid UTF-8 (byte 0x{byte}), nor GB18030; not read: save it as UTF-8",
+    ),
+    "content.bom_invalid": (
+        "文件以 {encoding} 的字节顺序标记开头，但这里不是有效的 {encoding}，未读取",
+        "file starts with a {encoding} byte-order mark but is not valid {encoding} here; not read",
+    ),
+    "content.read_without_bom": (
+        "文件没有字节顺序标记，已按 {encoding} 读取；建议另存为 UTF-8",
+        "file has no byte-order mark; read as {encoding} (saving it as UTF-8 is safer)",
+    ),
+    "content.binary": (
+        "文件含有 NUL 字节，不是 UTF-8、UTF-16 或 UTF-32 文本，未读取",
+        "file holds NUL bytes and is not UTF-8, UTF-16 or UTF-32 text; not read",
+    ),
     "content.read_as_gb18030": (
         "文件不是 UTF-8，已按 GB18030 读取",
         "file is not UTF-8; read as GB18030",
@@ -39,6 +54,10 @@ PROBLEMS: dict[str, tuple[str, str]] = {
     "content.frontmatter_unclosed": (
         "front matter 以 '---' 开头但没有结束",
         "front matter starts with '---' but never ends",
+    ),
+    "content.note_failed": (
+        "这篇笔记无法解析（{reason}），已跳过，其余笔记照常导入",
+        "this note could not be parsed ({reason}); it was left out and the rest imported",
     ),
     "content.frontmatter_yaml": (
         "front matter 的 YAML 有误：{problem}",

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from app.config import LogFormat, LogLevel
+from app.infra.terminal import printable
 
 # Set by app.web.observe.AccessLog for each request. Each request runs in its own task, and
 # sync routes run in threads that copy the task's context, so every record logged while a request
@@ -30,6 +31,23 @@ class RequestIdFilter(logging.Filter):
         return True
 
 
+class TextFormatter(logging.Formatter):
+    """Records as text, each message one line with its control characters escaped.
+
+    Messages carry file names, note text and request paths from anyone; a traceback keeps its
+    line breaks and nothing else.
+    """
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        return printable(super().formatMessage(record))
+
+    def formatException(self, ei: Any) -> str:
+        return printable(super().formatException(ei), lines=True)
+
+    def formatStack(self, stack_info: str) -> str:
+        return printable(super().formatStack(stack_info), lines=True)
+
+
 class JsonFormatter(logging.Formatter):
     """One JSON object per record: time, level, logger, message, process, request id, error."""
 
@@ -48,7 +66,8 @@ class JsonFormatter(logging.Formatter):
                 entry[field] = getattr(record, field)
         if record.exc_info:
             entry["exception"] = self.formatException(record.exc_info)
-        return json.dumps(entry, ensure_ascii=False)
+        # JSON escapes C0 itself; C1, DEL and bidi characters become `\u…` escapes of the same text.
+        return printable(json.dumps(entry, ensure_ascii=False))
 
 
 def log_config(*, level: LogLevel, fmt: LogFormat) -> dict[str, Any]:
@@ -56,7 +75,11 @@ def log_config(*, level: LogLevel, fmt: LogFormat) -> dict[str, Any]:
 
     Classes are named by their import path: worker processes receive the configuration pickled.
     """
-    formatter = {"()": "app.infra.logs.JsonFormatter"} if fmt == "json" else {"format": TEXT_FORMAT}
+    formatter = (
+        {"()": "app.infra.logs.JsonFormatter"}
+        if fmt == "json"
+        else {"()": "app.infra.logs.TextFormatter", "fmt": TEXT_FORMAT}
+    )
     name = level.upper()
     # Alembic reports every step of every start at INFO; its warnings still show.
     quiet = "DEBUG" if level == "debug" else "WARNING"

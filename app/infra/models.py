@@ -67,6 +67,9 @@ class SourceFile(SQLModel, table=True):
     path: str = Field(primary_key=True)
     kind: str
     sha256: str
+    # Size and modification time as last read (app.content.source.stamp): a file whose stamp
+    # is unchanged is not read and hashed again. Empty: read it.
+    stamp: str = Field(default="", sa_column_kwargs={"server_default": text("''")})
     imported_at: datetime = _tz(default_factory=utcnow)
 
 

@@ -9,6 +9,10 @@ from sqlmodel import col
 
 from app.infra.models import Card, Deck
 
+# A folder is named by its path, which may be as long as a file's path may be (PATH_MAX): every
+# folder the app lists must be one that `?folder=` accepts.
+FOLDER_MAX_LENGTH = 4096
+
 
 def in_folder(folder: str) -> Any:
     """Decks whose note sits in `folder` or below it (as app.content.parse.note_folder reads it).

@@ -12,11 +12,13 @@ from sqlalchemy import inspect
 from sqlmodel import Session
 
 from app.accounts import members
+from app.accounts.kept import KeptPages, kept_pages
 from app.accounts.learners import get_learner
 from app.config import Settings
 from app.errors import Forbidden, NotSignedIn
 from app.infra.models import AuthSession, Learner
 from app.study import Filters
+from app.study.filters import FOLDER_MAX_LENGTH
 from app.web.auth import SESSION_COOKIE, signer
 from app.web.hosts import trusted_origin
 from app.web.i18n import language
@@ -77,6 +79,7 @@ class Identity:
     via: str  # local | cookie | token | anonymous
     session: AuthSession | None = None
     token: str | None = None  # the cookie's session token, kept on password change
+    kept: KeptPages | None = None  # how this device may keep the session's pages (static/sw.js)
 
     @property
     def csrf_token(self) -> str | None:
@@ -120,7 +123,8 @@ def _identify(request: Request, session: Session, settings: Settings, now: datet
             token = None
         found = members.session_learner(session, token, now) if isinstance(token, str) else None
         if found is not None:
-            return Identity(found[1], "cookie", found[0], token)
+            row, learner = found
+            return Identity(learner, "cookie", row, token, kept_pages(row, learner, now))
     return Identity(None, "anonymous")
 
 
@@ -184,7 +188,7 @@ def check_csrf(request: Request, identity: Identity, sent: object) -> None:
 
 
 async def get_filters(
-    folder: Annotated[str | None, Query(max_length=500)] = None,
+    folder: Annotated[str | None, Query(max_length=FOLDER_MAX_LENGTH)] = None,
     deck: Annotated[str | None, Query(max_length=200)] = None,
     section: Annotated[str | None, Query(max_length=500)] = None,
     tag: Annotated[str | None, Query(max_length=200)] = None,
@@ -204,7 +208,7 @@ FiltersDep = Annotated[Filters, Depends(get_filters)]
 
 
 async def get_scope_form(
-    folder: Annotated[str, Form(max_length=500)] = "",
+    folder: Annotated[str, Form(max_length=FOLDER_MAX_LENGTH)] = "",
     deck: Annotated[str, Form(max_length=200)] = "",
     section: Annotated[str, Form(max_length=500)] = "",
     tag: Annotated[str, Form(max_length=200)] = "",

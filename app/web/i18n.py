@@ -1,6 +1,6 @@
 """Interface strings in Chinese and English, chosen by cookie or Accept-Language."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from fastapi import Request
 
@@ -11,6 +11,7 @@ from app.strings.fsrs import FSRS_STRINGS
 from app.strings.interview import INTERVIEW_STRINGS
 from app.strings.limits import LIMIT_STRINGS
 from app.strings.notes import NOTES_STRINGS
+from app.strings.vault import VAULT_STRINGS
 
 LANGUAGES = ("zh", "en")
 COOKIE = "qbank_lang"
@@ -37,7 +38,6 @@ STRINGS: dict[str, tuple[str, str]] = {
     "tags.cards": ("张", "cards"),
     "tags.study": ("学习带此标签的卡片", "Study the cards with this tag"),
     "tags.practice": ("练习", "practise"),
-    "deck.cards": ("张卡片", "cards"),
     "deck.due": ("待复习", "due"),
     "deck.new": ("新卡", "new"),
     "deck.total": ("总数", "total"),
@@ -177,6 +177,12 @@ STRINGS: dict[str, tuple[str, str]] = {
     "study.taken_along": (
         "已在本机保存 {n} 张卡片，离线也能学习。",
         "{n} cards kept on this device: you can study them offline.",
+    ),
+    "study.taken_along_shared": (
+        "已在本机保存 {n} 张卡片，保留到你退出登录或本学习日结束。"
+        "在共用的电脑上，离开时请退出登录。",
+        "{n} cards kept on this device until you sign out or the study day ends. "
+        "On a shared computer, sign out when you leave.",
     ),
     "study.expired": (
         "一项离线操作等待超过七天，已不再发送。",
@@ -475,6 +481,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     **REFUSAL_STRINGS,
     **LIMIT_STRINGS,
     **NOTES_STRINGS,
+    **VAULT_STRINGS,
     **PROBLEMS,
 }
 
@@ -506,22 +513,31 @@ def preferred(header: str) -> str | None:
     return best
 
 
-def translator(lang: str) -> Callable[[str], str]:
+def translator(lang: str) -> Callable[..., str]:
     index = 0 if lang == "zh" else 1
 
-    def t(key: str, **values: object) -> str:
+    # `key` is positional-only, so a value may itself be named `key`.
+    def t(key: str, /, **values: object) -> str:
         """The string `key` in the language, worded with `values`; the key if it has none."""
-        pair = STRINGS.get(key)
-        if pair is None:
-            return key
-        if not values:
-            return pair[index]
-        try:
-            return pair[index].format(**values)
-        except (KeyError, IndexError, ValueError):
-            return pair[index]  # kept by another version with other values: unworded
+        return worded(key, values, lang) if values else STRINGS.get(key, (key, key))[index]
 
     return t
+
+
+def worded(key: str, values: Mapping[str, object] | None, lang: str) -> str:
+    """The string `key` in `lang`, worded with `values` given as one mapping, whatever they are
+    named (a problem kept by an import may carry a `key`, a `lang` or a `self`); the key if it
+    has no wording."""
+    pair = STRINGS.get(key)
+    if pair is None:
+        return key
+    text = pair[0 if lang == "zh" else 1]
+    if not values:
+        return text
+    try:
+        return text.format_map(dict(values))
+    except (KeyError, IndexError, ValueError, AttributeError, TypeError):
+        return text  # kept by another version with other values: unworded
 
 
 def say(exc: AppError, lang: str) -> str:

@@ -61,3 +61,45 @@ export function fakeStorage() {
     removeItem: (key) => held.delete(key),
   };
 }
+
+// The Cache Storage API (caches.open, has, keys, delete, match) over Maps, for static/sw.js.
+export function fakeCaches(origin) {
+  const named = new Map();
+  function urlOf(request) {
+    return new URL(typeof request === "string" ? request : request.url, origin);
+  }
+  function same(a, b, ignoreSearch) {
+    return ignoreSearch ? a.origin + a.pathname === b.origin + b.pathname : a.href === b.href;
+  }
+  function cache() {
+    const held = new Map();
+    return {
+      held,
+      async match(request, { ignoreSearch = false } = {}) {
+        const wanted = urlOf(request);
+        for (const [url, response] of held) if (same(new URL(url), wanted, ignoreSearch)) return response.clone();
+        return undefined;
+      },
+      async put(request, response) { held.set(urlOf(request).href, response.clone()); },
+      async addAll(requests) { if (requests.length) throw new Error("the fake fetches nothing"); },
+      async keys() { return Array.from(held.keys(), (url) => ({ url })); },
+      async delete(request) { return held.delete(urlOf(request).href); },
+    };
+  }
+  return {
+    named,
+    async open(name) {
+      if (!named.has(name)) named.set(name, cache());
+      return named.get(name);
+    },
+    async has(name) { return named.has(name); },
+    async keys() { return Array.from(named.keys()); },
+    async delete(name) { return named.delete(name); },
+    // The URLs each cache holds, for assertions: {name: [path, …]}.
+    paths() {
+      const found = {};
+      for (const [name, held] of named) found[name] = Array.from(held.held.keys(), (url) => new URL(url).pathname);
+      return found;
+    },
+  };
+}

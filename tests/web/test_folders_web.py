@@ -35,24 +35,37 @@ def get(client, url: str) -> str:
     return response.text
 
 
-def test_home_groups_decks_by_folder_nested_with_counts_and_scope_links(client):
+def folder_rows(page: str) -> list[str]:
+    return re.findall(r'<li class="folder-row" data-folder="([^"]+)">', page)
+
+
+def row(page: str, folder: str) -> str:
+    start = page.index(f'data-folder="{folder}"')
+    return page[start : page.index("</li>", start)]
+
+
+def test_home_shows_the_top_folders_with_counts_and_each_opens_on_its_own_page(client):
     page = get(client, "/")
-    folders = re.findall(r'<details class="folder" data-folder="([^"]+)"( open)?>', page)
-    # Top-level folders open, deeper ones folded, each after its parent.
-    assert folders == [
-        ("a_b", " open"),
-        ("axb", " open"),
-        ("后端", " open"),
-        ("后端/网络", ""),
-        ("后端/网络/深入", ""),
-    ]
-    backend = page[page.index('data-folder="后端"') :]
-    assert "3 decks · 4 cards" in backend
+    assert folder_rows(page) == ["a_b", "axb", "后端"]
+    backend = row(page, "后端")
+    assert "<span>total <b>4</b></span><span>3 decks</span>" in backend
+    assert "<span>New <b>4</b></span>" in backend
+    assert 'href="/folders/%E5%90%8E%E7%AB%AF"' in backend
     assert 'href="/study?folder=%E5%90%8E%E7%AB%AF"' in backend
     assert 'href="/practice?folder=%E5%90%8E%E7%AB%AF"' in backend
     assert 'href="/interview/mock?folder=%E5%90%8E%E7%AB%AF"' in backend
-    chinese = get(client.__class__(client.app, headers={"Accept-Language": "zh"}), "/")
-    assert "学习此文件夹" in chinese and "3 个题库" in chinese
+    # The top shows no deeper folder and no deck of a folder: those open on the folder's page.
+    assert "/decks/" not in page.replace('href="/decks/index"', "")
+    inside = get(client, "/folders/后端")
+    assert folder_rows(inside) == ["后端/网络"]
+    assert re.findall(r'<a class="deck-name" href="/decks/[^"]+">([^<]+)</a>', inside) == ["数据库"]
+    deeper = get(client, "/folders/后端/网络")
+    assert folder_rows(deeper) == ["后端/网络/深入"]
+    assert '<a href="/folders/%E5%90%8E%E7%AB%AF">后端</a> ›' in deeper  # the way back up
+    assert "<span>total <b>2</b></span><span>2 decks</span>" in deeper
+    chinese = client.__class__(client.app, headers={"Accept-Language": "zh"})
+    assert "学习此文件夹" in get(chinese, "/") and "3 个题库" in get(chinese, "/")
+    assert client.get("/folders/nowhere").status_code == 404
 
 
 def test_study_a_folder_shows_only_its_cards(client, find):

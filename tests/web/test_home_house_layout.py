@@ -5,8 +5,8 @@ import re
 
 def test_decks_of_the_house_layout_show_as_one_list_without_a_decks_folder(client):
     page = client.get("/").text
-    assert 'class="folder"' not in page and 'data-folder="decks"' not in page
-    assert page.count('<ul class="decks">') == 1
-    assert re.findall(r'<h2><a href="/decks/([\w-]+)">', page) == ["kernels", "notes"]
+    assert 'class="folder-row"' not in page and 'data-folder="decks"' not in page
+    assert page.count('<ul class="listing decks-list"') == 1
+    assert re.findall(r'<a class="deck-name" href="/decks/([\w-]+)">', page) == ["kernels", "notes"]
     form = client.get("/practice").text
     assert 'name="folder"' not in form  # no folder to choose from

@@ -17,26 +17,31 @@ def get(client: TestClient, url: str, **kwargs) -> str:
 
 
 def deck_counts(page: str, slug: str) -> dict[str, int]:
-    """The due/new/total/mature numbers shown in the home page's item for one deck."""
-    start = page.index(f'<a href="/decks/{slug}">')
+    """The new/learning/review/total numbers shown in the home page's row for one deck."""
+    start = page.index(f'<a class="deck-name" href="/decks/{slug}">')
     item = page[start : page.index("</li>", start)]
-    return {key: int(n) for key, n in re.findall(r"<span>(\w+) <b>(\d+)</b></span>", item)}
+    shown = {key: int(n) for key, n in re.findall(r"<span>(\w+) <b>(\d+)</b></span>", item)}
+    return {
+        "due": shown["Learning"] + shown["Review"],
+        "new": shown["New"],
+        "total": shown["total"],
+    }
 
 
 def test_home_lists_decks_with_due_new_and_total_counts(client, clock):
     page = get(client, "/")
-    assert '<a href="/decks/kernels">算子与性能</a>' in page
-    assert '<a href="/decks/notes">Interview Notes</a>' in page
+    assert '<a class="deck-name" href="/decks/kernels">算子与性能</a>' in page
+    assert '<a class="deck-name" href="/decks/notes">Interview Notes</a>' in page
     assert page.index("/decks/kernels") < page.index("/decks/notes")
-    assert deck_counts(page, "kernels") == {"due": 0, "new": 3, "total": 3, "mature": 0}
-    assert deck_counts(page, "notes") == {"due": 0, "new": 2, "total": 2, "mature": 0}
+    assert deck_counts(page, "kernels") == {"due": 0, "new": 3, "total": 3}
+    assert deck_counts(page, "notes") == {"due": 0, "new": 2, "total": 2}
 
     client.post("/api/reviews", json={"card_id": "roofline", "rating": 4})
     client.post("/api/reviews", json={"card_id": "fusion", "rating": 3})
     clock.advance(days=30)
     page = get(client, "/")
-    assert deck_counts(page, "kernels") == {"due": 1, "new": 2, "total": 3, "mature": 0}
-    assert deck_counts(page, "notes") == {"due": 1, "new": 1, "total": 2, "mature": 0}
+    assert deck_counts(page, "kernels") == {"due": 1, "new": 2, "total": 3}
+    assert deck_counts(page, "notes") == {"due": 1, "new": 1, "total": 2}
 
 
 def test_deck_page_lists_sections_and_cards_in_order(client):

@@ -61,48 +61,64 @@ def number_cards(session: Session) -> None:
 
 def write_deck(session: Session, compiled: CompiledDeck, counts: CardCounts) -> set[str]:
     """Write one compiled deck and its cards; return the ids of its cards."""
-    parsed = compiled.deck
-    deck = session.exec(select(Deck).where(Deck.slug == parsed.slug)).first() or Deck(
-        slug=parsed.slug, title=parsed.title
-    )
-    deck.title = parsed.title
-    deck.description = parsed.description
-    deck.intro_html = compiled.intro_html
-    deck.language = parsed.language
-    deck.tags = parsed.tags
-    deck.path = parsed.path
-    deck.retired = False
-    session.add(deck)
-    session.flush()
-    assert deck.id is not None
+    return write_decks(session, [compiled], counts)
 
-    ids = [c.card.id for c in compiled.cards]
-    existing = {c.id: c for c in session.exec(select(Card).where(col(Card.id).in_(ids)))}
+
+def write_decks(session: Session, decks: list[CompiledDeck], counts: CardCounts) -> set[str]:
+    """Write compiled decks and their cards; return the ids of their cards.
+
+    A few statements per batch rather than per deck: a vault of one-question notes is
+    thousands of decks, and a look-up and a flush for each cost more than their rendering.
+    """
+    stored: dict[str, Deck] = {}
+    for chunk in chunks([compiled.deck.slug for compiled in decks]):
+        stored |= {d.slug: d for d in session.exec(select(Deck).where(col(Deck.slug).in_(chunk)))}
     new_rows: list[dict[str, Any]] = []
-    relinked: list[ParsedCard] = []  # cards whose continue-reading links are (re)written
-    for item in compiled.cards:
-        values = _card_values(item, deck.id, parsed)
-        card = existing.get(item.card.id)
-        if card is None:
-            counts.added += 1
-            new_rows.append({"id": item.card.id, **values})
-            relinked.append(item.card)
+    for compiled in decks:
+        parsed = compiled.deck
+        values = {
+            "title": parsed.title,
+            "description": parsed.description,
+            "intro_html": compiled.intro_html,
+            "language": parsed.language,
+            "tags": parsed.tags,
+            "path": parsed.path,
+            "retired": False,
+        }
+        deck = stored.get(parsed.slug)
+        if deck is None:
+            new_rows.append({"slug": parsed.slug, **values})
             continue
-        if card.retired:
-            counts.resumed += 1
-        elif _same(card, item, deck.id, parsed.path):
-            continue
-        else:
-            counts.updated += 1
-        if card.content_hash != item.fingerprint:
-            relinked.append(item.card)
         for name, value in values.items():
-            setattr(card, name, value)
-        session.add(card)
-
-    # Bulk statements: one executemany per table instead of a flush per card.
+            if getattr(deck, name) != value:
+                setattr(deck, name, value)
+        session.add(deck)
+    session.flush()
+    deck_ids = {slug: deck.id for slug, deck in stored.items()}
     if new_rows:
-        session.exec(insert(Card), params=new_rows)
+        # Rows, not objects: a new Deck object costs more to make than its row to write.
+        table = table_of(Deck)
+        inserted = session.connection().execute(
+            table.insert().returning(table.c.slug, table.c.id), new_rows
+        )
+        deck_ids |= {row.slug: row.id for row in inserted}
+    ids = [c.card.id for compiled in decks for c in compiled.cards]
+    existing: dict[str, Card] = {}
+    for chunk in chunks(ids):
+        existing |= {c.id: c for c in session.exec(select(Card).where(col(Card.id).in_(chunk)))}
+    new_cards: list[dict[str, Any]] = []
+    relinked: list[ParsedCard] = []  # cards whose continue-reading links are (re)written
+    relinked_items: list[CompiledCard] = []
+    for compiled in decks:
+        deck_id = deck_ids[compiled.deck.slug]
+        assert deck_id is not None
+        for item in compiled.cards:
+            if _write_card(session, item, deck_id, compiled.deck, existing, new_cards, counts):
+                relinked.append(item.card)
+                relinked_items.append(item)
+    # Bulk statements: one executemany per table instead of a flush per card.
+    if new_cards:
+        session.exec(insert(Card), params=new_cards)
     old_links = [card.id for card in relinked if card.id in existing]
     for chunk in chunks(old_links):
         session.exec(delete(CardLink).where(col(CardLink.card_id).in_(chunk)))
@@ -120,8 +136,37 @@ def write_deck(session: Session, compiled: CompiledDeck, counts: CardCounts) -> 
     ]
     if links:
         session.exec(insert(CardLink), params=links)
-    _write_followups(session, [item for item in compiled.cards if item.card in relinked])
+    _write_followups(session, relinked_items)
     return set(ids)
+
+
+def _write_card(
+    session: Session,
+    item: CompiledCard,
+    deck_id: int,
+    parsed: ParsedDeck,
+    existing: dict[str, Card],
+    new_rows: list[dict[str, Any]],
+    counts: CardCounts,
+) -> bool:
+    """Queue a new card or update a stored one; True when its links are (re)written."""
+    values = _card_values(item, deck_id, parsed)
+    card = existing.get(item.card.id)
+    if card is None:
+        counts.added += 1
+        new_rows.append({"id": item.card.id, **values})
+        return True
+    if card.retired:
+        counts.resumed += 1
+    elif _same(card, item, deck_id, parsed.path):
+        return False
+    else:
+        counts.updated += 1
+    relink = card.content_hash != item.fingerprint
+    for name, value in values.items():
+        setattr(card, name, value)
+    session.add(card)
+    return relink
 
 
 def _write_followups(session: Session, items: list[CompiledCard]) -> None:

@@ -5,7 +5,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlalchemy import func, update
+from sqlalchemy import bindparam, func, update
 from sqlmodel import Session, col, delete, select
 
 from app.content.bank.repair import repair_card_ids, repair_deck_slugs, repair_topic_slugs
@@ -16,7 +16,7 @@ from app.content.bank.store import (
     chunks,
     number_cards,
     resolve_links,
-    write_deck,
+    write_decks,
     write_topic,
 )
 from app.content.bank.topicindex import TopicRef, resolve, topic_index
@@ -36,7 +36,17 @@ from app.content.notes.parse import ParsedDeck, ParsedTopic
 from app.content.notes.source import SourceText, scan
 from app.infra.db import Database
 from app.infra.generation import bump_generation
-from app.infra.models import Card, CardLink, Deck, Followup, Learner, SourceFile, Topic, utcnow
+from app.infra.models import (
+    Card,
+    CardLink,
+    Deck,
+    Followup,
+    Learner,
+    SourceFile,
+    Topic,
+    table_of,
+    utcnow,
+)
 
 
 @dataclass
@@ -173,14 +183,18 @@ def import_content(
     file whose row is not yet written is simply read again by the next import. Strict and dry
     runs must be able to undo everything: they write in one transaction, rolled back on error.
     """
-    sources, scan_errors = scan(root)
+    with database.session() as session:
+        last = _last_read(session)
+    sources, scan_errors = scan(root, last)
     if scan_errors and (strict or not sources):
         raise ContentErrors(scan_errors)
     with database.session() as session, ExitStack() as whole:
-        changed, removed = _changes(session, sources, scan_errors)
+        changed, removed = _changes(last, sources, scan_errors)
         report = ImportReport(files_read=len(changed), files_skipped=len(sources) - len(changed))
         if not changed and not removed:
-            return _unchanged(session, database, report, scan_errors, dry_run=dry_run)
+            return _unchanged(
+                session, database, report, scan_errors, dry_run=dry_run, sources=sources, last=last
+            )
 
         def write_batch(decks: list[CompiledDeck]) -> set[str]:
             if strict or dry_run:  # from here to the end: one transaction
@@ -211,6 +225,7 @@ def import_content(
         with database.writing(session):
             present |= _write_decks(session, pending, report)
             _write(session, decks, done.topics, present, changed, removed, report)
+            _restamp(session, sources, last)
             if dry_run:
                 session.flush()
                 _count_bank(session, report)
@@ -226,13 +241,13 @@ def import_content(
 
 
 def _changes(
-    session: Session, sources: list[SourceText], scan_errors: list[ContentError]
+    last: dict[str, tuple[str, str]], sources: list[SourceText], scan_errors: list[ContentError]
 ) -> tuple[list[SourceText], list[str]]:
     """The notes new or edited since the last import, and the paths of those gone since.
 
     A note that could not be read this time is not gone: its cards stay as they were.
     """
-    known = {row.path: row.sha256 for row in session.exec(select(SourceFile))}
+    known = {path: sha256 for path, (_, sha256) in last.items()}
     on_disk = {s.path for s in sources} | {e.path for e in scan_errors if known.get(e.path)}
     changed = [s for s in sources if known.get(s.path) != s.sha256]
     return changed, sorted(set(known) - on_disk)
@@ -245,11 +260,14 @@ def _unchanged(
     scan_errors: list[ContentError],
     *,
     dry_run: bool,
+    sources: list[SourceText],
+    last: dict[str, tuple[str, str]],
 ) -> ImportReport:
     """The report of an import that found no note changed, added or removed."""
     if not dry_run:
         with database.writing(session):
             refresh_search_index(session)  # e.g. a bank from before search
+            _restamp(session, sources, last)
     _count_bank(session, report)
     report.warnings = lenient(scan_errors) + unresolved_links(session)
     return report
@@ -274,6 +292,7 @@ def _collect(
     """
     errors: list[ContentError] = []
     pending: list[CompiledDeck] = []
+    pending_cards = 0
     present: set[str] = set()
     for (_, parse_errors), (compiled, problems) in results:
         render_errors, warnings = split_warnings(problems)
@@ -283,13 +302,14 @@ def _collect(
             continue
         if isinstance(compiled, CompiledDeck):
             pending.append(compiled)
+            pending_cards += len(compiled.cards)
             done.decks.append(compiled)
         elif compiled is not None:
             done.topics.append(compiled)
         # Small imports write at the end, keeping the write transaction short.
-        if sum(len(deck.cards) for deck in pending) >= _WRITE_BATCH_CARDS:
+        if pending_cards >= _WRITE_BATCH_CARDS:
             present |= write_batch(pending)
-            pending = []
+            pending, pending_cards = [], 0
     return errors, pending, present
 
 
@@ -339,10 +359,8 @@ def _all_topic_refs(
 
 
 def _write_decks(session: Session, decks: list[CompiledDeck], report: ImportReport) -> set[str]:
-    present: set[str] = set()
     counts = CardCounts()
-    for deck in decks:
-        present |= write_deck(session, deck, counts)
+    present = write_decks(session, decks, counts)
     report.added += counts.added
     report.updated += counts.updated
     report.resumed += counts.resumed
@@ -389,25 +407,74 @@ def _write(
     session.flush()
     resolve_links(session, only_unresolved=not topics_changed)
 
-    for path in removed:
-        session.exec(delete(SourceFile).where(col(SourceFile.path) == path))
-    deck_paths = {deck.path for deck in decks}
-    for source in changed:
-        kind = "deck" if source.path in deck_paths else "topic"
-        row = session.get(SourceFile, source.path) or SourceFile(
-            path=source.path, kind=kind, sha256=""
-        )
-        row.sha256 = source.sha256
-        row.kind = kind
-        row.imported_at = utcnow()
-        session.add(row)
-    session.flush()
+    for chunk in chunks(removed):
+        session.exec(delete(SourceFile).where(col(SourceFile.path).in_(chunk)))
+    _write_sources(session, changed, {deck.path for deck in decks})
     number_cards(session)
     refresh_search_index(session)
     bump_generation(session)
     # Cards may have moved or come back in content order: every learner's search for new
     # cards starts from the beginning again (app.study keeps the cursor from there).
     session.exec(update(Learner).values(new_cursor=0))
+
+
+def _last_read(session: Session) -> dict[str, tuple[str, str]]:
+    """Every imported file's stamp and hash, in one statement: what a re-import compares."""
+    rows = session.exec(select(SourceFile.path, SourceFile.stamp, SourceFile.sha256))
+    return {path: (stamp, sha256) for path, stamp, sha256 in rows}
+
+
+def _write_sources(session: Session, changed: list[SourceText], deck_paths: set[str]) -> None:
+    """Record the files this import read: one executemany each for new and known ones."""
+    paths = [source.path for source in changed]
+    stored: set[str] = set()
+    for chunk in chunks(paths):
+        stored |= set(session.exec(select(SourceFile.path).where(col(SourceFile.path).in_(chunk))))
+    now = utcnow()
+    rows = [
+        {
+            "path": source.path,
+            "kind": "deck" if source.path in deck_paths else "topic",
+            "sha256": source.sha256,
+            "stamp": source.stamp,
+            "imported_at": now,
+        }
+        for source in changed
+    ]
+    table = table_of(SourceFile)
+    new = [row for row in rows if row["path"] not in stored]
+    if new:
+        session.connection().execute(table.insert(), new)
+    known = [{**row, "key": row["path"]} for row in rows if row["path"] in stored]
+    if known:
+        session.connection().execute(
+            table.update()
+            .where(table.c.path == bindparam("key"))
+            .values(
+                kind=bindparam("kind"),
+                sha256=bindparam("sha256"),
+                stamp=bindparam("stamp"),
+                imported_at=bindparam("imported_at"),
+            ),
+            known,
+        )
+
+
+def _restamp(session: Session, sources: list[SourceText], last: dict[str, tuple[str, str]]) -> None:
+    """Keep the new stamps of files touched but not changed, so the next import skips them."""
+    rows = [
+        {"key": s.path, "new_stamp": s.stamp}
+        for s in sources
+        if s.path in last and last[s.path][0] != s.stamp and last[s.path][1] == s.sha256
+    ]
+    if rows:
+        table = table_of(SourceFile)
+        session.connection().execute(
+            table.update()
+            .where(table.c.path == bindparam("key"))
+            .values(stamp=bindparam("new_stamp")),
+            rows,
+        )
 
 
 def unresolved_links(session: Session) -> list[ContentError]:

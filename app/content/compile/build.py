@@ -24,6 +24,8 @@ from app.content.notes.parse import (
 )
 from app.content.notes.source import SourceText
 
+logger = logging.getLogger(__name__)
+
 
 @dataclass
 class CompiledFollowup:
@@ -119,7 +121,13 @@ def split_warnings(
 
 
 def parse_source(source: SourceText) -> tuple[Parsed | None, list[ContentError]]:
-    return parse_note(source.path, source.text, reading=source.reading, house=source.house)
+    """Parse one note; a note the parser cannot read is left out with a warning, never a crash."""
+    try:
+        return parse_note(source.path, source.text, reading=source.reading, house=source.house)
+    except Exception as exc:  # one note must not stop a whole folder's import
+        logger.exception("parsing %s failed", source.path)
+        reason = f"{type(exc).__name__}: {exc}"[:200]
+        return None, [ContentWarning.of("note_failed", source.path, 1, reason=reason)]
 
 
 def compile_item(

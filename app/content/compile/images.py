@@ -37,7 +37,7 @@ class ImageError(ValueError):
         self.said = said
 
     @classmethod
-    def of(cls, code: str, **values: Value) -> "ImageError":
+    def of(cls, code: str, /, **values: Value) -> "ImageError":
         return cls(Said.of(code, **values))
 
 

@@ -1,9 +1,14 @@
 """A note's front matter: its YAML mapping, typed values, and the table of block labels."""
 
+import datetime
 import re
 from typing import Any
 
 import yaml
+from yaml.composer import ComposerError
+from yaml.constructor import ConstructorError
+from yaml.events import AliasEvent
+from yaml.nodes import Node
 
 from app.content.errors import ContentError
 from app.content.names import normalise_title
@@ -28,6 +33,35 @@ def label_key(text: str) -> str:
     return re.sub(r"\s*/\s*", "/", text).strip()
 
 
+class _Loader(yaml.SafeLoader):
+    """Safe YAML that turns every odd value into a YAML error at its line.
+
+    PyYAML's own constructors raise plain ValueError (an impossible date, an integer too long to
+    convert) and aliases let a small text expand without bound; both become a marked error here.
+    """
+
+    def compose_node(self, parent: Node | None, index: int) -> Node | None:
+        if self.check_event(AliasEvent):
+            event = self.peek_event()  # type: ignore[no-untyped-call]
+            raise ComposerError(None, None, "aliases (*name) are not allowed", event.start_mark)
+        return super().compose_node(parent, index)
+
+    def construct_object(self, node: Node, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep)
+        except (ValueError, OverflowError, TypeError) as exc:
+            problem = f"{node.value!s:.40}: {str(exc).split(':')[0]:.80}"
+            raise ConstructorError(None, None, problem, node.start_mark) from exc
+
+
+def _load(raw: str) -> Any:
+    loader = _Loader(raw)
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
+
+
 def split_front_matter(
     path: str, text: str, errors: list[ContentError]
 ) -> tuple[dict[str, Any], list[str], int]:
@@ -46,12 +80,15 @@ def split_front_matter(
         return {}, lines, 1
     raw = "\n".join(lines[1:end])
     try:
-        meta = yaml.safe_load(raw) or {}
+        meta = _load(raw) or {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = 2 + (mark.line if mark else 0)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         errors.append(ContentError.of("frontmatter_yaml", path, line, problem=problem))
+        meta = {}
+    except RecursionError:
+        errors.append(ContentError.of("frontmatter_yaml", path, 2, problem="nested too deeply"))
         meta = {}
     if not isinstance(meta, dict):
         errors.append(ContentError.of("frontmatter_not_mapping", path, 2))
@@ -63,6 +100,8 @@ def meta_str(meta: dict[str, Any], key: str, path: str, errors: list[ContentErro
     value = meta.get(key, "")
     if value is None:
         return ""
+    if isinstance(value, datetime.date):
+        return value.isoformat()
     if not isinstance(value, str | int | float):
         errors.append(ContentError.of("frontmatter_not_text", path, 1, key=key))
         return ""
@@ -73,7 +112,9 @@ def meta_list(meta: dict[str, Any], key: str, path: str, errors: list[ContentErr
     value = meta.get(key) or []
     if isinstance(value, str):
         value = [value]
-    if not isinstance(value, list) or not all(isinstance(v, str | int | float) for v in value):
+    if not isinstance(value, list) or not all(
+        isinstance(v, str | int | float | datetime.date) for v in value
+    ):
         errors.append(ContentError.of("frontmatter_not_list", path, 1, key=key))
         return []
     return [str(v).strip() for v in value if str(v).strip()]

@@ -4,10 +4,13 @@ import errno
 import hashlib
 import os
 import stat
+import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.content.errors import ContentError, ContentWarning, Said
+from app.content.errors import ContentError, Said
+from app.content.notes.encoding import decode
 
 NOTE_SUFFIXES = (".md", ".markdown", ".txt")
 # Folders of tools, not notes: version control, editors' settings, dependencies, caches.
@@ -28,10 +31,27 @@ class SourceText:
     # and one under `decks/` is read by the house format's rules.
     reading: bool = False
     house: bool = False
+    # The file's size and modification time when it was read; '' when not to be trusted.
+    stamp: str = ""
 
 
-def scan(root: Path) -> tuple[list[SourceText], list[ContentError]]:
+# A file modified this recently may be modified again within the clock's resolution without
+# its stamp changing, so its stamp is not kept (git's "racy" files).
+RACY_SECONDS = 2.0
+
+
+def stamp(info: os.stat_result) -> str:
+    """What says a file is as it was: its size and modification time, and how we render."""
+    return f"{RENDERING}:{info.st_size}:{info.st_mtime_ns}"
+
+
+def scan(
+    root: Path, known: Mapping[str, tuple[str, str]] | None = None
+) -> tuple[list[SourceText], list[ContentError]]:
     """Read every note under `root` (any depth), sorted by path.
+
+    `known` maps a path to the stamp and hash it was last imported with: a file whose stamp
+    is unchanged is not read again, and comes back with that hash and no text.
 
     The tree may be someone else's (a shared checkout, a mounted volume): a file is read only
     if it is a regular file inside the root and of a sane size. Anything else is a problem that
@@ -45,18 +65,29 @@ def scan(root: Path) -> tuple[list[SourceText], list[ContentError]]:
     real_root = Path(os.path.realpath(root))
     sources: list[SourceText] = []
     house = (root / "decks").is_dir() and (root / "topics").is_dir()
+    racy = time.time_ns() - int(RACY_SECONDS * 1e9)
     for file in _note_files(root, real_root, errors):
         rel = file.relative_to(root).as_posix()
-        data = _read(file, real_root)
-        if isinstance(data, Said):
-            errors.append(ContentError(rel, 0, data))
+        reading, in_decks = house and rel.startswith("topics/"), house and rel.startswith("decks/")
+        last = (known or {}).get(rel)
+        if last and last[0] and _stamp_of(file, real_root) == last[0]:
+            sources.append(SourceText(rel, last[1], "", reading, in_decks, last[0]))
             continue
-        text = _decode(data, rel, errors)
+        read = _read(file, real_root)
+        if isinstance(read, Said):
+            errors.append(ContentError(rel, 0, read))
+            continue
+        data, info = read
+        problems = len(errors)
+        text = decode(data, rel, errors)
         if text is None:
             continue
         digest = hashlib.sha256(b"%d\0%b" % (RENDERING, data)).hexdigest()
-        reading = house and rel.startswith("topics/")
-        sources.append(SourceText(rel, digest, text, reading, house and rel.startswith("decks/")))
+        # A file read with a warning is read again each time, so that each report has it.
+        trusted = info.st_mtime_ns < racy and len(errors) == problems
+        sources.append(
+            SourceText(rel, digest, text, reading, in_decks, stamp(info) if trusted else "")
+        )
     if not sources and not errors:
         errors.append(ContentError.of("no_notes", str(root), 0))
     return sources, errors
@@ -84,21 +115,6 @@ def _note_files(root: Path, real_root: Path, errors: list[ContentError]) -> list
     return sorted(found, key=lambda file: file.relative_to(root).as_posix())
 
 
-def _decode(data: bytes, rel: str, errors: list[ContentError]) -> str | None:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-    try:
-        # Notes saved by older Chinese editors are often GBK; GB18030 reads all of it.
-        text = data.decode("gb18030")
-    except UnicodeDecodeError:
-        errors.append(ContentError.of("not_utf8", rel, line))
-        return None
-    errors.append(ContentWarning.of("read_as_gb18030", rel, line))
-    return text
-
-
 def _outside(path: Path, real_root: Path) -> Said | None:
     """Why `path` must not be followed (a symlink loop, or leading out of the root), or None."""
     if not path.is_symlink():
@@ -116,8 +132,19 @@ def _outside(path: Path, real_root: Path) -> Said | None:
     return None
 
 
-def _read(file: Path, real_root: Path) -> bytes | Said:
-    """The file's bytes, or why it is not read."""
+def _stamp_of(file: Path, real_root: Path) -> str | None:
+    """The stamp of a regular file inside the root, else None."""
+    if _outside(file, real_root):
+        return None
+    try:
+        info = file.stat()
+    except OSError:
+        return None
+    return stamp(info) if stat.S_ISREG(info.st_mode) else None
+
+
+def _read(file: Path, real_root: Path) -> tuple[bytes, os.stat_result] | Said:
+    """The file's bytes and what `stat` said of it, or why it is not read."""
     problem = _outside(file, real_root)
     if problem:
         return problem
@@ -140,4 +167,4 @@ def _read(file: Path, real_root: Path) -> bytes | Said:
         return Said.of("unreadable", reason=str(exc.strerror))
     if len(data) > MAX_FILE_BYTES:
         return Said.of("file_too_large", megabytes=MAX_FILE_BYTES // 2**20)
-    return data
+    return data, info

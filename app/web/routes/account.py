@@ -30,7 +30,10 @@ def _signed_in(request: Request, settings: SettingsDep, token: str, target: str)
 
 
 @router.get("/login")
-def login_page(request: Request, settings: SettingsDep, next: str = "/") -> Response:
+def login_page(
+    request: Request, settings: SettingsDep, identity: IdentityDep, next: str = "/"
+) -> Response:
+    # Asking who is there lets the page tell the service worker that nobody is (Qbank-Session).
     if not settings.team:
         return RedirectResponse("/", status_code=303)
     return render(request, "login.html", {"next": safe_local_path(next), "error": None})

@@ -10,7 +10,7 @@ from app.errors import NotFound
 from app.interview.today import ahead
 from app.search.query import BadQuery, deck_choices, printable
 from app.search.query import search as run_search
-from app.study import card_state, catalog, counts
+from app.study import card_state, catalog, counts, folders
 from app.study.cardview import card_view
 from app.study.marks import get_mark
 from app.web.deps import FiltersDep, LearnerDep, NowDep, SessionDep
@@ -23,17 +23,40 @@ router = APIRouter(include_in_schema=False)
 public = APIRouter(include_in_schema=False)
 
 
+PageDep = Annotated[int, Query(ge=1, le=1_000_000)]
+
+
 @router.get("/")
 def home(
-    request: Request, session: SessionDep, learner: LearnerDep, now: NowDep, filters: FiltersDep
+    request: Request,
+    session: SessionDep,
+    learner: LearnerDep,
+    now: NowDep,
+    filters: FiltersDep,
+    page: PageDep = 1,
 ) -> Response:
-    decks = catalog.deck_summaries(session, learner=learner, now=now)
+    listing = folders.folder_page(session, learner=learner, now=now, folder="", page=page)
     today = counts(session, learner=learner, now=now, filters=filters)
-    tags = catalog.tag_summaries(decks)
+    tags = folders.tag_counts(session)
     interviews = ahead(session, learner=learner, now=now)
-    context = {"decks": decks, "today": today, "tags": tags, "ahead": interviews}
-    context["tree"] = catalog.folder_tree(decks)
+    context = {"listing": listing, "today": today, "tags": tags, "ahead": interviews}
     return render(request, "home.html", context | {"zone_offer": not learner.timezone_chosen})
+
+
+@router.get("/folders/{folder:path}")
+def folder(
+    request: Request,
+    folder: str,
+    session: SessionDep,
+    learner: LearnerDep,
+    now: NowDep,
+    page: PageDep = 1,
+) -> Response:
+    """A folder of notes a page at a time: its sub-folders with their counts, then its decks."""
+    listing = folders.folder_page(session, learner=learner, now=now, folder=folder, page=page)
+    if not listing.found:
+        raise NotFound("folder_not_found", folder=folder)
+    return render(request, "folder.html", {"listing": listing})
 
 
 @router.get("/decks/{slug}")

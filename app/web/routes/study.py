@@ -51,6 +51,7 @@ CLIENT_STRINGS = (
     "study.undo_failed",
     "study.expired",
     "study.taken_along",
+    "study.taken_along_shared",
     "study.nothing_to_undo",
     "study.waiting_for_cards",
     "study.suspend",

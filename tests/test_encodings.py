@@ -1,0 +1,105 @@
+"""A note in UTF-16 or UTF-32, with or without a byte-order mark, is read as the text it is, or
+refused with a `path:line` problem; never imported as mojibake."""
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from app.content.bank.sync import check_content
+from app.content.errors import ContentError, ContentWarning
+from app.content.notes.encoding import decode
+
+NOTE = """\
+# 并发 Concurrency
+
+## 什么是死锁？
+
+两个线程互相等待对方持有的锁，一个都不放手。
+
+## What is a race?
+
+An outcome that depends on timing: 上一次写入被覆盖。
+"""
+QUESTIONS = ["什么是死锁？", "What is a race?"]
+WIDE = ["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"]
+
+
+def _check(folder: Path, data: bytes):
+    folder.mkdir(exist_ok=True)
+    (folder / "deck.md").write_bytes(data)
+    return check_content(folder)
+
+
+def _questions(report) -> list[str]:
+    return [card.question for f in report.files for card in f.cards]
+
+
+@pytest.mark.parametrize("codec", WIDE)
+def test_a_wide_note_with_a_byte_order_mark_reads_as_utf8_would(tmp_path: Path, codec: str):
+    report = _check(tmp_path / "n", ("\ufeff" + NOTE).encode(codec))
+    assert _questions(report) == QUESTIONS
+    assert not report.errors and not report.warnings
+
+
+@pytest.mark.parametrize("codec", WIDE)
+def test_a_wide_note_without_a_mark_is_detected_with_a_warning(tmp_path: Path, codec: str):
+    report = _check(tmp_path / "n", NOTE.encode(codec))
+    assert _questions(report) == QUESTIONS
+    name = codec.upper().replace("-", " ", 1).replace("-", " ").replace("UTF ", "UTF-")
+    assert [str(w) for w in report.warnings] == [
+        f"deck.md:1: file has no byte-order mark; read as {name} (saving it as UTF-8 is safer)"
+    ]
+
+
+def test_a_chinese_note_in_utf16_without_a_mark_is_not_read_as_gb18030(tmp_path: Path):
+    # Hardly any ASCII: only the line breaks have a NUL byte.
+    note = "# 并发\n\n## 什么是死锁？\n\n两个线程互相等待对方持有的锁。一个都不放手。\n"
+    report = _check(tmp_path / "n", note.encode("utf-16-le"))
+    assert _questions(report) == ["什么是死锁？"]
+    assert [w.said.code for w in report.warnings] == ["read_without_bom"]
+
+
+def test_a_broken_wide_note_is_refused_at_its_line(tmp_path: Path):
+    data = ("\ufeff" + NOTE).encode("utf-16-le")
+    broken = data[:100] + b"\x00\xdc" + data[100:]  # a lone low surrogate
+    report = _check(tmp_path / "n", broken)
+    assert _questions(report) == []
+    (problem,) = [p for p in report.warnings + report.errors if p.path == "deck.md"]
+    assert problem.said.code == "bom_invalid" and problem.line == 5
+    assert "UTF-16 LE byte-order mark" in problem.message
+
+
+def test_a_file_with_nul_bytes_that_is_no_wide_text_is_refused(tmp_path: Path):
+    report = _check(tmp_path / "n", NOTE.encode() + b"\x00\x01binary\n")
+    assert _questions(report) == []
+    (problem,) = [p for p in report.warnings + report.errors if p.path == "deck.md"]
+    assert problem.said.code == "binary" and problem.line == 10
+
+
+def test_invalid_utf8_names_the_byte_and_the_line(tmp_path: Path):
+    report = _check(tmp_path / "n", b"# Deck\n\n## Q?\n\ncaf\xe9\n")
+    (problem,) = [p for p in report.warnings + report.errors if p.path == "deck.md"]
+    assert str(problem) == (
+        "deck.md:5: file is not valid UTF-8 (byte 0xE9), nor GB18030; not read: save it as UTF-8"
+    )
+
+
+# Notes as people write them: lines of any text (no NUL characters, which no note holds).
+LINES = st.lists(st.text(st.characters(blacklist_characters="\x00\r\n")), min_size=2, max_size=8)
+
+
+@given(LINES, st.sampled_from(["utf-8", *WIDE]), st.booleans())
+def test_any_note_reads_back_as_itself_or_is_refused(lines: list[str], codec: str, bom: bool):
+    text = "\n".join(lines) + "\n"
+    data = (("\ufeff" if bom else "") + text).encode(codec)
+    problems: list[ContentError] = []
+    read = decode(data, "n.md", problems)
+    if read is None:
+        assert problems and not isinstance(problems[-1], ContentWarning)
+    elif codec == "utf-8" and not bom:
+        # GB18030 is a guess that warns; otherwise the text is the text written.
+        assert read == text or [p.said.code for p in problems] == ["read_as_gb18030"]
+    else:
+        assert read == text, (codec, bom, problems)
