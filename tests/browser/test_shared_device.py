@@ -15,8 +15,8 @@ import pytest
 from playwright.sync_api import Browser, Error, Page, expect
 
 from app.accounts import members
-from app.accounts.learners import study_day
 from app.infra.db import Database
+from app.scheduling.studyday import study_day
 from tests.browser.conftest import ServerClock, copy_bank, open_bank, serve, team_settings
 
 pytestmark = pytest.mark.browser

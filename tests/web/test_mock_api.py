@@ -9,7 +9,7 @@ from sqlmodel import col, select
 
 from app.infra.models import MockAnswer, MockSession, ReviewLog
 from app.interview.keypoints import points_key
-from tests.web.test_interview import bank_dir, start_mock
+from tests.support.interview import bank_dir, start_mock
 
 pytestmark = pytest.mark.storage
 
