@@ -25,15 +25,19 @@ export function newKey() {
   return Date.now().toString(36) + Math.random().toString(36).slice(2) + Math.random().toString(36).slice(2);
 }
 
-// One attempt at `request` ({url, init}): the outcome static/queue.js expects.
-export async function deliver(request, fetcher = fetch) {
+// One attempt at `request` ({url, init}): the outcome static/queue.js expects. A 401 says the
+// session has ended (elsewhere, or by time): `ended()` has the pages kept for it deleted.
+export async function deliver(request, fetcher = fetch, ended = () => sessionEnded(navigator.serviceWorker)) {
   let response;
   try {
     response = await fetcher(request.url, request.init);
   } catch (error) {
     return { outcome: "offline" };
   }
-  if (response.status === 401) return { outcome: "signed_out" };
+  if (response.status === 401) {
+    ended();
+    return { outcome: "signed_out" };
+  }
   // A changed CSRF token (signed in again in another tab), throttling or a server fault: each
   // may pass, so the entry stays and goes again later.
   if (response.status === 403 || response.status === 429 || response.status >= 500) return { outcome: "retrying" };
@@ -69,8 +73,6 @@ function paintState(state) {
 outbox.subscribe((event) => {
   if (event.type === "ack") sync.acknowledge(event.entry, event.data);
   if (event.type === "state") paintState(event.state);
-  // The session has ended (elsewhere, or by time): the pages kept for it go.
-  if (event.type === "state" && event.state.status === "signed_out") sessionEnded(navigator.serviceWorker);
 });
 outbox.ready().then(() => paintState(outbox.state));
 

@@ -67,7 +67,7 @@ class SourceFile(SQLModel, table=True):
     path: str = Field(primary_key=True)
     kind: str
     sha256: str
-    # Size and modification time as last read (app.content.source.stamp): a file whose stamp
+    # Size and modification time as last read (app.content.notes.source.stamp): a file whose stamp
     # is unchanged is not read and hashed again. Empty: read it.
     stamp: str = Field(default="", sa_column_kwargs={"server_default": text("''")})
     imported_at: datetime = _tz(default_factory=utcnow)
@@ -94,7 +94,7 @@ class Deck(SQLModel, table=True):
     tags: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     path: str = ""
     retired: bool = False
-    # Active cards in the deck, kept by imports (app.content.sync.number_cards), so the study
+    # Active cards in the deck, kept by imports (app.content.bank.store.number_cards), so the study
     # queue need not count thousands of card rows on every request.
     card_count: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 

@@ -62,6 +62,7 @@ class Hit:
     title_html: Markup
     field: str  # the best field group that matched
     deck: str = ""
+    deck_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -139,6 +140,7 @@ def search(
     kind: str | None = None,
     deck: str | None = None,
     limit: int = 50,
+    offset: int = 0,
 ) -> SearchResult:
     """Cards and topics holding every term of `query`, best first; optionally one kind or deck."""
     check_input(query, kind, deck)
@@ -146,8 +148,10 @@ def search(
     if not terms:
         return SearchResult(query)
     statement = search_statement(session, terms, kind=kind, deck=deck, limit=limit)
-    rows = session.exec(statement).all()
+    rows = session.exec(statement.offset(offset)).all()
     if not rows:
+        if offset:  # past the last page: no suggestions, the query matched
+            return SearchResult(query)
         return SearchResult(query, suggestions=suggest(session, terms))
     hits = [_hit(entry, deck_title or "", terms) for entry, deck_title, _, _ in rows]
     return SearchResult(query, hits, total=rows[0][3])
@@ -181,12 +185,18 @@ def search_statement(
     return statement
 
 
-def deck_choices(session: Session) -> list[tuple[str, str]]:
-    """(slug, title) of every active deck, for the search form's deck filter."""
+def deck_choices(session: Session, hits: list[Hit], chosen: str = "") -> list[tuple[str, str]]:
+    """(slug, title) of the decks the search form's filter offers: the chosen one and those of
+    the hits shown (a vault holds thousands of decks; a menu of all of them helps nobody)."""
+    ids = list(dict.fromkeys(hit.deck_id for hit in hits if hit.deck_id is not None))
     rows = session.exec(
-        select(Deck.slug, Deck.title).where(col(Deck.retired).is_(False)).order_by(col(Deck.path))
-    )
-    return [(slug, title) for slug, title in rows]
+        select(Deck.id, Deck.slug, Deck.title).where(
+            col(Deck.retired).is_(False), or_(col(Deck.id).in_(ids), col(Deck.slug) == chosen)
+        )
+    ).all()
+    order = {deck_id: n for n, deck_id in enumerate(ids)}
+    ranked = sorted(rows, key=lambda row: (row[1] != chosen, order.get(row[0], 0)))
+    return [(slug, title) for _, slug, title in ranked]
 
 
 def _hit(entry: SearchEntry, deck_title: str, terms: list[str]) -> Hit:
@@ -207,6 +217,7 @@ def _hit(entry: SearchEntry, deck_title: str, terms: list[str]) -> Hit:
         title_html=highlight(entry.label, terms),
         field=best,
         deck=deck_title,
+        deck_id=entry.deck_id,
     )
 
 

@@ -135,20 +135,26 @@ class Rating(NamedTuple):
     rating: int
     queue: str
     duration_ms: int
+    deck_id: int | None = None  # the card's deck now; None for a card no longer in the bank
 
 
 def study_history(*, session: Session, learner: Learner, deck: Deck | None = None) -> list[Rating]:
     """The learner's study ratings in scope; practice and undone ones left out."""
-    query = sa.select(
-        col(ReviewLog.reviewed_at),
-        col(ReviewLog.card_id),
-        col(ReviewLog.rating),
-        col(ReviewLog.queue),
-        col(ReviewLog.duration_ms),
-    ).where(
-        col(ReviewLog.learner_id) == learner.id,
-        col(ReviewLog.mode) == "study",
-        col(ReviewLog.undone_at).is_(None),
+    query = (
+        sa.select(
+            col(ReviewLog.reviewed_at),
+            col(ReviewLog.card_id),
+            col(ReviewLog.rating),
+            col(ReviewLog.queue),
+            col(ReviewLog.duration_ms),
+            col(Card.deck_id),
+        )
+        .outerjoin(Card, col(Card.id) == ReviewLog.card_id)
+        .where(
+            col(ReviewLog.learner_id) == learner.id,
+            col(ReviewLog.mode) == "study",
+            col(ReviewLog.undone_at).is_(None),
+        )
     )
     if deck is not None:
         in_deck = select(Card.id).where(Card.deck_id == deck.id)
@@ -156,7 +162,7 @@ def study_history(*, session: Session, learner: Learner, deck: Deck | None = Non
     rows = session.execute(query).all()
     days = local_days(learner, [row.reviewed_at for row in rows])
     return [
-        Rating(day, row.card_id, row.rating, row.queue, row.duration_ms or 0)
+        Rating(day, row.card_id, row.rating, row.queue, row.duration_ms or 0, row.deck_id)
         for day, row in zip(days, rows, strict=True)
     ]
 
@@ -212,17 +218,13 @@ def due_forecast(
 def _retention(
     session: Session, history: list[Rating], today: date, deck: Deck | None
 ) -> RetentionStats:
-    if deck is not None:
-        deck_of: dict[str, int] = {}
-    else:
-        deck_of = dict(session.exec(select(Card.id, Card.deck_id)).all())
     firsts = [today - timedelta(days=days - 1) for days in RETENTION_WINDOWS]
     # Per deck id: reviews and passed for each window, in RETENTION_WINDOWS order.
     tallies: dict[int | None, list[int]] = {}
     for r in history:
         if r.queue != "review" or not firsts[-1] <= r.day <= today:
             continue
-        deck_id = deck.id if deck is not None else deck_of[r.card_id]
+        deck_id = deck.id if deck is not None else r.deck_id
         tally = tallies.setdefault(deck_id, [0] * (2 * len(RETENTION_WINDOWS)))
         for i, first in enumerate(firsts):
             if r.day >= first:
@@ -235,14 +237,19 @@ def _retention(
             for i, days in enumerate(RETENTION_WINDOWS)
         )
 
-    # Every active deck in scope is listed, and retired ones only where they have reviews.
-    listed = select(Deck).where(or_(col(Deck.retired).is_(False), col(Deck.id).in_(list(tallies))))
+    # The decks the learner studied in the longest window, the most reviewed first: a vault
+    # of thousands of decks lists those, not every deck (a deck in scope is always listed).
+    studied = [deck_id for deck_id in tallies if deck_id is not None]
+    listed = select(Deck).where(col(Deck.id).in_(studied))
     if deck is not None:
-        listed = listed.where(Deck.id == deck.id)
+        listed = select(Deck).where(Deck.id == deck.id)
     nothing = [0] * (2 * len(RETENTION_WINDOWS))
+    found = sorted(
+        session.exec(listed),
+        key=lambda d: (-tallies.get(d.id, nothing)[-2], d.path, d.slug),
+    )
     per_deck = tuple(
-        DeckRetention(d.slug, d.title, windows(tallies.get(d.id, nothing)))
-        for d in session.exec(listed.order_by(col(Deck.path), col(Deck.slug)))
+        DeckRetention(d.slug, d.title, windows(tallies.get(d.id, nothing))) for d in found
     )
     overall = [sum(column) for column in zip(nothing, *tallies.values(), strict=True)]
     return RetentionStats(overall=windows(overall), decks=per_deck)
@@ -372,11 +379,4 @@ def learner_stats(
         streak=_streak(history, today),
         time=_time_spent(history, today),
         hardest=_hardest(session, learner, history, deck, HARDEST_LIMIT),
-    )
-
-
-def active_decks(*, session: Session) -> list[Deck]:
-    """The decks a statistics page can be narrowed to."""
-    return list(
-        session.exec(select(Deck).where(col(Deck.retired).is_(False)).order_by(col(Deck.path)))
     )

@@ -229,19 +229,30 @@ def topic_cards(session: Session, slug: str) -> list[tuple[Card, Deck]]:
     return sorted(unique.values(), key=lambda pair: (pair[1].path, pair[0].position))
 
 
-def topics(session: Session) -> list[tuple[Topic, int]]:
-    """All topics by title, each with how many active cards link to it."""
+def topics(
+    session: Session, *, limit: int | None = None, offset: int = 0
+) -> list[tuple[Topic, int]]:
+    """Topics by title (`limit` from `offset`), each with how many active cards link to it."""
+    shown = list(
+        session.exec(
+            select(Topic).order_by(col(Topic.title), col(Topic.slug)).offset(offset).limit(limit)
+        )
+    )
     counts = dict(
         session.exec(
             select(CardLink.topic_slug, func.count(func.distinct(CardLink.card_id)))
             .join(Card, col(Card.id) == CardLink.card_id)
-            .where(col(Card.retired).is_(False), col(CardLink.topic_slug).is_not(None))
+            .where(
+                col(Card.retired).is_(False), col(CardLink.topic_slug).in_([t.slug for t in shown])
+            )
             .group_by(CardLink.topic_slug)
         ).all()
     )
-    return [
-        (t, counts.get(t.slug, 0)) for t in session.exec(select(Topic).order_by(col(Topic.title)))
-    ]
+    return [(t, counts.get(t.slug, 0)) for t in shown]
+
+
+def topic_count(session: Session) -> int:
+    return session.exec(select(func.count()).select_from(Topic)).one()
 
 
 # A heading's numbering and question label, which a card's question may be written without.

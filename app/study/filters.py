@@ -15,7 +15,7 @@ FOLDER_MAX_LENGTH = 4096
 
 
 def in_folder(folder: str) -> Any:
-    """Decks whose note sits in `folder` or below it (as app.content.parse.note_folder reads it).
+    """Decks whose note sits in `folder` or below it (as app.content.names.note_folder reads it).
 
     The house layout's `decks/` is no folder of its own, so `decks/a/x.md` is in folder `a`.
     A prefix compared as text, not LIKE: folder names may hold `%` and `_`, and SQLite's LIKE

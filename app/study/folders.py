@@ -246,7 +246,7 @@ TAGS_SHOWN = 60
 def tag_counts(session: Session, *, shown: int = TAGS_SHOWN) -> TagList:
     """The decks' tags by name, each with the cards `?tag=` selects, from grouped statements.
 
-    A card carries its deck's tags and its section's name (app.content.sync), so a tag also
+    A card carries its deck's tags and its section's name (app.content.bank.sync), so a tag also
     takes in a section of that name in a deck without the tag. Rows are distinct tag lists,
     not cards: a few per deck at most however many cards.
     """

@@ -49,32 +49,6 @@ def localtime(context: Context, moment: datetime | None, fmt: str = "%Y-%m-%d %H
 templates.env.filters["localtime"] = localtime
 
 
-def render(
-    request: Request, name: str, context: dict[str, Any], status_code: int = 200
-) -> HTMLResponse:
-    lang = language(request)
-    identity = getattr(request.state, "identity", None)
-    team = request.app.state.settings.team
-    kept = kept_session(identity, team=team)
-    base = {
-        "lang": lang,
-        "t": translator(lang),
-        # A problem's values, passed as one mapping: they may be named anything (`key`, `self`).
-        "worded": lambda key, values: worded(key, values, lang),
-        "path": request.url.path,
-        "team": team,
-        "user": identity.learner if identity else None,
-        "csrf_token": identity.csrf_token if identity else None,
-        "kept_session": kept,
-    }
-    response = templates.TemplateResponse(
-        request, name, {**base, **context}, status_code=status_code
-    )
-    if kept is not None:
-        response.headers[KEPT_SESSION_HEADER] = kept
-    return response
-
-
 # Whose page this is, for the service worker (static/sw.js), which keeps a signed-in member's
 # pages only for her session and as long as this says, and drops them all on "none".
 KEPT_SESSION_HEADER = "Qbank-Session"
@@ -100,3 +74,29 @@ def kept_session(identity: Asker | None, *, team: bool) -> str | None:
     if identity.kept is not None:
         return f"{identity.kept.id}; max-age={identity.kept.seconds}"
     return "none" if identity.learner is None else None
+
+
+def render(
+    request: Request, name: str, context: dict[str, Any], status_code: int = 200
+) -> HTMLResponse:
+    lang = language(request)
+    identity = getattr(request.state, "identity", None)
+    team = request.app.state.settings.team
+    kept = kept_session(identity, team=team)
+    base = {
+        "lang": lang,
+        "t": translator(lang),
+        # A problem's values, passed as one mapping: they may be named anything (`key`, `self`).
+        "worded": lambda key, values: worded(key, values, lang),
+        "path": request.url.path,
+        "team": team,
+        "user": identity.learner if identity else None,
+        "csrf_token": identity.csrf_token if identity else None,
+        "kept_session": kept,
+    }
+    response = templates.TemplateResponse(
+        request, name, {**base, **context}, status_code=status_code
+    )
+    if kept is not None:
+        response.headers[KEPT_SESSION_HEADER] = kept
+    return response

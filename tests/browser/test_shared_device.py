@@ -162,6 +162,29 @@ def test_kept_pages_show_offline_while_the_session_lives(browser: Browser, team:
     page.context.close()
 
 
+def test_another_member_signing_in_clears_the_one_before(browser: Browser, team: Team) -> None:
+    first, second = team.member("first"), team.member("second")
+    page = signed_in(browser, team.url, first)
+    kept_on_device(page)
+    hers = "qbank.pack." + page.evaluate("document.body.dataset.learner") + "."
+    # Not signed out: the next member signs in over her session, on the same browser.
+    page.goto("/login")
+    page.locator("input[name=name]").fill(second)
+    page.locator("input[name=password]").fill(PASSWORD)
+    page.locator("form[action='/login'] button[type=submit]").click()
+    page.wait_for_url(re.compile(r"/(\?.*)?$"))
+    page.goto("/study")
+    assert not [key for key in page.evaluate(PACKS) if key.startswith(hers)]
+    page.wait_for_function(
+        f"({KEPT_PAGES})().then((paths) => paths.length === 1 && paths[0] === '/study')"
+    )
+    page.context.set_offline(True)
+    for path in PAGES:
+        shown = shown_offline(page, path) or ""
+        assert first not in shown, (path, shown)
+    page.context.close()
+
+
 def test_a_password_changed_elsewhere_clears_the_device_on_its_next_answer(
     browser: Browser, team: Team
 ) -> None:

@@ -48,7 +48,7 @@ def test_home_shows_the_top_folders_with_counts_and_each_opens_on_its_own_page(c
     page = get(client, "/")
     assert folder_rows(page) == ["a_b", "axb", "后端"]
     backend = row(page, "后端")
-    assert "<span>total <b>4</b></span><span>3 decks</span>" in backend
+    assert "<span>Total <b>4</b></span><span>3 decks</span>" in backend
     assert "<span>New <b>4</b></span>" in backend
     assert 'href="/folders/%E5%90%8E%E7%AB%AF"' in backend
     assert 'href="/study?folder=%E5%90%8E%E7%AB%AF"' in backend
@@ -62,7 +62,7 @@ def test_home_shows_the_top_folders_with_counts_and_each_opens_on_its_own_page(c
     deeper = get(client, "/folders/后端/网络")
     assert folder_rows(deeper) == ["后端/网络/深入"]
     assert '<a href="/folders/%E5%90%8E%E7%AB%AF">后端</a> ›' in deeper  # the way back up
-    assert "<span>total <b>2</b></span><span>2 decks</span>" in deeper
+    assert "<span>Total <b>2</b></span><span>2 decks</span>" in deeper
     chinese = client.__class__(client.app, headers={"Accept-Language": "zh"})
     assert "学习此文件夹" in get(chinese, "/") and "3 个题库" in get(chinese, "/")
     assert client.get("/folders/nowhere").status_code == 404

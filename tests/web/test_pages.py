@@ -24,7 +24,7 @@ def deck_counts(page: str, slug: str) -> dict[str, int]:
     return {
         "due": shown["Learning"] + shown["Review"],
         "new": shown["New"],
-        "total": shown["total"],
+        "total": shown["Total"],
     }
 
 

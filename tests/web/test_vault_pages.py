@@ -100,7 +100,7 @@ def test_the_home_page_of_2000_decks_shows_the_folders_counted_in_one_statement(
     assert folder_rows(page) == [f"folder-{n:02d}" for n in range(40)]
     assert deck_rows(page) == ["start"]  # the one note at the top; the rest wait in folders
     assert page.count("<li ") <= PAGE_SIZE + 10
-    assert "<span>total <b>50</b></span><span>50 decks</span>" in page
+    assert "<span>Total <b>50</b></span><span>50 decks</span>" in page
     # The same statements for 2,000 decks as for 40, and one of them counts every folder.
     assert len(large) == len(small), (small, large)
     assert sum("AS child" in text for text in large) == 1

@@ -72,6 +72,29 @@ def refresh_search_index(session: Session) -> int:
     return len(rows)
 
 
+def search_index_stale(session: Session) -> bool:
+    """Whether entries are missing or made by another version: counted, not compared row by row.
+
+    Imports that change nothing ask this instead of refreshing: a vault's tens of thousands of
+    entries are read in full by a refresh.
+    """
+    entries = session.exec(select(sa.func.count()).select_from(SearchEntry)).one()
+    cards = session.exec(
+        select(sa.func.count()).select_from(Card).where(col(Card.retired).is_(False))
+    ).one()
+    topics = session.exec(select(sa.func.count()).select_from(Topic)).one()
+    old = session.exec(
+        select(sa.func.count())
+        .select_from(SearchEntry)
+        .where(
+            SearchEntry.kind == "card",
+            sa.func.substr(SearchEntry.source_hash, 1, len(SEARCH_TEXT_VERSION) + 1)
+            != f"{SEARCH_TEXT_VERSION}:",
+        )
+    ).one()
+    return entries != cards + topics or old > 0
+
+
 def _cards_with_reading(session: Session, ids: list[str]) -> list[tuple[Card, str]]:
     """Each card with its continue-reading titles."""
     out: list[tuple[Card, str]] = []

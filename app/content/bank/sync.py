@@ -6,11 +6,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqlalchemy import bindparam, func, update
+from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, delete, select
 
 from app.content.bank.repair import repair_card_ids, repair_deck_slugs, repair_topic_slugs
 from app.content.bank.report import FileReport, file_reports
-from app.content.bank.searchindex import refresh_search_index
+from app.content.bank.searchindex import refresh_search_index, search_index_stale
 from app.content.bank.store import (
     CardCounts,
     chunks,
@@ -22,6 +23,7 @@ from app.content.bank.store import (
 from app.content.bank.topicindex import TopicRef, resolve, topic_index
 from app.content.compile.build import (
     Compiled,
+    CompiledCard,
     CompiledDeck,
     CompiledTopic,
     compile_items,
@@ -266,7 +268,8 @@ def _unchanged(
     """The report of an import that found no note changed, added or removed."""
     if not dry_run:
         with database.writing(session):
-            refresh_search_index(session)  # e.g. a bank from before search
+            if search_index_stale(session):  # e.g. a bank from before search
+                refresh_search_index(session)
             _restamp(session, sources, last)
     _count_bank(session, report)
     report.warnings = lenient(scan_errors) + unresolved_links(session)
@@ -303,7 +306,7 @@ def _collect(
         if isinstance(compiled, CompiledDeck):
             pending.append(compiled)
             pending_cards += len(compiled.cards)
-            done.decks.append(compiled)
+            done.decks.append(_as_reported(compiled))
         elif compiled is not None:
             done.topics.append(compiled)
         # Small imports write at the end, keeping the write transaction short.
@@ -418,9 +421,20 @@ def _write(
     session.exec(update(Learner).values(new_cursor=0))
 
 
+def _as_reported(compiled: CompiledDeck) -> CompiledDeck:
+    """What the file report keeps of a deck: not its HTML and other forms, which are written
+    with the deck and let go, so that a vault's import does not hold every card twice over."""
+    cards = [
+        CompiledCard(item.card, "", "", "", "", "", answer_text=item.answer_text)
+        for item in compiled.cards
+    ]
+    return CompiledDeck(compiled.deck, "", cards)
+
+
 def _last_read(session: Session) -> dict[str, tuple[str, str]]:
     """Every imported file's stamp and hash, in one statement: what a re-import compares."""
-    rows = session.exec(select(SourceFile.path, SourceFile.stamp, SourceFile.sha256))
+    columns = (col(SourceFile.path), col(SourceFile.stamp), col(SourceFile.sha256))
+    rows = session.connection().execute(sa_select(*columns))
     return {path: (stamp, sha256) for path, stamp, sha256 in rows}
 
 

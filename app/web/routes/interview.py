@@ -3,7 +3,7 @@
 import datetime as dt
 from typing import Annotated
 
-from fastapi import APIRouter, Form, Request
+from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import RedirectResponse
 from sqlmodel import Session
 from starlette.responses import Response
@@ -105,14 +105,28 @@ def interviews_add(
     return RedirectResponse(f"/interviews/{interview.id}", status_code=303)
 
 
+# Decks and sections of an interview's readiness shown a page: a folder may hold thousands.
+GROUPS_PER_PAGE = 50
+
+
 @router.get("/interviews/{interview_id}")
 def interview_page(
-    request: Request, interview_id: RowId, session: SessionDep, learner: LearnerDep, now: NowDep
+    request: Request,
+    interview_id: RowId,
+    session: SessionDep,
+    learner: LearnerDep,
+    now: NowDep,
+    page: Annotated[int, Query(ge=1, le=1_000_000)] = 1,
 ) -> Response:
     interview = get_interview(session, learner=learner, interview_id=interview_id)
     ahead(session, learner=learner, now=now)
     found = readiness(session, learner=learner, interview=interview, now=now)
-    return render(request, "interview.html", {"r": found, "interview": interview})
+    groups = found.groups(sections=True)
+    pages = max(-(-len(groups) // GROUPS_PER_PAGE), 1)
+    page = min(page, pages)
+    shown = groups[(page - 1) * GROUPS_PER_PAGE : page * GROUPS_PER_PAGE]
+    context = {"r": found, "interview": interview, "groups": shown, "page": page, "pages": pages}
+    return render(request, "interview.html", context)
 
 
 @router.post("/interviews/{interview_id}/delete")

@@ -88,9 +88,15 @@ def card(
     return render(request, "card.html", context)
 
 
+TOPICS_PER_PAGE = 100
+
+
 @router.get("/topics")
-def topic_index(request: Request, session: SessionDep) -> Response:
-    return render(request, "topics.html", {"topics": catalog.topics(session)})
+def topic_index(request: Request, session: SessionDep, page: PageDep = 1) -> Response:
+    pages = max(-(-catalog.topic_count(session) // TOPICS_PER_PAGE), 1)
+    page = min(page, pages)
+    shown = catalog.topics(session, limit=TOPICS_PER_PAGE, offset=(page - 1) * TOPICS_PER_PAGE)
+    return render(request, "topics.html", {"topics": shown, "page": page, "pages": pages})
 
 
 @router.get("/topics/go/{title:path}")
@@ -111,6 +117,9 @@ def topic(request: Request, slug: str, session: SessionDep) -> Response:
     return render(request, "topic.html", {"topic": found, "cards": cards})
 
 
+SEARCH_PAGE = 50
+
+
 @router.get("/search")
 def search(
     request: Request,
@@ -118,15 +127,25 @@ def search(
     q: Annotated[str, Query(max_length=200)] = "",
     kind: Annotated[Literal["", "card", "topic"], Query()] = "",
     deck: Annotated[str, Query(max_length=200)] = "",
+    page: PageDep = 1,
 ) -> Response:
     try:
-        result = run_search(session, q, kind=kind or None, deck=deck or None)
+        result = run_search(
+            session,
+            q,
+            kind=kind or None,
+            deck=deck or None,
+            limit=SEARCH_PAGE,
+            offset=(page - 1) * SEARCH_PAGE,
+        )
     except BadQuery as exc:
         context: dict[str, object] = {"q": printable(q), "kind": kind, "deck": printable(deck)}
-        context |= {"error": say(exc, language(request)), "decks": deck_choices(session)}
+        context |= {"error": say(exc, language(request)), "decks": deck_choices(session, [])}
         return render(request, "search.html", context, status_code=exc.status)
     found: dict[str, object] = {"q": q, "kind": kind, "deck": deck, "result": result}
-    context = {**found, "hits": result.hits, "decks": deck_choices(session)}
+    pages = max(-(-result.total // SEARCH_PAGE), 1)
+    context = {**found, "hits": result.hits, "page": page, "pages": pages}
+    context["decks"] = deck_choices(session, result.hits, deck)
     return render(request, "search.html", context)
 
 

@@ -2,6 +2,7 @@
 
 import datetime as dt
 from dataclasses import dataclass
+from math import ceil
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
@@ -20,6 +21,8 @@ from app.web.i18n import translator
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
+# The per-deck table of the page: the decks studied in the last year, most reviewed first.
+DECKS_PER_PAGE = 50
 api = APIRouter(prefix="/api", tags=["api"])
 
 DeckQuery = Annotated[
@@ -42,7 +45,9 @@ class StatsPage:
 
     stats: summary.Stats
     deck: Deck | None
-    decks: list[Deck]
+    decks: list[summary.DeckRetention]  # this page of the per-deck table
+    page: int
+    pages: int
     heatmap: Markup
     forecast: Markup
     states: Markup
@@ -69,14 +74,21 @@ def stats_page(
     now: NowDep,
     lang: LangDep,
     deck: DeckQuery = None,
+    page: Annotated[int, Query(ge=1, le=1_000_000)] = 1,
 ) -> Response:
     scope = _scope(session, deck)
     numbers = summary.learner_stats(session=session, learner=learner, now=now, deck=scope)
     t = translator(lang)
-    page = StatsPage(
+    studied = numbers.retention.decks
+    pages = max(ceil(len(studied) / DECKS_PER_PAGE), 1)
+    page = min(page, pages)
+    shown = list(studied[(page - 1) * DECKS_PER_PAGE : page * DECKS_PER_PAGE])
+    view = StatsPage(
         stats=numbers,
         deck=scope,
-        decks=summary.active_decks(session=session),
+        decks=shown,
+        page=page,
+        pages=pages,
         heatmap=svg.heatmap(numbers.reviews, t),
         forecast=svg.forecast(numbers.forecast, t),
         states=svg.state_bar(numbers.states, t),
@@ -86,7 +98,7 @@ def stats_page(
         request,
         "stats.html",
         {
-            "page": page,
+            "page": view,
             "weeks": svg.calendar_weeks,
             "duration": lambda ms: format_duration(ms, lang),
         },
@@ -149,7 +161,10 @@ class StatsOut(BaseModel):
         description="Cards due per local day, next 30 days; overdue ones count today."
     )
     retention: list[RetentionOut] = Field(description="True retention over 7, 30 and 365 days.")
-    retention_by_deck: list[DeckRetentionOut]
+    retention_by_deck: list[DeckRetentionOut] = Field(
+        description="The decks with study ratings in the last 365 days, most first (or the "
+        "deck in scope)."
+    )
     states: StatesOut
     streak: StreakOut
     time: TimeOut

@@ -4,7 +4,7 @@ Revision ID: 0024
 Revises: 0023
 Create Date: 2026-12-03 14:10:00.000000
 
-A re-import reads and hashes only the files whose stamp changed (app.content.source.stamp).
+A re-import reads and hashes only the files whose stamp changed (app.content.notes.source.stamp).
 Files imported before have an empty stamp: the next import reads them once more.
 """
 
