@@ -3,6 +3,7 @@
 import os
 from functools import lru_cache
 from pathlib import Path
+from string import Formatter
 from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
@@ -75,6 +76,9 @@ class Settings(BaseSettings):
     # Where prometheus_client's worker processes keep their counters so that /metrics adds them
     # up. Under the library's own variable; `qbank serve --workers N` makes one when unset.
     metrics_dir: Path | None = Field(default=None, validation_alias="PROMETHEUS_MULTIPROC_DIR")
+    # Local mode: an "Edit" link on a note's page opens the learner's own editor, e.g.
+    # `vscode://file/{abspath}:{line}` or `obsidian://open?vault={vault}&file={path}`. Off if unset.
+    editor_url: str | None = None
 
     @field_validator("database_url")
     @classmethod
@@ -99,6 +103,11 @@ class Settings(BaseSettings):
     def _check_public_url(cls, value: str | None) -> str | None:
         return public_url(value) if value else None
 
+    @field_validator("editor_url")
+    @classmethod
+    def _check_editor_url(cls, value: str | None) -> str | None:
+        return editor_template(value) if value else None
+
     @model_validator(mode="after")
     def _team_needs_secret(self) -> "Settings":
         if self.mode == "team" and (self.secret_key == DEFAULT_SECRET or len(self.secret_key) < 32):
@@ -111,6 +120,29 @@ class Settings(BaseSettings):
     @property
     def team(self) -> bool:
         return self.mode == "team"
+
+
+EDITOR_FIELDS = frozenset({"abspath", "path", "line", "vault"})
+
+
+def editor_template(value: str) -> str:
+    """`value` as an editor URL template; ValueError for a script URL or an unknown {field}."""
+    value = value.strip()
+    scheme = value.split(":", 1)[0].lower() if ":" in value else ""
+    if not scheme or scheme in ("javascript", "data", "vbscript"):
+        raise ValueError(
+            f"editor URL must be an address like vscode://file/{{abspath}}:{{line}}, not {value!r}"
+        )
+    try:
+        fields = {name for _, name, _, _ in Formatter().parse(value) if name is not None}
+    except ValueError as exc:
+        raise ValueError(f"editor URL has unbalanced braces: {value!r}") from exc
+    if not fields <= EDITOR_FIELDS:
+        unknown = ", ".join(sorted(fields - EDITOR_FIELDS))
+        raise ValueError(
+            f"editor URL may use {{abspath}}, {{path}}, {{line}} and {{vault}}, not {unknown}"
+        )
+    return value
 
 
 def public_url(value: str) -> str:

@@ -36,6 +36,7 @@ from app.web.routes import (
     marks,
     media,
     mock,
+    notes,
     offline,
     pages,
     practice,
@@ -121,7 +122,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         imports,
         media,
     )
-    for module in (*pages_modules, recordings, marks, custom):
+    for module in (*pages_modules, notes, recordings, marks, custom):
         app.include_router(module.router, dependencies=members)
     app.include_router(data.router, dependencies=members)
     app.include_router(stats.router, dependencies=members)

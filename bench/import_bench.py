@@ -5,6 +5,10 @@
     python bench/import_bench.py --database-url postgresql+psycopg://postgres@127.0.0.1:5432/test
     python bench/import_bench.py --profile /tmp/import.prof   # cProfile the full import
 
+The floor is KaTeX's own time for the bank's distinct formulas, rendered one after another in
+a fresh process of their own (no parsing, no database), measured in the same run; the full
+import is judged against it per core: full import ≤ 2 × floor / cores.
+
 The bank comes from bench/_synthetic.py. Each phase runs `import_content` in a fresh subprocess,
 so its memory figures belong to that phase alone; times cover the `import_content` call only, not
 interpreter start-up. Peak RSS is the import process plus its render workers, sampled every 20 ms
@@ -23,12 +27,14 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 FULL_TARGET_S = 20.0
+FLOOR_RATIO_TARGET = 2.0
 NOOP_TARGET_S = 1.0
 RSS_TARGET_MB = 500.0
 MB = 1_000_000
@@ -128,8 +134,34 @@ def _phase(root: Path, url: str, profile: str | None) -> dict[str, float | int]:
     }
 
 
-def _run_phase(root: Path, url: str, profile: str | None = None) -> dict[str, float | int]:
+def _floor(root: Path) -> dict[str, float | int]:
+    """KaTeX alone: every distinct formula of the notes under `root`, rendered in turn."""
+    from app.content.compile.render import MAX_FORMULA_CHARS, _katex
+    from app.content.notes.markdown import MATH_TYPES, parser
+
+    formulas: dict[tuple[str, bool], None] = {}
+
+    def walk(tokens: list[Any]) -> None:
+        for token in tokens:
+            if token.type in MATH_TYPES and len(token.content.strip()) <= MAX_FORMULA_CHARS:
+                formulas[(token.content.strip(), MATH_TYPES[token.type])] = None
+            walk(token.children or [])
+
+    for path in sorted(root.rglob("*.md")):
+        walk(parser().parse(path.read_text(encoding="utf-8")))
+    _katex("x", False)  # the engine's start-up is not the formulas' time
+    start = time.perf_counter()
+    for tex, display in formulas:
+        with contextlib.suppress(Exception):
+            _katex(tex, display)
+    return {"seconds": time.perf_counter() - start, "formulas": len(formulas)}
+
+
+def _run_phase(
+    root: Path, url: str, profile: str | None = None, *, floor: bool = False
+) -> dict[str, float | int]:
     command = [sys.executable, __file__, "--phase", "--root", str(root), "--database-url", url]
+    command += ["--floor"] if floor else []
     if profile:
         command += ["--profile", profile]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
@@ -151,6 +183,13 @@ def _reset_database(url: str) -> None:
     engine.dispose()
 
 
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def _line(name: str, value: str, target: str = "", ok: bool | None = None) -> None:
     verdict = "" if ok is None else ("PASS" if ok else "FAIL")
     print(f"{name:<26}{value:>18}   {target:<18}{verdict}".rstrip())
@@ -170,9 +209,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--profile", metavar="FILE", help="write cProfile stats of the full import")
     parser.add_argument("--phase", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--floor", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--root", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
+    if args.phase and args.floor:
+        print(json.dumps(_floor(args.root)))
+        return 0
     if args.phase:
         print(json.dumps(_phase(args.root, args.database_url, args.profile)))
         return 0
@@ -191,6 +234,7 @@ def main(argv: list[str] | None = None) -> int:
         load = os.getloadavg()[0]
         full = _run_phase(root, url, args.profile)
         noop = _run_phase(root, url)
+        floor = _run_phase(root, url, floor=True)
 
     print(
         f"bank: {bank.cards:,} cards in {bank.decks} decks, {bank.topics} topics; "
@@ -207,6 +251,20 @@ def main(argv: list[str] | None = None) -> int:
         f"{seconds:.2f} s",
         f"target <= {FULL_TARGET_S:g} s",
         seconds <= FULL_TARGET_S,
+    )
+    cores = _cores()
+    per_core = floor["seconds"] / cores
+    ratio = seconds / per_core
+    _line(
+        "  × floor per core",
+        f"{ratio:.2f} ×",
+        f"target <= {FLOOR_RATIO_TARGET:g} ×",
+        ratio <= FLOOR_RATIO_TARGET,
+    )
+    _line(
+        "  floor: KaTeX alone",
+        f"{floor['seconds']:.2f} s",
+        f"({floor['formulas']:,} formulas, {cores} cores: {per_core:.2f} s per core)",
     )
     _line("  CPU time (all procs)", f"{full['cpu_seconds']:.2f} s")
     _line("  render workers", f"{full['workers']}")
@@ -244,6 +302,7 @@ def main(argv: list[str] | None = None) -> int:
 
     passed = (
         seconds <= FULL_TARGET_S
+        and ratio <= FLOOR_RATIO_TARGET
         and noop["seconds"] <= NOOP_TARGET_S
         and full["peak_rss"] <= RSS_TARGET_MB * MB
     )

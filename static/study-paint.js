@@ -2,6 +2,7 @@
 // server's own partials, templates/study.html) ahead of time and swapped in; the counts, the
 // save status and notices. It keeps no study state: static/study-state.js says what to show.
 
+import { frontOf, kindOf, sourceLink } from "./card-parts.js";
 import * as trail from "./undo-trail.js";
 
 export function afterPaint(work) {
@@ -18,6 +19,7 @@ export function createView({ strings, scope, first }) {
   const cardNode = document.getElementById("card");
   const metaNode = slot(cardNode, "meta");
   const questionNode = slot(cardNode, "question_html");
+  const frontNode = slot(cardNode, "front_html");
   const answerNode = document.getElementById("answer-side");
   const revealRow = document.getElementById("reveal-row");
   const revealLink = document.getElementById("reveal");
@@ -32,6 +34,7 @@ export function createView({ strings, scope, first }) {
   const pageParts = first ? {
     meta: metaNode.cloneNode(true),
     question: questionNode.cloneNode(true),
+    front: frontNode.cloneNode(true),
     answer: answerNode.cloneNode(true),
   } : null;
 
@@ -64,6 +67,17 @@ export function createView({ strings, scope, first }) {
     badge.className = "badge " + card.queue;
     badge.textContent = t("queue." + card.queue);
     slot(meta, "permalink").href = "/cards/" + encodeURIComponent(card.id);
+    fillSource(slot(meta, "source"), card);
+  }
+
+  // The note and line a card comes from, linking to the note's read-only page at that line.
+  function fillSource(link, card) {
+    if (!link) return;
+    const source = sourceLink(card);
+    link.hidden = !source;
+    if (!source) return;
+    link.href = source.href;
+    link.textContent = source.text;
   }
 
   // The list items of `part`, one for each of `items`, from the template's models of them: a
@@ -144,6 +158,7 @@ export function createView({ strings, scope, first }) {
       card.parts = {
         meta: Array.from(pageParts.meta.cloneNode(true).childNodes),
         question: Array.from(pageParts.question.cloneNode(true).childNodes),
+        front: Array.from(pageParts.front.cloneNode(true).childNodes),
         answer: Array.from(answer.childNodes),
       };
       return card.parts;
@@ -151,12 +166,20 @@ export function createView({ strings, scope, first }) {
     const parts = template.cloneNode(true);
     const meta = slot(parts, "meta");
     const question = slot(parts, "question_html");
+    const front = slot(parts, "front_html");
     const answer = slot(parts, "answer-parts");
     fillMeta(meta, card);
     question.innerHTML = card.question_html;
+    // A cloze card asks with its block, its own deletions blank; the heading names it.
+    front.innerHTML = frontOf(card);
     fillAnswer(answer, card);
     fillActions(slot(answer, "actions"), card);
-    card.parts = { meta: Array.from(meta.childNodes), question: Array.from(question.childNodes), answer: Array.from(answer.childNodes) };
+    card.parts = {
+      meta: Array.from(meta.childNodes),
+      question: Array.from(question.childNodes),
+      front: Array.from(front.childNodes),
+      answer: Array.from(answer.childNodes),
+    };
     return card.parts;
   }
 
@@ -168,6 +191,9 @@ export function createView({ strings, scope, first }) {
     if (!card) {
       cardNode.dataset.cardId = "";
       metaNode.replaceChildren();
+      cardNode.dataset.kind = "basic";
+      frontNode.replaceChildren();
+      frontNode.hidden = true;
       questionNode.textContent = t("study.waiting_for_cards");
       answerNode.replaceChildren();
       revealRow.hidden = true;
@@ -177,6 +203,9 @@ export function createView({ strings, scope, first }) {
     card.parts = null; // nodes live in one place: shown again (after an undo), it is rebuilt
     metaNode.replaceChildren(...parts.meta);
     questionNode.replaceChildren(...parts.question);
+    frontNode.replaceChildren(...parts.front);
+    frontNode.hidden = parts.front.length === 0;
+    cardNode.dataset.kind = kindOf(card);
     answerNode.replaceChildren(...parts.answer);
     for (const interval of card.intervals) {
       const label = slot(rateForm.querySelector('button[data-key="' + interval.rating + '"]'), "interval");

@@ -16,6 +16,7 @@ import pytest
 from refusals import raised_keys
 
 from app.content.bank.imports import SOURCES
+from app.infra.models import CARD_KINDS
 from app.scheduling.cardstate import Queue
 from app.stats.summary import StateCounts
 from app.study.browse import MarkKind
@@ -46,6 +47,8 @@ def _reasons(path: str, exception: str) -> set[str]:
 DYNAMIC: dict[str, Iterable[str]] = {
     # templates/_card_meta.html, card.html, deck.html and static/study-paint.js: the card's queue.
     "queue.": [queue.value for queue in Queue],
+    # templates/stats.html and card.html: a card's kind.
+    "kind.": CARD_KINDS,
     # templates/stats.html and app/web/svg.py: one row per StateCounts field.
     "stats.state.": [field.name for field in dataclasses.fields(StateCounts)],
     # Study, practice and mock pages: the rating buttons; done/card/marks/study pages: the notice

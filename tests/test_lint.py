@@ -7,8 +7,9 @@ from markdown_it.token import Token
 
 from app.content.bank.sync import check_content
 from app.content.compile.lint import BRACED_TAILS, EATEN_TAILS, formula_warnings
-from app.content.compile.render import Renderer, build_markdown
+from app.content.compile.render import Renderer
 from app.content.errors import ContentError, ContentWarning
+from app.content.notes.markdown import parser
 
 CONTENT = Path(__file__).resolve().parent.parent / "content"
 MATH = {"math_inline": True, "math_inline_double": False, "math_block": False}
@@ -122,7 +123,7 @@ def test_display_math_with_line_breaks_is_fine_but_inline_is_not() -> None:
 
 def bundled_formulas() -> list[tuple[str, str, bool]]:
     """Every formula of the bundled content: (file, TeX, inline)."""
-    md = build_markdown()
+    md = parser()
     found: list[tuple[str, str, bool]] = []
 
     def walk(path: str, tokens: list[Token]) -> None:

@@ -120,3 +120,23 @@ def test_upgrading_a_bank_indexes_the_entries_it_has(
         assert [hit.id for hit in search(session, "roofline").hits] == ["roofline"]
         assert [hit.id for hit in search(session, "flashattention").hits] == ["fusion"]
         assert _index_size(session) in (None, 2)
+
+
+def test_an_import_that_changed_nothing_still_mends_missing_or_stale_entries(
+    database, write_content: Callable[[dict[str, str]], Path]
+) -> None:
+    root = write_content({"decks/a.md": DECK, "decks/b.md": OTHER})
+    import_content(root, database)
+    with database.session() as session, database.writing(session):
+        entries = {e.key: e for e in session.exec(select(SearchEntry)).all()}
+        session.delete(entries["roofline"])
+        entries["fusion"].source_hash = "stale"
+        entries["decode"].ordinal = 7
+        session.add(SearchEntry(kind="card", key="gone", title="gone", body="gone"))
+    import_content(root, database)  # a no-op: no file changed
+    with database.session() as session:
+        assert [hit.id for hit in search(session, "roofline").hits] == ["roofline"]
+        rows = {e.key: e for e in session.exec(select(SearchEntry)).all()}
+        assert "gone" not in rows
+        assert rows["fusion"].source_hash != "stale"
+        assert rows["decode"].ordinal != 7

@@ -95,12 +95,41 @@ PROBLEMS: dict[str, tuple[str, str]] = {
         "style 应为 'question' 或 'numbered'，而不是 '{style}'",
         "style must be 'question' or 'numbered', not '{style}'",
     ),
+    "content.cloze_mode_unknown": (
+        "cloze 应为 'highlights' 或 'bold'，而不是 '{value}'",
+        "cloze must be 'highlights' or 'bold', not '{value}'",
+    ),
+    "content.cloze_too_many": (
+        "这一块的挖空编号超过 {max} 个：只有前 {max} 个成为卡片",
+        "more than {max} deletion numbers in one block: only the first {max} become cards",
+    ),
+    "content.reverse_not_boolean": (
+        "reverse 应为 true 或 false，而不是 '{value}'",
+        "reverse must be true or false, not '{value}'",
+    ),
+    # Column limits.
+    "content.path_too_long": (
+        "路径有 {size} 字节，超过上限 {limit} 字节；这篇笔记未导入",
+        "path is {size} bytes, over the limit of {limit}; the note is left out",
+    ),
+    "content.key_too_long": (
+        "id 或 slug '{start}' 有 {size} 字节，超过上限 {limit} 字节；已缩短",
+        "id or slug '{start}' is {size} bytes, over the limit of {limit}; shortened",
+    ),
+    "content.title_too_long": (
+        "标题“{start}”有 {size} 个字符，超过上限 {limit}；已截短",
+        "title '{start}' is {size} characters, over the limit of {limit}; shortened",
+    ),
     # Cards and follow-ups.
     "content.deck_no_cards": ("这个题库没有卡片", "deck has no cards"),
     "content.card_no_question": ("卡片标题没有问题文字", "card heading has no question text"),
     "content.card_id_invalid": (
         "卡片 id '{id}' 只能使用字母、数字、'-'、'_' 和 '.'",
         "card id '{id}' may only use letters, digits, '-', '_' and '.'",
+    ),
+    "content.html_unclosed": (
+        "<{tag}> 没有闭合，到下一个同级或更高级的标题为止",
+        "<{tag}> is never closed; it ends at the next heading of its level or above",
     ),
     "content.card_no_answer": ("卡片“{question}”没有答案", "card '{question}' has no answer"),
     "content.followup_no_question": ("追问没有问题文字", "follow-up question has no question text"),

@@ -64,6 +64,26 @@ MODEL = genanki.Model(
 )
 
 
+CLOZE_FIELDS = ("Text", "Back Extra", "Source")
+
+# Anki's own Cloze note type, as qbank fills it: one note per qbank cloze card, whose Text holds
+# that card's deletion as `{{c1::…}}` (formulas as \(…\), which Anki's MathJax reads).
+CLOZE_MODEL = genanki.Model(
+    stable_id("qbank model: Cloze Text/Back Extra/Source"),
+    "qbank Cloze",
+    fields=[{"name": name} for name in CLOZE_FIELDS],
+    templates=[
+        {
+            "name": "Cloze",
+            "qfmt": "{{cloze:Text}}",
+            "afmt": '{{cloze:Text}}<br>{{Back Extra}}<p class="source">{{Source}}</p>',
+        }
+    ],
+    css=_CSS + "\n.cloze { font-weight: 600; color: #2458c6; }",
+    model_type=genanki.Model.CLOZE,
+)
+
+
 @dataclass(frozen=True)
 class ExportReport:
     decks: int
@@ -184,6 +204,7 @@ def _note(
 ) -> tuple[genanki.Note, int]:
     # The Anki forms were compiled at import: formulas as TeX, images by their media names.
     anki = card.anki_fields
+    model = MODEL
     fields = [
         anki.get("question", ""),
         anki.get("answer", ""),
@@ -192,12 +213,15 @@ def _note(
         _reading(links, base_url),
         _source(deck, card, base_url),
     ]
+    if card.kind == "cloze":
+        model = CLOZE_MODEL
+        fields = [anki.get("text", ""), anki.get("extra", ""), _source(deck, card, base_url)]
     media.add(card.anki_media)
     tags = [anki_tag(tag) for tag in (*deck.tags, card.section)]
     if mark is not None and mark.leech:
         tags.append("leech")  # the tag Anki itself gives a leech
     note = genanki.Note(
-        model=MODEL,
+        model=model,
         fields=[plain(field) for field in fields],
         tags=list(dict.fromkeys(tag for tag in tags if tag)),
         # The card id never changes, so Anki updates this note instead of duplicating it.

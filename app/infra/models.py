@@ -61,10 +61,25 @@ def _tz(**kwargs: Any) -> Any:
     return Field(sa_type=TZDateTime, **kwargs)
 
 
+# PostgreSQL cannot index a value of more than about 2,700 bytes (a third of a page), and a
+# note supplies the keys of the content tables (its path, ids, slugs): each is held to this many
+# bytes of UTF-8 on both databases by the import (app.content.bank.limits), which reads the limit
+# from the column's `info`, before anything is written. A title is held to a length a page can
+# show; its column has no limit of its own.
+KEY_BYTES = 1024
+TITLE_CHARS = 500
+
+
+def _limited(*, max_bytes: int | None = None, max_chars: int | None = None, **kwargs: Any) -> Any:
+    """A string column whose content notes supply, with the limit the import holds it to."""
+    info = {"max_bytes": max_bytes} if max_bytes else {"max_chars": max_chars}
+    return Field(sa_column_kwargs={"info": info}, **kwargs)
+
+
 class SourceFile(SQLModel, table=True):
     """A content file as last imported; its hash decides whether it is re-read."""
 
-    path: str = Field(primary_key=True)
+    path: str = _limited(max_bytes=KEY_BYTES, primary_key=True)
     kind: str
     sha256: str
     # Size and modification time as last read (app.content.notes.source.stamp): a file whose stamp
@@ -86,8 +101,8 @@ class BankInfo(SQLModel, table=True):
 
 class Deck(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
-    slug: str = Field(unique=True, index=True)
-    title: str
+    slug: str = _limited(max_bytes=KEY_BYTES, unique=True, index=True)
+    title: str = _limited(max_chars=TITLE_CHARS)
     description: str = ""
     intro_html: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
     language: str = "zh"
@@ -112,13 +127,18 @@ def _added_json(empty: type[list[Any]] | type[dict[str, Any]]) -> Any:
     return Field(default_factory=empty, sa_column=Column(JSON, nullable=False, default=empty))
 
 
+# What a card asks: a question (basic), a deletion in a block (cloze), or one way of a pair
+# written `term ::: definition` (reversed).
+CARD_KINDS = ("basic", "cloze", "reversed")
+
+
 class Card(SQLModel, table=True):
     # The study queue walks new cards in content order along this index, stopping at the first
     # one the learner has not seen, instead of sorting the whole bank on every request.
     __table_args__ = (Index("ix_card_content_order", "retired", "ordinal", "deck_id"),)
 
     # Stable across edits, moves and renames: learners' history hangs off this id.
-    id: str = Field(primary_key=True)
+    id: str = _limited(max_bytes=KEY_BYTES, primary_key=True)
     deck_id: int = Field(foreign_key="deck.id", index=True)
     section: str = ""
     position: int = 0  # within its deck
@@ -139,6 +159,10 @@ class Card(SQLModel, table=True):
     anki_fields: dict[str, str] = _added_json(dict)  # question, answer, followups, pitfalls
     anki_media: dict[str, str] = _added_json(dict)  # Anki media name: content-relative path
     formula_count: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    # basic | cloze | reversed. A cloze card's front is a block (front_html); its question_html
+    # is then a one-line title for lists, and its answer_html the block with the deletion marked.
+    kind: str = Field(default="basic", max_length=16, sa_column_kwargs={"server_default": "basic"})
+    front_html: str = _added_text()
     tags: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     source_path: str = ""
     source_line: int = 0
@@ -163,7 +187,7 @@ class Followup(SQLModel, table=True):
     """A follow-up question of a card, with its answer: what an interviewer asks next."""
 
     # Explicit ({#id}) or the card's id and the question's place (`<card id>.f<n>`).
-    id: str = Field(primary_key=True)
+    id: str = _limited(max_bytes=KEY_BYTES, primary_key=True)
     card_id: str = Field(foreign_key="card.id", index=True)
     position: int = 0
     question_html: str = Field(sa_column=Column(Text, nullable=False))
@@ -175,8 +199,8 @@ class Followup(SQLModel, table=True):
 
 class Topic(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
-    slug: str = Field(unique=True, index=True)
-    title: str
+    slug: str = _limited(max_bytes=KEY_BYTES, unique=True, index=True)
+    title: str = _limited(max_chars=TITLE_CHARS)
     aliases: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     summary: str = ""
     body_html: str = Field(sa_column=Column(Text, nullable=False))

@@ -81,7 +81,9 @@ def start_mock(
     for seconds in (seconds_per_question, followup_seconds):
         if not 10 <= seconds <= MAX_SECONDS:
             raise Invalid("mock_seconds_out_of_range", max=MAX_SECONDS)
-    ids = scope_card_ids(session, filters=filters, learner=learner, now=now, skip_held=False)
+    ids = scope_card_ids(
+        session, filters=filters, learner=learner, now=now, skip_held=False, spoken_only=True
+    )
     if not ids:
         raise Invalid("scope_empty", scope=filters.label or "—")
     random.Random(seed).shuffle(ids)

@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from sqlalchemy import and_, func, or_
 from sqlmodel import Session, col, select
 
-from app.infra.models import Card, CardState, Deck, Learner, ReviewLog
+from app.infra.models import CARD_KINDS, Card, CardState, Deck, Learner, ReviewLog
 from app.scheduling import cardstate
 from app.scheduling.studyday import day_start, local_day
 
@@ -112,6 +112,20 @@ class Stats:
     streak: Streak
     time: TimeSpent
     hardest: list[HardCard]
+    kinds: dict[str, int]  # active cards by kind, every kind present
+
+
+def card_kinds(*, session: Session, deck: Deck | None = None) -> dict[str, int]:
+    """The bank's active cards (or `deck`'s) by kind: basic, cloze, reversed."""
+    query = _active(
+        select(Card.kind, func.count())
+        .select_from(Card)
+        .join(Deck, col(Deck.id) == Card.deck_id)
+        .group_by(col(Card.kind)),
+        deck,
+    )
+    found = dict(session.exec(query).all())
+    return {kind: found.get(kind, 0) for kind in CARD_KINDS}
 
 
 def local_days(learner: Learner, moments: Sequence[datetime]) -> list[date]:
@@ -379,4 +393,5 @@ def learner_stats(
         streak=_streak(history, today),
         time=_time_spent(history, today),
         hardest=_hardest(session, learner, history, deck, HARDEST_LIMIT),
+        kinds=card_kinds(session=session, deck=deck),
     )

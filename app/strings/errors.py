@@ -90,6 +90,7 @@ REFUSAL_STRINGS: dict[str, tuple[str, str]] = {
     "error.token_not_found": ("没有这个令牌。", "no such token"),
     # The bank
     "error.deck_not_found": ("没有题组 “{deck}”。", "no deck '{deck}'"),
+    "error.note_not_found": ("notes 文件夹里没有这篇笔记。", "no such note in the notes folder"),
     "error.card_not_found": ("没有卡片 “{card}”。", "no card '{card}'"),
     "error.topic_not_found": ("没有主题 “{topic}”。", "no topic '{topic}'"),
     "error.image_not_found": ("没有这张图片。", "no such image"),

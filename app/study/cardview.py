@@ -58,6 +58,15 @@ class CardView:
     links: tuple[LinkView, ...]
     retired: bool
     followups: tuple[FollowupView, ...] = ()
+    kind: str = "basic"  # basic | cloze | reversed
+    front_html: str = ""  # a cloze card's front (a block); "" for the others
+    source_path: str = ""  # the note it comes from, relative to the notes folder
+    source_line: int = 0
+
+    @property
+    def front(self) -> str:
+        """What the question side shows: a cloze card's block, else the question."""
+        return self.front_html or self.question_html
 
 
 class LinkFields(Protocol):
@@ -137,6 +146,10 @@ def _view_statements() -> tuple[Any, Any, Any]:
             col(Card.pitfalls_html),
             col(Card.tags),
             col(Card.retired),
+            col(Card.kind),
+            col(Card.front_html),
+            col(Card.source_path),
+            col(Card.source_line),
         )
         .join(Deck, col(Deck.id) == Card.deck_id)
         .where(col(Card.id) == card)
@@ -187,4 +200,8 @@ def _load(session: Session, card_id: str) -> CardView | None:
             FollowupView(row.id, row.question_html, row.answer_html)
             for row in connection.execute(followups, params)
         ),
+        kind=found.kind,
+        front_html=found.front_html,
+        source_path=found.source_path,
+        source_line=found.source_line,
     )

@@ -6,6 +6,7 @@ from fastapi import Request
 
 from app.content.messages import PROBLEMS
 from app.errors import AppError
+from app.strings.cloze import CLOZE_STRINGS
 from app.strings.errors import ERROR_STRINGS, REFUSAL_STRINGS
 from app.strings.fsrs import FSRS_STRINGS
 from app.strings.interview import INTERVIEW_STRINGS
@@ -476,6 +477,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "admin.retention_30": ("30 天保持率", "Retention (30 d)"),
     "admin.no_members": ("还没有成员。", "No members yet."),
     **FSRS_STRINGS,
+    **CLOZE_STRINGS,
     **INTERVIEW_STRINGS,
     **ERROR_STRINGS,
     **REFUSAL_STRINGS,

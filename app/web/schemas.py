@@ -68,6 +68,12 @@ class _CardFields(BaseModel):
     tags: list[str]
     links: list[LinkOut]
     retired: bool
+    kind: str = Field(description="basic, cloze or reversed.")
+    front_html: str = Field(
+        description="A cloze card's front: the block with its deletions blank. Empty otherwise."
+    )
+    source_path: str = Field(description="The note the card comes from, in the notes folder.")
+    source_line: int = Field(description="The line of the note the card starts on.")
 
 
 class CardOut(_CardFields):

@@ -52,8 +52,11 @@ def test_next_card_fields(client):
         "id", "deck", "deck_title", "section", "question", "question_html", "answer_html",
         "followups_html", "followups", "pitfalls_html", "tags", "links", "retired", "queue",
         "version", "due", "counts", "intervals", "flag", "leech",
+        "kind", "front_html", "source_path", "source_line",
     }  # fmt: skip
     assert (card["id"], card["deck"], card["section"]) == ("kv-cache", "kernels", "推理")
+    assert (card["kind"], card["front_html"]) == ("basic", "")
+    assert card["source_path"] == "decks/a-kernels.md" and card["source_line"] > 1
     assert card["question_html"] == "KV cache 占多少显存？"
     assert card["answer_html"].startswith("<p>每个 token 每层存 K 和 V 两份")
     assert (card["followups_html"], card["pitfalls_html"]) == ("", "")

@@ -19,6 +19,7 @@ class CardFound:
     question: str
     answer: str  # plain text
     recogniser: str
+    kind: str = "basic"  # basic | cloze | reversed
 
 
 @dataclass
@@ -58,7 +59,15 @@ def file_reports(
             parsed.title,
             parsed.folder,
             cards=[
-                CardFound(c.card.id, c.card.line, c.card.question, c.answer_text, c.card.recogniser)
+                CardFound(
+                    c.card.id,
+                    c.card.line,
+                    # A cloze card's front as text: `[…]` where its deletions are.
+                    c.question_text if c.card.kind == "cloze" else c.card.question,
+                    c.answer_text,
+                    c.card.recogniser,
+                    c.card.kind,
+                )
                 for c in deck.cards
             ],
             headings_not_taken=[

@@ -233,6 +233,8 @@ def _card_values(item: CompiledCard, deck_id: int, deck: ParsedDeck) -> dict[str
         "anki_fields": item.anki_fields,
         "anki_media": item.anki_media,
         "formula_count": item.formula_count,
+        "kind": parsed.kind,
+        "front_html": item.front_html,
         "tags": list(dict.fromkeys([*deck.tags, *([parsed.section] if parsed.section else [])])),
         "source_path": deck.path,
         "source_line": parsed.line,

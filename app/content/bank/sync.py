@@ -1,6 +1,6 @@
 """Check content, and import it into the database: validate everything, then write in batches."""
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -9,6 +9,7 @@ from sqlalchemy import bindparam, func, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, delete, select
 
+from app.content.bank.limits import hold_to_limits, paths_within_limit
 from app.content.bank.repair import repair_card_ids, repair_deck_slugs, repair_topic_slugs
 from app.content.bank.report import FileReport, file_reports
 from app.content.bank.searchindex import refresh_search_index, search_index_stale
@@ -120,7 +121,7 @@ def check_content(root: Path, *, strict: bool = False) -> CheckReport:
     Without `strict`, problems that a lenient import gets around (a formula KaTeX cannot
     parse, a missing image, the same question twice) are reported as warnings.
     """
-    sources, errors = scan(root)
+    sources, errors = _scan(root, {})
     workers = worker_count(sources)
     renderer = Renderer(root)
     compiled = Compiled()
@@ -128,7 +129,8 @@ def check_content(root: Path, *, strict: bool = False) -> CheckReport:
         parsed = parse_sources(sources, pool)
         decks = [item for item, _ in parsed if isinstance(item, ParsedDeck)]
         topics = [item for item, _ in parsed if isinstance(item, ParsedTopic)]
-        repairs = repair_deck_slugs(decks, {}) + repair_topic_slugs(topics, {})
+        repairs = hold_to_limits(decks, topics)
+        repairs += repair_deck_slugs(decks, {}) + repair_topic_slugs(topics, {})
         repairs += repair_card_ids(decks, {}, {})
         items = compile_items([i for i, _ in parsed], renderer, workers=workers, pool=pool)
         for (_, parse_errors), (item, problems) in zip(parsed, items, strict=True):
@@ -164,6 +166,15 @@ def check_content(root: Path, *, strict: bool = False) -> CheckReport:
     return report
 
 
+def _scan(
+    root: Path, last: dict[str, tuple[str, str]]
+) -> tuple[list[SourceText], list[ContentError]]:
+    """The notes under `root` that can be imported, and the problems with the others."""
+    sources, errors = scan(root, last)
+    kept, too_long = paths_within_limit(sources)
+    return kept, errors + too_long
+
+
 def _topic_ref(topic: CompiledTopic) -> TopicRef:
     t = topic.topic
     return TopicRef(t.slug, t.title, tuple(t.aliases), t.path)
@@ -187,7 +198,7 @@ def import_content(
     """
     with database.session() as session:
         last = _last_read(session)
-    sources, scan_errors = scan(root, last)
+    sources, scan_errors = _scan(root, last)
     if scan_errors and (strict or not sources):
         raise ContentErrors(scan_errors)
     with database.session() as session, ExitStack() as whole:
@@ -195,7 +206,7 @@ def import_content(
         report = ImportReport(files_read=len(changed), files_skipped=len(sources) - len(changed))
         if not changed and not removed:
             return _unchanged(
-                session, database, report, scan_errors, dry_run=dry_run, sources=sources, last=last
+                session, database, report, scan_errors, sources, last, dry_run=dry_run
             )
 
         def write_batch(decks: list[CompiledDeck]) -> set[str]:
@@ -209,15 +220,16 @@ def import_content(
             parsed = parse_sources(changed, pool)
             decks = [item for item, _ in parsed if isinstance(item, ParsedDeck)]
             topics = [item for item, _ in parsed if isinstance(item, ParsedTopic)]
-            stale_paths = {s.path for s in changed} | set(removed)
             # Checked against the bank as it was, before any of this import is written.
-            bank_errors = _bank_errors(session, decks, topics, stale_paths)
+            bank_errors = _bank_errors(
+                session, decks, topics, {s.path for s in changed} | {*removed}
+            )
 
             renderer = Renderer(root)
             items = compile_items([i for i, _ in parsed], renderer, workers=workers, pool=pool)
             done = Compiled()
-            errors, pending, present = _collect(
-                zip(parsed, items, strict=True), done, write_batch, strict, bool(bank_errors)
+            errors, pending, present = _compile_all(
+                parsed, items, done, write_batch, stop=strict and bool(bank_errors), strict=strict
             )
         report.formulas_rendered = renderer.formulas_rendered
         errors += bank_errors
@@ -245,10 +257,7 @@ def import_content(
 def _changes(
     last: dict[str, tuple[str, str]], sources: list[SourceText], scan_errors: list[ContentError]
 ) -> tuple[list[SourceText], list[str]]:
-    """The notes new or edited since the last import, and the paths of those gone since.
-
-    A note that could not be read this time is not gone: its cards stay as they were.
-    """
+    """The notes new or changed since the last import, and the paths of those gone."""
     known = {path: sha256 for path, (_, sha256) in last.items()}
     on_disk = {s.path for s in sources} | {e.path for e in scan_errors if known.get(e.path)}
     changed = [s for s in sources if known.get(s.path) != s.sha256]
@@ -260,12 +269,12 @@ def _unchanged(
     database: Database,
     report: ImportReport,
     scan_errors: list[ContentError],
-    *,
-    dry_run: bool,
     sources: list[SourceText],
     last: dict[str, tuple[str, str]],
+    *,
+    dry_run: bool,
 ) -> ImportReport:
-    """The report of an import that found no note changed, added or removed."""
+    """The report of an import that found no file changed, added or removed."""
     if not dry_run:
         with database.writing(session):
             if search_index_stale(session):  # e.g. a bank from before search
@@ -276,43 +285,34 @@ def _unchanged(
     return report
 
 
-def _collect(
-    results: Iterable[
-        tuple[
-            tuple[object, list[ContentError]],
-            tuple[CompiledDeck | CompiledTopic | None, list[ContentError]],
-        ]
-    ],
+def _compile_all(
+    parsed: list[tuple[ParsedDeck | ParsedTopic | None, list[ContentError]]],
+    items: Iterator[tuple[CompiledDeck | CompiledTopic | None, list[ContentError]]],
     done: Compiled,
     write_batch: Callable[[list[CompiledDeck]], set[str]],
+    *,
+    stop: bool,
     strict: bool,
-    bank_errors: bool,
 ) -> tuple[list[ContentError], list[CompiledDeck], set[str]]:
-    """Gather each note's compiled form into `done`, writing decks in batches as they finish.
-
-    Returns the errors, the decks not yet written and the ids `write_batch` wrote. A strict
-    import that has met an error only renders the rest, to report every error.
-    """
+    """Collect each rendered note, writing decks in batches; (errors, decks unwritten, ids)."""
     errors: list[ContentError] = []
     pending: list[CompiledDeck] = []
-    pending_cards = 0
     present: set[str] = set()
-    for (_, parse_errors), (compiled, problems) in results:
+    for (_, parse_errors), (compiled, problems) in zip(parsed, items, strict=True):
         render_errors, warnings = split_warnings(problems)
         errors += parse_errors + render_errors
         done.warnings += warnings
-        if strict and (errors or bank_errors):
-            continue
+        if strict and (errors or stop):
+            continue  # render the rest only to report every error
         if isinstance(compiled, CompiledDeck):
             pending.append(compiled)
-            pending_cards += len(compiled.cards)
             done.decks.append(_as_reported(compiled))
         elif compiled is not None:
             done.topics.append(compiled)
         # Small imports write at the end, keeping the write transaction short.
-        if pending_cards >= _WRITE_BATCH_CARDS:
+        if sum(len(deck.cards) for deck in pending) >= _WRITE_BATCH_CARDS:
             present |= write_batch(pending)
-            pending, pending_cards = [], 0
+            pending = []
     return errors, pending, present
 
 
@@ -342,7 +342,8 @@ def _bank_errors(
     kept_topics = session.exec(
         select(Topic.slug, Topic.path).where(col(Topic.path).not_in(stale_paths))
     ).all()
-    errors = repair_deck_slugs(decks, dict(kept_decks))
+    errors = hold_to_limits(decks, topics)
+    errors += repair_deck_slugs(decks, dict(kept_decks))
     errors += repair_topic_slugs(topics, dict(kept_topics))
     errors += repair_card_ids(
         decks,

@@ -1,6 +1,7 @@
 """Parse and render sources into ready-to-store data, and validate the bank as a whole."""
 
 import hashlib
+import html
 import logging
 import multiprocessing
 import os
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from app.content.compile.cloze import cloze_forms
 from app.content.compile.render import FormulaKey, Rendered, Renderer
 from app.content.errors import ContentError, ContentWarning, Said
 from app.content.notes.parse import (
@@ -59,6 +61,8 @@ class CompiledCard:
     anki_fields: dict[str, str] = field(default_factory=dict)
     anki_media: dict[str, str] = field(default_factory=dict)
     formula_count: int = 0
+    # A cloze card's front, a block (its question_html is a one-line title for lists).
+    front_html: str = ""
 
 
 @dataclass
@@ -303,6 +307,9 @@ def _compile_deck(deck: ParsedDeck, renderer: Renderer, errors: list[ContentErro
 
     cards = []
     for card in deck.cards:
+        if card.kind == "cloze":
+            cards.append(_compile_cloze(card, deck, renderer, errors))
+            continue
         question = renderer.render(
             card.question, path=deck.path, line=card.line, errors=errors, inline=True
         )
@@ -339,6 +346,39 @@ def _compile_deck(deck: ParsedDeck, renderer: Renderer, errors: list[ContentErro
             )
         )
     return CompiledDeck(deck, render(deck.intro).html, cards)
+
+
+def _compile_cloze(
+    card: ParsedCard, deck: ParsedDeck, renderer: Renderer, errors: list[ContentError]
+) -> CompiledCard:
+    """A cloze card: its front and back from the block, a title for lists, its Anki text."""
+    # Every card of a block renders the same formulas: a problem in them is reported once.
+    found: list[ContentError] = []
+
+    def render(text: str) -> Rendered:
+        return renderer.render(
+            text, path=deck.path, line=card.answer.line, errors=found, breaks=deck.breaks
+        )
+
+    forms = cloze_forms(card.answer.text, card.cloze, render)
+    errors.extend(dict.fromkeys(error for error in found if error not in errors))
+    title = " ".join(forms.front.text.split())
+    fingerprint = f"{COMPILE_VERSION}\x1e{card.fingerprint()}"
+    parts = [forms.front, forms.back]
+    return CompiledCard(
+        card=card,
+        question_html=html.escape(title),
+        answer_html=forms.back.html,
+        followups_html="",
+        pitfalls_html="",
+        fingerprint=hashlib.sha256(fingerprint.encode()).hexdigest(),
+        question_text=title,
+        answer_text=forms.back.text,
+        anki_fields={"text": forms.anki, "extra": ""},
+        anki_media={name: path for part in parts for name, path in part.media.items()},
+        formula_count=forms.back.formulas,
+        front_html=forms.front.html,
+    )
 
 
 def _joined(texts: list[str]) -> str:

@@ -19,7 +19,7 @@ from app.content.notes.markdown import MATH_TYPES, wikilink_text
 _SPACE = re.compile(r"\s+")
 # Emphasis markers the Markdown renderer left literal (e.g. `**…**` against CJK punctuation).
 _STRAY_EMPHASIS = re.compile(r"\*\*+")
-_RAW_TAG = re.compile(r"<[^>]+>")
+_RAW_TAG = re.compile(r"<[^<>]+>")
 # The end of a sentence: Chinese full stops, or an English one followed by a space.
 _SENTENCE_END = re.compile(r"(?<=[。！？])|(?<=[.!?])(?=\s)")
 _ENDS_SENTENCE = re.compile(r"[。！？.!?]\s*$")
@@ -113,18 +113,26 @@ def _sentences(inline: Token) -> list[list[Token]]:
     sentences: list[list[Token]] = [[]]
     depth = 0
     children = inline.children or []
+    # The last character the sentence so far shows, kept as it grows: reading the whole
+    # sentence again at every token would take quadratic time in a long paragraph.
+    last = ""
     for token in children:
         if depth or token.type != "text":
-            ends = _ENDS_SENTENCE.search(_inline_text(sentences[-1]))
+            ends = _ENDS_SENTENCE.search(last)
             if not depth and token.type in ("softbreak", "hardbreak") and ends:
                 sentences.append([])  # a line break after a full stop ends the sentence
+                last = ""
                 continue
             depth += token.nesting
             sentences[-1].append(token)
+            last = _inline_text([token]).rstrip()[-1:] or last
             continue
         pieces = _SENTENCE_END.split(token.content)
         sentences[-1].append(_text(pieces[0]))
         sentences.extend([_text(piece)] for piece in pieces[1:])
+        if len(pieces) > 1:
+            last = ""
+        last = pieces[-1].rstrip()[-1:] or last
     # An image on its own is a point too: it is what the author shows.
     return [s for s in sentences if _inline_text(s).strip() or any(_shown(t) for t in s)]
 
@@ -152,7 +160,8 @@ def key_points(tokens: list[Token], render: RendererHTML, options: Any) -> list[
             and _MARKER.match(plain_text(before))
         ):
             return [item for item, _ in _items(after, render, options)]
-    points: list[str] = []
+    # Each point as its parts, joined at the end: adding to a growing string is quadratic.
+    points: list[list[str]] = []
     for block in blocks:
         if block[0].type in _LISTS:
             found = _items(block, render, options)
@@ -167,13 +176,13 @@ def key_points(tokens: list[Token], render: RendererHTML, options: Any) -> list[
         else:  # code, tables, display formulas, headings: part of the point they illustrate
             markup = render.render(block, options, {}).strip()
             if points:
-                points[-1] += markup
+                points[-1].append(markup)
             else:
-                points.append(markup)
+                points.append([markup])
             continue
         for point, length in found:
             if points and length < MIN_POINT_CHARS:
-                points[-1] += " " + point
+                points[-1] += [" ", point]
             else:
-                points.append(point)
-    return points
+                points.append([point])
+    return ["".join(parts) for parts in points]

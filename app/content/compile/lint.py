@@ -9,6 +9,7 @@ math text that starts with the tail of a well-known command.
 
 import re
 import unicodedata
+from bisect import bisect_left
 from dataclasses import dataclass
 
 from app.content.errors import Said
@@ -68,24 +69,31 @@ class FormulaWarning:
         return self.said.message
 
 
-def _is_layout_tab(tex: str, index: int) -> bool:
-    """Whether the tab at `index` indents its line or is not followed by a letter."""
+def _is_layout_tab(tex: str, index: int, indents: bool) -> bool:
+    """Whether the tab at `index` indents its line (`indents`) or is not followed by a letter."""
     # An eaten `\t` (\times, \text, \tau, \theta, \to) leaves the command's letters right
     # after it; at the start of a line the command tails below still catch the usual ones.
-    indent = tex[tex.rfind("\n", 0, index) + 1 : index]
-    return not indent.strip() or not tex[index + 1 : index + 2].isalpha()
+    return indents or not tex[index + 1 : index + 2].isalpha()
 
 
 def formula_warnings(tex: str, *, inline: bool) -> list[FormulaWarning]:
     """Find eaten escapes in the TeX of one formula; `inline` for `$…$` math."""
     warnings: list[FormulaWarning] = []
+    # Kept while walking the formula, not counted again from its start for each character
+    # (quadratic in a long formula): the line breaks so far, and whether the line is blank.
+    breaks: list[int] = []
+    blank = True
     for index, char in enumerate(tex):
-        if char == "\n" or unicodedata.category(char) != "Cc":
+        if char == "\n":
+            breaks.append(index)
+            blank = True
             continue
-        if char == "\t" and _is_layout_tab(tex, index):
-            continue
-        said = Said.of("formula_control_char", char=f"{ord(char):04X}")
-        warnings.append(FormulaWarning(tex.count("\n", 0, index), said))
+        if unicodedata.category(char) == "Cc" and not (
+            char == "\t" and _is_layout_tab(tex, index, blank)
+        ):
+            said = Said.of("formula_control_char", char=f"{ord(char):04X}")
+            warnings.append(FormulaWarning(len(breaks), said))
+        blank = blank and char.isspace()
     if inline and "\n" in tex.strip():
         warnings.append(FormulaWarning(0, Said.of("formula_spans_lines")))
     prose = _TEXT_ARGUMENT.sub(lambda match: " " * len(match.group()), tex)
@@ -94,5 +102,5 @@ def formula_warnings(tex: str, *, inline: bool) -> list[FormulaWarning]:
         if tail in BRACED_TAILS and not prose.startswith("{", match.end()):
             continue
         said = Said.of("formula_eaten_backslash", tail=tail, meant=EATEN_TAILS[tail])
-        warnings.append(FormulaWarning(tex.count("\n", 0, match.start()), said))
+        warnings.append(FormulaWarning(bisect_left(breaks, match.start()), said))
     return warnings

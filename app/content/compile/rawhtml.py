@@ -20,7 +20,9 @@ _KEPT = {
 # Kept as their content only: a bare <p> or <font> adds nothing but layout the page owns.
 _DROPPED = {"p", "div", "span", "center", "font"}
 _VOID = {"br", "hr"}
-_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)((?:\s[^<>]*?)?)\s*(/?)>|<!--.*?-->", re.S)
+# A tag's attributes run to its `>` without backtracking (a lazy run before `\s*` took quadratic
+# time over spaces); a comment's end is found by `clean`, once.
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)(\s[^<>]*)?>|<!--")
 _ATTR = re.compile(r"""([A-Za-z_:][-A-Za-z0-9_:.]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
 
 # (src, alt, width) -> the <img> or its stand-in
@@ -40,12 +42,21 @@ def clean(fragment: str, image: ImageMaker) -> str:
     """`fragment` of raw HTML as safe HTML: kept tags bare, images checked, the rest escaped."""
     out: list[str] = []
     position = 0
-    for match in _TAG.finditer(fragment):
+    last_close = fragment.rfind("-->")
+    searched = 0
+    while match := _TAG.search(fragment, searched):
+        searched = match.end()
+        if match.group(2) is None:  # a comment, if it ends
+            end = fragment.find("-->", match.end()) if match.end() <= last_close else -1
+            if end < 0:
+                continue  # `<!--` that never ends: text
+            out.append(_text(fragment[position : match.start()]))
+            position = searched = end + 3
+            continue
         out.append(_text(fragment[position : match.start()]))
         position = match.end()
-        if match.group(2) is None:  # a comment
-            continue
-        closing, name, attrs = match.group(1), match.group(2).lower(), match.group(3) or ""
+        closing, name = match.group(1), match.group(2).lower()
+        attrs = (match.group(3) or "").rstrip().removesuffix("/")
         if name == "img" and not closing:
             found = attributes(attrs)
             out.append(image(found.get("src", ""), found.get("alt", ""), found.get("width", "")))

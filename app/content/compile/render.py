@@ -5,24 +5,24 @@ import re
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import islice
 from pathlib import Path, PurePosixPath
-from typing import Any, cast
+from typing import Any
 from urllib.parse import unquote
 
 import pykatex
-from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
-from markdown_it.utils import OptionsDict, OptionsType
 
 from app.content.compile.forms import key_points, plain_text, section_groups
 from app.content.compile.images import TYPES, Image, ImageError, image_names, load, resolve
-from app.content.compile.lint import formula_warnings
+from app.content.compile.lint import FormulaWarning, formula_warnings
+from app.content.compile.markup import PageRenderer, note_href, page_options
 from app.content.compile.rawhtml import clean
 from app.content.compile.searchtext import readable_math
 from app.content.errors import ContentError, ContentWarning
 from app.content.names import NOTE_SUFFIXES, note_stem
-from app.content.notes.markdown import MATH_TYPES, build_markdown, note_href
+from app.content.notes.markdown import MATH_TYPES, parser
 
 FormulaKey = tuple[str, bool]  # (TeX, display mode)
 
@@ -57,6 +57,12 @@ def _katex(tex: str, display: bool) -> str:
     return rendered
 
 
+@lru_cache(maxsize=65_536)
+def _formula_warnings(tex: str, inline: bool) -> tuple[FormulaWarning, ...]:
+    """The lint of one formula, once per distinct formula (pools repeat them across cards)."""
+    return tuple(formula_warnings(tex, inline=inline))
+
+
 @dataclass
 class Rendered:
     """One piece of content compiled from its tokens into every form its consumers read."""
@@ -79,6 +85,7 @@ class _Walk:
     errors: list[ContentError]
     media: dict[str, str] = field(default_factory=dict)
     formulas: int = 0
+    anki: bool = False  # a token has an Anki form of its own
 
 
 class Renderer:
@@ -86,7 +93,8 @@ class Renderer:
 
     def __init__(self, root: Path | None = None) -> None:
         """`root` is the content directory that image paths are resolved in (None: no images)."""
-        self.md = build_markdown()
+        self.md = parser()
+        self.page = PageRenderer()
         self.root = root
         self._images: dict[str, Image | ImageError] = {}
         self._names: dict[str, str] | None = None
@@ -157,15 +165,14 @@ class Renderer:
         tokens = self.md.parseInline(text, env) if inline else self.md.parse(text, env)
         walk = _Walk(path, errors)
         self._walk(tokens, line, walk)
-        options = self.md.options
-        if breaks:
-            options = OptionsDict(cast("OptionsType", {**options, "breaks": True}))
-        # build_markdown keeps markdown-it's HTML renderer, whose renderInline key_points uses.
-        renderer = cast("RendererHTML", self.md.renderer)
+        options = page_options(breaks=breaks)
+        renderer = self.page
+        page = renderer.render(tokens, options, env)
         return Rendered(
-            html=renderer.render(tokens, options, env),
+            html=page,
             text=plain_text(tokens),
-            anki=renderer.render(tokens, options, {"anki": True}),
+            # Anki's form differs only where a formula, an image or raw HTML has one of its own.
+            anki=renderer.render(tokens, options, {"anki": True}) if walk.anki else page,
             points=key_points(tokens, renderer, options) if points else [],
             groups=section_groups(tokens) if sections else {},
             wikilinks=env.get("wikilinks", []),
@@ -178,9 +185,6 @@ class Renderer:
         for token in tokens:
             if token.map:
                 block_line = line + token.map[0]
-            if token.type == "fence" and token.info.strip().lower() == "math":
-                token.type = "math_block"
-                token.meta["fenced"] = True
             if token.type == "image":
                 self._image(token, block_line, walk)
             elif token.type == "wikilink" and token.meta.get("embed"):
@@ -202,6 +206,7 @@ class Renderer:
                 block_line += token.meta.get("newlines", 0)
             elif token.type in ("softbreak", "hardbreak"):
                 block_line += 1
+            walk.anki = walk.anki or "anki" in token.meta or "anki_src" in token.meta
             if token.children:
                 self._walk(token.children, block_line, walk)
 
@@ -210,7 +215,7 @@ class Renderer:
         display = MATH_TYPES[token.type]
         # A fence's formula starts on the line after the fence; `$$` and `\[` keep theirs.
         first = line + 1 if token.meta.get("fenced") else line
-        for w in formula_warnings(token.content, inline=not display):
+        for w in _formula_warnings(token.content, not display):
             walk.errors.append(ContentWarning(walk.path, first + w.offset, w.said))
         tex = _INVISIBLE.sub("", token.content.strip())
         token.meta["text"] = readable_math(tex)

@@ -9,18 +9,15 @@ rendering does (lazy continuation lines, nested lists and code included).
 
 import re
 from dataclasses import dataclass
-from functools import cache
-
-from markdown_it import MarkdownIt
 
 from app.content.errors import ContentError
-from app.content.notes.markdown import build_markdown
+from app.content.notes.markdown import parser
+from app.content.notes.outline import explicit_id
 
 _CANDIDATE = re.compile(r"^[ ]{0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+(?:追问|Q)[ \t]*[:：]", re.MULTILINE)
 _ITEM_MARKER = re.compile(r"^[ ]{0,3}(?:[-*+]|\d{1,9}[.)])(?:[ ]{1,4}|\t|$)")
 _ASKS = re.compile(r"^(?:追问|Q)[ \t]*[:：][ \t]*(.*)$")
 _ANSWERS = re.compile(r"^(?:答|A)[ \t]*[:：][ \t]*(.*)$")
-_EXPLICIT_ID = re.compile(r"[ \t]*\{#([^}\s]*)\}[ \t]*$")
 _VALID_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
@@ -35,12 +32,6 @@ class ParsedFollowup:
     answer_line: int
 
 
-@cache
-def _structure() -> MarkdownIt:
-    # The one configuration, so that math and fences are seen here as the renderer sees them.
-    return build_markdown()
-
-
 def derived_followup_id(card_id: str, position: int) -> str:
     return f"{card_id}.f{position + 1}"
 
@@ -53,7 +44,7 @@ def split_followups(
         return text, line, []
     lines = text.split("\n")
     items: list[tuple[int, int]] = []
-    for token in _structure().parse(text):
+    for token in parser().parse(text):
         if token.type == "list_item_open" and token.level == 1 and token.map:
             start, end = token.map
             if (match := _ITEM_MARKER.match(lines[start])) and _ASKS.match(
@@ -96,10 +87,8 @@ def _followup(
     )
     question_lines = body[:answer_at] if answer_at is not None else body
     question = " ".join(part.strip() for part in question_lines if part.strip())
-    explicit = None
-    if match := _EXPLICIT_ID.search(question):
-        explicit = match.group(1)
-        question = question[: match.start()].strip()
+    explicit, question = explicit_id(question)
+    question = question.strip()
     where = line + start
     if not question:
         errors.append(ContentError.of("followup_no_question", path, where))

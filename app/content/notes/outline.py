@@ -1,30 +1,65 @@
-"""A note's block structure, from one markdown-it parse: headings as a tree, top-level blocks.
+"""A note's block structure, from its one markdown-it parse: headings as a tree, top-level blocks.
 
-Recognisers (app.content.notes.recognise) read this outline, never the raw Markdown again, to decide
-which parts of someone's notes are questions, answers and sections.
+Recognisers (app.content.notes.recognise) read this outline, never the raw Markdown again, to
+decide which parts of someone's notes are questions, answers and sections. Headings written as
+HTML on lines of their own (`<h2 id="5.x">5.什么是超参数？</h2>`, as WeChat, Typora and HTML
+converters export them) are headings like `##`. The lines the parser reads as math, code or raw
+HTML are `protected`: no recogniser splits them or reads a label in them.
 """
 
+import bisect
+import html
 import re
 from dataclasses import dataclass, field
-from functools import cache
 
-from markdown_it import MarkdownIt
 from markdown_it.token import Token
-from mdit_py_plugins.amsmath import amsmath_plugin
-from mdit_py_plugins.dollarmath import dollarmath_plugin
 
-_EXPLICIT_ID = re.compile(r"[ \t]*\{#([^}\s]*)\}[ \t]*$")
-_TRAILING_HASHES = re.compile(r"[ \t]+#+[ \t]*$")
+from app.content.notes.markdown import MATH_TYPES, parser
 
 
-@cache
-def _structure() -> MarkdownIt:
-    # HTML on, unlike rendering: <details> must be seen as the block it is to be taken apart.
-    md = MarkdownIt("commonmark", {"html": True})
-    md.enable(["table"])
-    md.use(dollarmath_plugin, allow_space=True, allow_digits=False, double_inline=True)
-    md.use(amsmath_plugin)
-    return md
+def explicit_id(text: str) -> tuple[str | None, str]:
+    """The `{#id}` that ends `text`, if any, and the text before it.
+
+    String methods, not `[ \\t]*\\{#([^}\\s]*)\\}[ \\t]*$`: searched for, that pattern takes
+    quadratic time over a run of spaces, or of `{#`.
+    """
+    core = text.rstrip(" \t")
+    if not core.endswith("}"):
+        return None, text
+    # The id runs back from the closing brace to a brace or a space; its `{#` is the first
+    # one in that run.
+    start = len(core) - 1
+    while start and core[start - 1] != "}" and not core[start - 1].isspace():
+        start -= 1
+    opening = core.find("{#", start, len(core) - 1)
+    if opening < 0:
+        return None, text
+    return core[opening + 2 : -1], core[:opening].rstrip(" \t")
+
+
+def _without_closing_hashes(text: str) -> str:
+    """`text` without a closing run of `#` after a space (`## Title ##`)."""
+    core = text.rstrip(" \t")
+    bare = core.rstrip("#")
+    if len(bare) < len(core) and bare.endswith((" ", "\t")):
+        return bare.rstrip(" \t")
+    return text
+
+
+# An HTML heading alone on its line; `[^<>]` keeps each part linear in the line's length.
+_HTML_HEADING = re.compile(r"[ ]{0,3}<h([1-6])(?:\s[^<>]*)?>(.*)</h\1\s*>\s*", re.I)
+_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
+# Anchors inside a Markdown heading (`## <a id="x"></a>Title`, Typora's and mdnice's).
+_ANCHOR = re.compile(r"</?a(?:\s[^<>]*)?>", re.I)
+# Block kinds whose lines are text to every recogniser: code, math and raw HTML.
+PROTECTED_KINDS = frozenset(
+    {
+        "fence",
+        "code_block",
+        "html_block",
+        *(k for k in MATH_TYPES if not k.startswith("math_inline")),
+    }
+)
 
 
 @dataclass
@@ -39,6 +74,7 @@ class Heading:
     children: list["Heading"] = field(default_factory=list)
     # The first line after everything this heading holds (the next heading at its level or above).
     stop: int = 0
+    html: bool = False  # written as `<hN>`
 
 
 @dataclass
@@ -59,6 +95,16 @@ class Block:
     end: int
     items: list[Item] = field(default_factory=list)
     ordered: bool = False
+    inline: Token | None = None  # a paragraph's inline token (its children: the inline parse)
+
+
+@dataclass
+class Unclosed:
+    """A `<details>` or `<div>` never closed: ended at the next heading of its level or above."""
+
+    line: int
+    tag: str
+    ended: int
 
 
 @dataclass
@@ -66,71 +112,176 @@ class Outline:
     lines: list[str]
     headings: list[Heading]
     blocks: list[Block]  # headings excluded, in line order
+    tokens: list[Token] = field(default_factory=list)  # the parse everything here is read from
+    protected: set[int] = field(default_factory=set)  # math, code and raw HTML
+    code: set[int] = field(default_factory=set)  # math and code: not even HTML is read there
+    unclosed: list[Unclosed] = field(default_factory=list)
+    _starts: list[int] = field(default_factory=list, repr=False)
 
     def blocks_between(self, start: int, end: int) -> list[Block]:
-        return [block for block in self.blocks if start <= block.start and block.end <= end]
+        """The blocks inside lines `start`…`end`, found by bisection (blocks are in order)."""
+        if len(self._starts) != len(self.blocks):
+            self._starts = [block.start for block in self.blocks]
+        first = bisect.bisect_left(self._starts, start)
+        last = bisect.bisect_left(self._starts, end, lo=first)
+        return [block for block in self.blocks[first:last] if block.end <= end]
 
 
 def build_outline(lines: list[str]) -> Outline:
     """Parse `lines` once and return its heading tree and top-level blocks."""
-    tokens = _structure().parse("\n".join(lines))
+    tokens = parser().parse("\n".join(lines))
     headings: list[Heading] = []
     blocks: list[Block] = []
+    protected: set[int] = set()
     for position, token in enumerate(tokens):
         if token.level != 0 or not token.map or token.nesting == -1:
             continue
-        start, end = token.map
+        start, end = token.map[0], min(token.map[1], len(lines))
         if token.type == "heading_open":
-            text = tokens[position + 1].content.strip()
-            text = _TRAILING_HASHES.sub("", text)
-            explicit = None
-            if match := _EXPLICIT_ID.search(text):
-                explicit, text = match.group(1), text[: match.start()].strip()
-            level = int(token.tag[1])
-            headings.append(Heading(len(headings), start, end, level, text, explicit))
+            headings.append(_heading(len(headings), token, tokens[position + 1], end))
             continue
         kind = token.type.removesuffix("_open")
-        block = Block(kind, start, min(end, len(lines)))
-        if kind in ("bullet_list", "ordered_list"):
-            block.ordered = kind == "ordered_list"
-            block.items = _items(tokens, position, lines)
-        blocks.append(block)
-    inside = _inside_details(lines, blocks)
+        if kind == "html_block":
+            _html_block(lines, start, end, headings, blocks)
+        else:
+            block = Block(kind, start, end)
+            if kind in ("bullet_list", "ordered_list"):
+                block.ordered = kind == "ordered_list"
+                block.items = _items(tokens, position, lines)
+            elif kind == "paragraph":
+                block.inline = tokens[position + 1]
+                protected |= _inline_protected(block.inline, start)
+            blocks.append(block)
+        if kind in PROTECTED_KINDS:
+            protected.update(range(start, end))
+    headings.sort(key=lambda heading: heading.line)
+    raw = {
+        i for block in blocks if block.kind == "html_block" for i in range(block.start, block.end)
+    }
+    code = protected - raw
+    inside, unclosed = _inside_folds(lines, headings, code)
     headings = [h for h in headings if h.line not in inside]
     for index, heading in enumerate(headings):
         heading.index = index
     _link_headings(headings, len(lines))
-    return Outline(lines, headings, blocks)
+    return Outline(lines, headings, blocks, tokens, protected, code, unclosed)
 
 
-_OPEN = re.compile(r"<details\b", re.I)
-_CLOSE = re.compile(r"</details\s*>", re.I)
+def _heading(index: int, token: Token, inline: Token, end: int) -> Heading:
+    text = _ANCHOR.sub("", inline.content).strip()
+    explicit, rest = explicit_id(_without_closing_hashes(text))
+    text = rest.strip() if explicit is not None else _without_closing_hashes(text)
+    assert token.map is not None
+    return Heading(index, token.map[0], end, int(token.tag[1]), text, explicit)
 
 
-def _inside_details(lines: list[str], blocks: list[Block]) -> set[int]:
-    """Lines between <details> and </details>: a heading there is the answer's, not the note's."""
-    code = {
-        index
-        for block in blocks
-        if block.kind in ("fence", "code_block")
-        for index in range(block.start, block.end)
-    }
-    inside: set[int] = set()
-    depth = 0
-    for index, line in enumerate(lines):
-        if index in code:
-            if depth:
-                inside.add(index)
+def _html_block(
+    lines: list[str], start: int, end: int, headings: list[Heading], blocks: list[Block]
+) -> None:
+    """An HTML block: its `<hN>` lines are headings, the runs of lines between them HTML."""
+    run = start
+    for index in range(start, end):
+        match = _HTML_HEADING.fullmatch(lines[index]) if "<" in lines[index] else None
+        if match is None:
             continue
-        if depth:
-            inside.add(index)
-        depth = max(0, depth + len(_OPEN.findall(line)) - len(_CLOSE.findall(line)))
-    return inside
+        if run < index:
+            blocks.append(Block("html_block", run, index))
+        text = html.unescape(_TAG.sub("", match.group(2))).strip()
+        level = int(match.group(1))
+        headings.append(Heading(len(headings), index, index + 1, level, text, None, html=True))
+        run = index + 1
+    if run < end:
+        blocks.append(Block("html_block", run, end))
+
+
+def _inline_protected(inline: Token, start: int) -> set[int]:
+    """The lines a paragraph's formulas continue onto (`$$` … `$$` inside a paragraph)."""
+    protected: set[int] = set()
+    line = start
+    for child in inline.children or []:
+        if child.type in ("softbreak", "hardbreak"):
+            line += 1
+            continue
+        spans = child.meta.get("newlines", 0) if child.type == "code_inline" else 0
+        spans = spans or child.content.count("\n")
+        if spans and (child.type in MATH_TYPES or child.type == "code_inline"):
+            protected.update(range(line + 1, line + spans + 1))
+        line += spans
+    return protected
+
+
+def _inside_folds(
+    lines: list[str], headings: list[Heading], code: set[int]
+) -> tuple[set[int], list[Unclosed]]:
+    """Lines inside a `<details>` (a heading there is the answer's, not the note's).
+
+    A `<details>` or `<div>` never closed ends at the next heading of the level it was opened
+    under, or above: an author who forgot `</details>` in one answer did not mean the rest of
+    the note to be folded into it.
+    """
+    folds: list[tuple[int, str, int | None]] = []  # (line opened, tag, line closed)
+    stack: list[int] = []
+    for index, text in enumerate(lines):
+        if index in code or "<" not in text:
+            continue
+        for match in _FOLD_TAG.finditer(text):
+            tag = match.group(2).lower()
+            if not match.group(1):
+                stack.append(len(folds))
+                folds.append((index, tag, None))
+                continue
+            while stack:  # close the innermost open fold of this tag, and any left inside it
+                fold = stack.pop()
+                if folds[fold][1] == tag:
+                    folds[fold] = (folds[fold][0], tag, index)
+                    break
+    spans: list[tuple[int, int]] = []
+    unclosed: list[Unclosed] = []
+    ends = _FoldEnds(headings, len(lines))
+    for opened, tag, closed in folds:
+        if closed is None:
+            closed = ends.after(opened)
+            unclosed.append(Unclosed(opened, tag, closed))
+            closed -= 1
+        if tag == "details":
+            spans.append((opened + 1, closed + 1))
+    # Folds overlap (nested, or many left open): each line is added once.
+    inside: set[int] = set()
+    reached = 0
+    for first, stop in sorted(spans):
+        inside.update(range(max(first, reached), stop))
+        reached = max(reached, stop)
+    return inside, unclosed
+
+
+class _FoldEnds:
+    """Where a fold never closed ends: the next heading at or above the one it sits under."""
+
+    def __init__(self, headings: list[Heading], total: int) -> None:
+        self.headings = headings
+        self.starts = [h.line for h in headings]
+        # following[k][level]: the line of the first heading from the k-th on at `level` or
+        # above, so that each fold left open is ended in constant time.
+        self.following = [[total] * 7 for _ in range(len(headings) + 1)]
+        for k in range(len(headings) - 1, -1, -1):
+            row = list(self.following[k + 1])
+            for level in range(headings[k].level, 7):
+                row[level] = headings[k].line
+            self.following[k] = row
+
+    def after(self, opened: int) -> int:
+        k = bisect.bisect_right(self.starts, opened)
+        level = self.headings[k - 1].level if k else 6
+        return self.following[k][level]
+
+
+_FOLD_TAG = re.compile(r"<(/?)(details|div)\b", re.I)
 
 
 def _items(tokens: list[Token], position: int, lines: list[str]) -> list[Item]:
     items: list[Item] = []
-    for token in tokens[position + 1 :]:
+    for k in range(position + 1, len(tokens)):  # not a slice: a note may hold many lists
+        token = tokens[k]
         if token.level == 0:
             break
         if token.type == "list_item_open" and token.level == 1 and token.map:

@@ -4,12 +4,13 @@ import hashlib
 import itertools
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import unquote
 
-from app.content.errors import ContentError
+from app.content.errors import ContentError, ContentWarning
 from app.content.names import normalise_title, note_folder, note_stem
+from app.content.notes.cloze import ClozeBlock, cloze_id, cloze_mode, cloze_question, take_clozes
 from app.content.notes.followups import ParsedFollowup, split_followups
 from app.content.notes.frontmatter import (
     BLOCKS,
@@ -23,12 +24,13 @@ from app.content.notes.frontmatter import (
 )
 from app.content.notes.outline import Outline, build_outline
 from app.content.notes.recognise import recognise
-from app.content.notes.wording import Found, NotTaken, Recognised
+from app.content.notes.reversed import SUFFIX, reverse_all, with_reversed
+from app.content.notes.wording import Found, NotTaken, Reason, Recognised, Syntax
 
 _LABEL = re.compile(r"^\*\*(.+?)\*\*[ \t]*[。.:：]?[ \t]*(.*)$")
 # A label without bold ("面试回答。 …", "Answer: …") must end in punctuation.
 _PLAIN_LABEL = re.compile(r"^([^\s*#>|`$-][^。.:：*]{0,15}?)[ \t]*([。.:：])[ \t]*(.*)$")
-_TAGS = re.compile(r"</?[A-Za-z][^>]*>")
+_TAGS = re.compile(r"</?[A-Za-z][^<>]*>")
 _LIST_MARKER = re.compile(r"^(?:[-*+]|\d+[.)])[ \t]+")
 _WIKILINK = re.compile(r"^!?\[\[(.+?)\]\]$")
 _MDLINK = re.compile(r"^\[(.+?)\]\((\S+?)\)$")
@@ -66,11 +68,17 @@ class ParsedCard:
     links: list[Link] = field(default_factory=list)
     # The follow-up questions of the follow-ups block; `followups` keeps only its other prose.
     questions: list[ParsedFollowup] = field(default_factory=list)
-    recogniser: str = "house"  # which way of writing a card this one was found by
+    recogniser: Syntax = Syntax.HOUSE  # which way of writing a card this one was found by
+    kind: str = "basic"  # basic | cloze | reversed
+    # A cloze card's deletion number in its block (`answer`, in the normal form of notes.cloze).
+    cloze: int = 0
 
     def fingerprint(self) -> str:
         """Hash everything that, when changed, makes the stored card out of date."""
+        # Absent for a basic card, whose hash therefore stays what it was.
+        kind = [] if self.kind == "basic" else [f"\x1d{self.kind}\x1f{self.cloze}"]
         parts = [
+            *kind,
             self.question,
             self.section,
             self.answer.text,
@@ -209,15 +217,14 @@ def _label(line: str, labels: dict[str, str], current: str) -> tuple[str, str] |
     return block, match.group(3)
 
 
-def _protected(outline: Outline) -> set[int]:
-    """Lines where a label or heading is text: code, math and raw HTML blocks."""
-    kinds = ("fence", "code_block", "math_block", "math_block_label", "amsmath", "html_block")
-    return {
-        index
-        for block in outline.blocks
-        if block.kind in kinds
-        for index in range(block.start, block.end)
-    }
+# What shows nothing on a card: tags (`<hr />`, `<br>`), rules, non-breaking spaces.
+_RULE = re.compile(r"^[ \t]{0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$", re.MULTILINE)
+
+
+def _empty(text: str) -> bool:
+    """Whether an answer holds nothing to read: only rules, tags and blank space."""
+    text = _TAGS.sub("", text).replace("&nbsp;", " ")
+    return not _RULE.sub("", text).strip()
 
 
 def parse_note(
@@ -235,10 +242,98 @@ def parse_note(
         errors.append(ContentError.of("style_unknown", path, 1, style=str(style)))
         style = None
     outline = build_outline(lines)
+    errors += [
+        ContentWarning.of("html_unclosed", path, first + fold.line, tag=fold.tag)
+        for fold in outline.unclosed
+    ]
+    # Deletions are read from the note as written; everything else reads it without markers.
+    written = lines
+    mode = cloze_mode(meta, path, errors)
+    clozes, stripped = take_clozes(outline, first, mode, path, errors)
+    if stripped is not None:
+        outline = build_outline(stripped)
+        lines = stripped
     found = recognise(outline, style=None if style == "auto" else style, house=house)
-    if kind == "topic" or (kind != "deck" and (not found.cards or reading)):
+    if kind == "topic" or (kind != "deck" and (not (found.cards or clozes) or reading)):
         return _topic(path, meta, lines, first, found, errors), errors
-    return _deck(path, meta, outline, first, found, style, errors), errors
+    deck = _deck(path, meta, outline, first, found, style, errors)
+    deck.cards = _more_kinds(deck, meta, written, clozes, outline, first, errors)
+    return deck, errors
+
+
+def _more_kinds(
+    deck: ParsedDeck,
+    meta: dict[str, Any],
+    written: list[str],
+    clozes: list[ClozeBlock],
+    outline: Outline,
+    first: int,
+    errors: list[ContentError],
+) -> list[ParsedCard]:
+    """The deck's cards with their reverses and its cloze cards (notes.reversed, notes.cloze)."""
+    every = reverse_all(meta, deck.path, errors)
+    cards = with_reversed(deck.cards, written, first, every=every, reverse=_reverse_card)
+    cards = _with_clozes(cards, deck.slug, clozes, outline, first)
+    if len(cards) != len(deck.cards):
+        for position, card in enumerate(cards):
+            card.position = position
+    return cards
+
+
+def _reverse_card(card: ParsedCard) -> ParsedCard:
+    """The definition → term card of a `term ::: definition` card."""
+    return replace(
+        card,
+        id=card.id + SUFFIX,
+        explicit_id=False,
+        question=card.answer.text.strip(),
+        answer=Block(card.question, card.line),
+        followups=Block(),
+        pitfalls=Block(),
+        links=[],
+        questions=[],
+    )
+
+
+def _with_clozes(
+    cards: list[ParsedCard], slug: str, blocks: list[ClozeBlock], outline: Outline, first: int
+) -> list[ParsedCard]:
+    """The deck's cards and one card per deletion number of each block, in line order."""
+    cloze_cards: list[ParsedCard] = []
+    seen: dict[str, int] = {}
+    for block in blocks:
+        for number in block.numbers:
+            card_id = cloze_id(slug, block.text, number)
+            if card_id in seen:  # the same text deleted twice in one note: told apart by order
+                seen[card_id] += 1
+                card_id = f"{card_id}.{seen[card_id]}"
+            else:
+                seen[card_id] = 0
+            cloze_cards.append(
+                ParsedCard(
+                    id=card_id,
+                    explicit_id=False,
+                    question=cloze_question(block.text, number),
+                    section=_section_at(outline, block.line - first),
+                    position=0,
+                    line=block.line,
+                    answer=Block(block.text, block.line),
+                    followups=Block(),
+                    pitfalls=Block(),
+                    recogniser=Syntax.CLOZE,
+                    kind="cloze",
+                    cloze=number,
+                )
+            )
+    # In the note's order: a block's cards follow the question whose answer holds it.
+    return sorted([*cards, *cloze_cards], key=lambda card: card.line)
+
+
+def _section_at(outline: Outline, index: int) -> str:
+    """The text of the last heading above body line `index`, "" when there is none."""
+    # A level-1 heading is the note's title, not a section of it.
+    above = [h for h in outline.headings if h.line < index and h.level > 1]
+    return above[-1].text if above else ""
 
 
 def parse_deck(path: str, text: str) -> tuple[ParsedDeck | None, list[ContentError]]:
@@ -266,7 +361,7 @@ def _deck(
     else:
         slug = slug_from_path(path)
     labels = label_table(meta, path, errors)
-    protected = _protected(outline)
+    protected = outline.protected
     cards: list[ParsedCard] = []
     seen: dict[str, int] = {}
     for item in found.cards:
@@ -320,7 +415,7 @@ def _finish_card(
             continue
         builder.add(index, text)
     answer = builder.block("answer", first)
-    if not _TAGS.sub("", answer.text).strip():
+    if _empty(answer.text):
         errors.append(ContentError.of("card_no_answer", path, line, question=found.question))
         return None
     card_id = found.explicit_id or derived_card_id(found.question)
@@ -356,7 +451,7 @@ def _topic(
     skip = -1
     if not title and found.title:
         title = found.title
-        skip = next((item.line for item in found.not_taken if item.reason == "title"), -1)
+        skip = next((item.line for item in found.not_taken if item.reason == Reason.TITLE), -1)
     body_lines = ["" if index == skip else line for index, line in enumerate(lines)]
     slug = meta_str(meta, "slug", path, errors)
     if slug:

@@ -17,7 +17,9 @@ from app.content.notes.wording import (
     Q_PREFIX,
     Found,
     NotTaken,
+    Reason,
     Recognised,
+    Syntax,
 )
 
 
@@ -52,15 +54,15 @@ def _house(outline: Outline, style: str) -> Recognised:
             heading, question = marks[index]
             skip_until = heading.end
             if question is not None:
-                current = Found(question, index, heading.explicit_id, [], section, "house")
+                current = Found(question, index, heading.explicit_id, [], section, Syntax.HOUSE)
                 found.cards.append(current)
                 continue
             if heading.level <= 2:
                 section = heading.text
                 current = None
-                found.not_taken.append(NotTaken(index, heading.text, "section"))
+                found.not_taken.append(NotTaken(index, heading.text, Reason.SECTION))
                 continue
-            reason = "inside-answer" if current else "not-a-question"
+            reason = Reason.INSIDE_ANSWER if current else Reason.NOT_A_QUESTION
             found.not_taken.append(NotTaken(index, heading.text, reason))
             held = [(i, lines[i]) for i in range(index, heading.end)]
             if current is not None:

@@ -173,3 +173,9 @@ def _read(file: Path, real_root: Path) -> tuple[bytes, os.stat_result] | Said:
     if len(data) > MAX_FILE_BYTES:
         return Said.of("file_too_large", megabytes=MAX_FILE_BYTES // 2**20)
     return data, info
+
+
+def read_note(file: Path, real_root: Path, rel: str) -> str | None:
+    """One note's text, read and decoded as an import reads it; None when it cannot be."""
+    read = _read(file, real_root)
+    return decode(read[0], rel, []) if isinstance(read, tuple) else None

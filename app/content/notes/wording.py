@@ -7,6 +7,7 @@ and the headings not taken, with why.
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 Lines = list[tuple[int, str]]
 
@@ -80,6 +81,22 @@ _SECTION_WORDS = {
     "misc",
     "other",
     "others",
+    # Forewords, and the halves of a comparison that are no question alone ("联系", "区别").
+    "写在前面",
+    "写在最前面",
+    "序",
+    "序言",
+    "后记",
+    "结语",
+    "致谢",
+    "foreword",
+    "联系",
+    "区别",
+    "异同",
+    "优点",
+    "缺点",
+    "优缺点",
+    "对比",
 }
 _BOLD_MARKER = re.compile(
     r"^(?:\*\*|__)(Q|问|问题|Question)[ \t]*[:：]?(?:\*\*|__)[ \t]*[:：]?", re.I
@@ -94,18 +111,79 @@ CALLOUT = re.compile(
 )
 NESTED_CALLOUT = re.compile(r"^[ \t]*>[ \t]?\[![A-Za-z-]+\][+-]?[ \t]*(.*)$")
 QUOTE = re.compile(r"^[ \t]{0,3}>[ \t]?")
-DETAILS_OPEN = re.compile(r"<details\b[^>]*>", re.I)
+# `[^<>]` and a summary that stops at the next summary tag: each run is read once, however many
+# `<details` or `<summary` a line holds without their `>` or their closing tag.
+DETAILS_OPEN = re.compile(r"<details\b[^<>]*>", re.I)
 DETAILS_CLOSE = re.compile(r"</details\s*>", re.I)
-SUMMARY = re.compile(r"<summary\b[^>]*>(.*?)</summary\s*>", re.I | re.S)
-TAGS = re.compile(r"<[^>\n]+>")
+SUMMARY = re.compile(r"<summary\b[^<>]*>((?:(?!</?summary\b).)*?)</summary\s*>", re.I | re.S)
+TAGS = re.compile(r"<[^<>\n]+>")
 GENERIC_SUMMARY = re.compile(
     r"^(?:点击)?(?:查看|显示|展开)?(?:参考)?(?:答案|解答|解析|回答|详情|详解)?$"
     r"|^(?:show |view |see |click (?:to|for) )?(?:the )?(?:answer|solution|details|explanation)s?$",
     re.I,
 )
+_LABEL_WORDS = re.compile(
+    r"(?:click(?:here)?(?:to|for)?)?(?:show|view|see|reveal|expand|toggle|open)?(?:the)?"
+    r"(?:answers?|solutions?|details|explanations?|hints?|reference)?"
+    r"|(?:点击)?(?:查看|显示|展开|收起)?(?:参考)?(?:答案|解答|解析|回答|详情|详解|提示)?(?:解析)?"
+)
+
+
+def is_fold_label(text: str) -> bool:
+    """Whether a `<summary>` only labels its fold ("💡 **Show Answer**", "点击展开", "答案：")."""
+    kept = "".join(
+        char
+        for char in unicodedata.normalize("NFKC", text).casefold()
+        if unicodedata.category(char)[0] in "LN"  # letters and digits: no marks, emoji, spaces
+    )
+    return bool(kept) and len(kept) <= 40 and _LABEL_WORDS.fullmatch(kept) is not None
+
+
 # A fold that hides something else than an answer: "Click to expand the reading list".
 FOLD = re.compile(r"^\s*(?:click|expand|show|view|see|点击|展开|查看|显示)", re.I)
 SENTENCE_END = re.compile(r"[。.!！?？:：;；,，、)）]$")
+
+
+class Syntax(StrEnum):
+    """Each way of writing a card that a recogniser understands (stored with every card)."""
+
+    HOUSE = "house"
+    QUESTION_HEADING = "question-heading"
+    NUMBERED_HEADING = "numbered-heading"
+    LABELLED_HEADINGS = "labelled-headings"
+    HEADING = "heading"
+    TITLE = "title"
+    CONTENTS = "contents"
+    SECTION_LINE = "section-line"
+    DETAILS = "details"
+    CALLOUT = "callout"
+    LIST_QUESTION = "list-question"
+    INLINE_SEPARATOR = "inline-separator"
+    QA_LINES = "qa-lines"
+    NUMBERED_LINE = "numbered-line"
+    BOLD_QUESTION = "bold-question"
+    CLOZE = "cloze"  # not a recogniser: app.content.notes.cloze, after them
+
+
+class Reason(StrEnum):
+    """Why a heading or line is not a card."""
+
+    SECTION = "section"
+    INSIDE_ANSWER = "inside-answer"
+    NOT_A_QUESTION = "not-a-question"
+    TITLE = "title"
+    CONTENTS = "contents"
+    NO_ANSWER = "no-answer"
+
+
+class Kind(StrEnum):
+    """What a heading is, once the headings around it are known."""
+
+    CARD = "card"
+    SECTION = "section"
+    NOT_A_QUESTION = "not-a-question"
+    LABELLED = "labelled"
+    CONTENTS = "contents"
 
 
 @dataclass
@@ -117,14 +195,14 @@ class Found:
     explicit_id: str | None
     body: Lines
     section: str
-    recogniser: str
+    recogniser: Syntax
 
 
 @dataclass
 class NotTaken:
     line: int
     text: str
-    reason: str  # section | inside-answer | not-a-question | title
+    reason: Reason
 
 
 @dataclass

@@ -169,6 +169,7 @@ class StatsOut(BaseModel):
     streak: StreakOut
     time: TimeOut
     hardest: list[HardCardOut] = Field(description="Most lapses, then most Again ratings.")
+    kinds: dict[str, int] = Field(description="Active cards by kind: basic, cloze, reversed.")
 
 
 def _retention_out(window: summary.Retention) -> RetentionOut:
@@ -223,4 +224,5 @@ def stats_json(
             )
             for c in numbers.hardest
         ],
+        kinds=numbers.kinds,
     )

@@ -81,9 +81,10 @@ CARD_SLOTS = CardView(
     ),
     retired=False,
     followups=(FollowupView(id="", question_html="", answer_html=""),),
+    source_path="-",
 )
 SLOT_MARK = Mark(card_id="", leech=True)
-SHOWN_FIELDS = {"id", "queue", "due", "version", "intervals", "flag", "leech"}
+SHOWN_FIELDS = {"id", "queue", "due", "version", "intervals", "flag", "leech", "kind"}
 
 # The notices a redirect to /study may name (`?msg=`); any other value shows nothing.
 MESSAGES = frozenset({"conflict", "nothing_to_undo", "undone"})

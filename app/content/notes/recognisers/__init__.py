@@ -1,0 +1,83 @@
+"""Recognisers of the text no heading card holds, as plug-ins in one ordered registry.
+
+Each syntax is one module here with one `Recogniser`: a `Syntax` name and `claim(unit,
+region)`, which takes the unit (a top-level block, a list item or a paragraph's line, as the
+recogniser's `units` say) when it is written that way and returns the card it opened, `TAKEN`
+when it took the unit without a card (a title, a section line), or None to leave it to the next
+recogniser. The first to claim a unit has it; a unit nobody claims goes to the card being
+written, or to the note's introduction. Adding a syntax is one module, one line in `REGISTRY`
+and one fixture folder in tests/fixtures/notes/<syntax>/.
+"""
+
+from app.content.notes.outline import Outline
+from app.content.notes.recognisers import (
+    bold_question,
+    callout,
+    contents,
+    details,
+    inline_separator,
+    list_question,
+    numbered_line,
+    qa_lines,
+    section_line,
+    title_line,
+)
+from app.content.notes.recognisers.base import TAKEN, Recogniser, Region, Unit
+from app.content.notes.recognisers.lines import fill_gaps, numbered_openers
+from app.content.notes.wording import Recognised
+
+# In the order they are asked: the first that claims a unit has it.
+REGISTRY: tuple[Recogniser, ...] = (
+    title_line.TitleLine(),
+    contents.Contents(),
+    details.Details(),
+    callout.Callout(),
+    section_line.SectionLine(),
+    numbered_line.NumberedLine(),
+    list_question.ListQuestion(),
+    inline_separator.InlineSeparator(),
+    qa_lines.QaLines(),
+    bold_question.BoldQuestion(),
+)
+
+
+def recognise_region(outline: Outline, start: int, end: int, section: str) -> Recognised:
+    """Cards written without headings in lines `start`…`end` of the note."""
+    blocks = outline.blocks_between(start, end)
+    region = Region(outline, start, end, section, blocks, numbered_openers(outline, blocks))
+    for position, block in enumerate(blocks):
+        if block.start < region.skip_until:
+            continue
+        region.position = position
+        if _claim(Unit("block", block.start, block.end, block), region):
+            continue
+        if block.kind in ("bullet_list", "ordered_list"):
+            for item in block.items:
+                unit = Unit("item", item.start, item.end, block, item)
+                if not _claim(unit, region):
+                    _lines(unit, region, paragraph=False)
+        elif block.kind == "paragraph":
+            _lines(Unit("block", block.start, block.end, block), region, paragraph=True)
+        else:
+            region.take_range(block.start, block.end)
+    # Blank lines between blocks belong with the text around them.
+    for card in region.out.cards:
+        card.body = fill_gaps(card.body, outline.lines)
+    return region.out
+
+
+def _claim(unit: Unit, region: Region) -> bool:
+    for recogniser in REGISTRY:
+        if unit.kind in recogniser.units and recogniser.claim(unit, region) is not None:
+            return True
+    return False
+
+
+def _lines(unit: Unit, region: Region, *, paragraph: bool) -> None:
+    for index in range(unit.start, unit.end):
+        line = Unit("line", index, index + 1, unit.block, unit.item, paragraph=paragraph)
+        if not _claim(line, region):
+            region.take(index)
+
+
+__all__ = ["REGISTRY", "TAKEN", "Recogniser", "Region", "Unit", "recognise_region"]

@@ -1,0 +1,24 @@
+"""A paragraph that opens with a bold question (`**1.2 …？**`) or a numbered bold task."""
+
+from typing import ClassVar
+
+from app.content.notes.recognisers.base import Region, Unit, UnitKind
+from app.content.notes.recognisers.lines import bold_question, bold_task
+from app.content.notes.wording import Found, Syntax
+
+
+class BoldQuestion:
+    name: ClassVar[Syntax] = Syntax.BOLD_QUESTION
+    units: ClassVar[frozenset[UnitKind]] = frozenset({"line"})
+
+    def claim(self, unit: Unit, region: Region) -> Found | None:
+        if not unit.paragraph or unit.start != unit.block.start:
+            return None
+        text = region.lines[unit.start]
+        bold = bold_question(text) or bold_task(text)
+        if bold is None:
+            return None
+        card = region.add(region.card(bold[0], unit.start, self.name), current=True)
+        if bold[1]:
+            card.body.append((unit.start, bold[1]))
+        return card

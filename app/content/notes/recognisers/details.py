@@ -1,0 +1,45 @@
+"""`<details><summary>question</summary>answer</details>`, and a question above a fold."""
+
+from typing import ClassVar
+
+from app.content.notes.recognisers.base import TAKEN, Region, Unit, UnitKind, _Taken
+from app.content.notes.recognisers.lines import details, details_end, last_paragraph, strip_marker
+from app.content.notes.wording import (
+    DETAILS_OPEN,
+    FOLD,
+    Found,
+    Syntax,
+    is_fold_label,
+    question_text,
+)
+
+
+class Details:
+    name: ClassVar[Syntax] = Syntax.DETAILS
+    units: ClassVar[frozenset[UnitKind]] = frozenset({"block"})
+
+    def claim(self, unit: Unit, region: Region) -> Found | _Taken | None:
+        lines = region.lines
+        if unit.block.kind != "html_block" or not DETAILS_OPEN.search(lines[unit.start]):
+            return None
+        stop = details_end(lines, unit.start, region.end)
+        region.skip_until = stop
+        summary, answer = details(lines, unit.start, stop)
+        if summary and not is_fold_label(summary) and not FOLD.match(summary):
+            card = region.add(region.card(summary, unit.start, self.name))
+            card.body += answer
+            return card
+        if region.current is not None:  # a fold labelled "Answer": shown on the card anyway
+            region.current.body += answer
+            return TAKEN
+        last = last_paragraph(region.out.intro) if region.out.intro else None
+        if last is None:
+            return TAKEN
+        # "1. What is X?" then <details><summary>Answer</summary>…
+        index, asked = last
+        region.out.intro = [(i, t) for i, t in region.out.intro if i < index]
+        text, _ = question_text(strip_marker(asked))
+        card = region.card(text, index, self.name)
+        card.body = answer
+        region.out.cards.append(card)
+        return card
