@@ -101,6 +101,10 @@ def _card_fields(view: CardView) -> dict[str, Any]:
         "tags": list(view.tags),
         "links": [LinkOut(title=k.title, url=k.url, resolved=k.resolved) for k in view.links],
         "retired": view.retired,
+        "kind": view.kind,
+        "front_html": view.front_html,
+        "source_path": view.source_path,
+        "source_line": view.source_line,
     }
 
 
