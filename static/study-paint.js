@@ -10,11 +10,16 @@ export function afterPaint(work) {
   requestAnimationFrame(() => setTimeout(work, 0));
 }
 
+// Every part of a card this view fills is found by its `data-slot`, never by its classes.
+function slotted(name) { return '[data-slot="' + name + '"]'; }
+
+function slot(root, name) { return root.querySelector(slotted(name)); }
+
 export function createView({ strings, scope, first }) {
   const cardNode = document.getElementById("card");
-  const metaNode = cardNode.querySelector(".card-meta");
-  const questionNode = cardNode.querySelector(".question");
-  const frontNode = cardNode.querySelector(".cloze-front");
+  const metaNode = slot(cardNode, "meta");
+  const questionNode = slot(cardNode, "question_html");
+  const frontNode = slot(cardNode, "front_html");
   const answerNode = document.getElementById("answer-side");
   const revealRow = document.getElementById("reveal-row");
   const revealLink = document.getElementById("reveal");
@@ -24,7 +29,7 @@ export function createView({ strings, scope, first }) {
   const noticeNode = document.getElementById("study-notice");
   const progressNode = document.getElementById("study-progress");
   const template = document.getElementById("card-template").content;
-  const leechModel = template.querySelector("form[action$='/unleech']");
+  const leechModel = slot(template, "unleech");
   // The card the server rendered into the page, kept to be shown again after an undo.
   const pageParts = first ? {
     meta: metaNode.cloneNode(true),
@@ -51,9 +56,7 @@ export function createView({ strings, scope, first }) {
 
   // ---- filling the template --------------------------------------------------------------------
   // The template is the server's partials rendered with every optional part present; each part
-  // is found by the classes those partials give it. Card HTML was made and sanitised at import.
-
-  function slot(root, name) { return root.querySelector('[data-slot="' + name + '"]'); }
+  // this file fills carries a `data-slot` naming it. Card HTML was made and sanitised at import.
 
   function fillMeta(meta, card) {
     const deck = slot(meta, "deck");
@@ -77,37 +80,39 @@ export function createView({ strings, scope, first }) {
     link.textContent = source.text;
   }
 
-  // The list items of `part`, one for each of `items`, from the template's models of them.
+  // The list items of `part`, one for each of `items`, from the template's models of them: a
+  // model is the item holding the slot the filler asks for.
   function fillList(part, items, fill) {
     if (!items.length) { part.remove(); return; }
     const models = Array.from(part.querySelectorAll("li"));
     const list = models[0].parentNode;
-    for (const item of items) list.append(fill(item, (selector) => models.find((model) => model.querySelector(selector)).cloneNode(true)));
-    for (const model of models) model.remove();
+    const model = (name) => models.find((item) => item.matches(slotted(name)) || slot(item, name)).cloneNode(true);
+    for (const item of items) list.append(fill(item, model));
+    for (const item of models) item.remove();
   }
 
   function fillAnswer(answer, card) {
-    const section = answer.querySelector("section.answer");
-    section.querySelector(":scope > .prose").innerHTML = card.answer_html;
-    for (const [name, part] of [["followups_html", "details.followups"], ["pitfalls_html", "details.pitfalls"]]) {
-      const box = section.querySelector(part);
-      if (card[name]) box.querySelector(".prose").innerHTML = card[name];
+    const section = slot(answer, "answer");
+    slot(section, "answer_html").innerHTML = card.answer_html;
+    for (const name of ["followups", "pitfalls"]) {
+      const box = slot(section, name);
+      if (card[name + "_html"]) slot(box, name + "_html").innerHTML = card[name + "_html"];
       else box.remove();
     }
-    fillList(section.querySelector("section.followup-questions"), card.followups, (followup, model) => {
-      const item = model("summary");
+    fillList(slot(section, "followup-questions"), card.followups, (followup, model) => {
+      const item = model("followup");
       item.id = "followup-" + followup.id;
-      item.querySelector("summary").innerHTML = followup.question_html;
-      item.querySelector(".followup-answer").innerHTML = followup.answer_html;
+      slot(item, "followup-question").innerHTML = followup.question_html;
+      slot(item, "followup-answer").innerHTML = followup.answer_html;
       return item;
     });
-    const reading = section.querySelector("section.reading");
+    const reading = slot(section, "reading");
     reading.setAttribute("aria-labelledby", "reading-" + card.id);
-    reading.querySelector("h3").id = "reading-" + card.id;
+    slot(reading, "reading-title").id = "reading-" + card.id;
     fillList(reading, card.links, (link, model) => {
-      const kind = !link.url ? ".unresolved" : /^https?:/i.test(link.url) ? "a.external" : "a.topic-link";
+      const kind = !link.url ? "link-unresolved" : /^https?:/i.test(link.url) ? "link-external" : "link-topic";
       const item = model(kind);
-      const title = item.querySelector(kind);
+      const title = slot(item, kind);
       if (link.url) {
         title.href = link.url;
         title.textContent = link.title;
@@ -133,7 +138,7 @@ export function createView({ strings, scope, first }) {
       button.value = String(card.flag === value ? 0 : value);
       button.setAttribute("aria-pressed", card.flag === value ? "true" : "false");
     }
-    const leech = actions.querySelector("form[action$='/unleech']");
+    const leech = slot(actions, "unleech");
     if (leech && !card.leech) leech.remove();
     if (!leech && card.leech) {
       const form = leechModel.cloneNode(true);
@@ -148,7 +153,7 @@ export function createView({ strings, scope, first }) {
     if (!("question_html" in card)) {
       // The page's own card: its markup is the server's, as rendered into the page.
       const answer = pageParts.answer.cloneNode(true);
-      const actions = answer.querySelector("#card-actions");
+      const actions = slot(answer, "actions");
       if (actions) paintMarksIn(actions, card);
       card.parts = {
         meta: Array.from(pageParts.meta.cloneNode(true).childNodes),
@@ -159,16 +164,16 @@ export function createView({ strings, scope, first }) {
       return card.parts;
     }
     const parts = template.cloneNode(true);
-    const meta = parts.querySelector(".card-meta");
-    const question = parts.querySelector(".question");
-    const front = parts.querySelector(".cloze-front");
-    const answer = parts.querySelector(".answer-parts");
+    const meta = slot(parts, "meta");
+    const question = slot(parts, "question_html");
+    const front = slot(parts, "front_html");
+    const answer = slot(parts, "answer-parts");
     fillMeta(meta, card);
     question.innerHTML = card.question_html;
     // A cloze card asks with its block, its own deletions blank; the heading names it.
     front.innerHTML = frontOf(card);
     fillAnswer(answer, card);
-    fillActions(answer.querySelector("#card-actions"), card);
+    fillActions(slot(answer, "actions"), card);
     card.parts = {
       meta: Array.from(meta.childNodes),
       question: Array.from(question.childNodes),
@@ -203,7 +208,7 @@ export function createView({ strings, scope, first }) {
     cardNode.dataset.kind = kindOf(card);
     answerNode.replaceChildren(...parts.answer);
     for (const interval of card.intervals) {
-      const label = rateForm.querySelector('button[data-key="' + interval.rating + '"] .interval');
+      const label = slot(rateForm.querySelector('button[data-key="' + interval.rating + '"]'), "interval");
       if (label) label.textContent = interval.label;
     }
     rateForm.elements.card_id.value = card.id;

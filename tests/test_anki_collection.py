@@ -2,7 +2,7 @@
 
 import json
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -12,9 +12,10 @@ from sqlmodel import Session
 
 from app.content.bank.sync import import_content
 from app.export.anki import FIELDS, export_apkg
-from tests.test_images import png
+from tests.support.anki import anki_collection, collection, import_into, notes_by_card
+from tests.support.images import png
 
-anki_collection = pytest.importorskip("anki.collection")
+__all__ = ["collection"]  # a fixture, from tests/support/anki.py
 
 WriteContent = Callable[[Mapping[str, str | None]], Path]
 
@@ -53,34 +54,9 @@ title: Roofline
 
 
 @pytest.fixture
-def collection(tmp_path: Path) -> Iterator["anki_collection.Collection"]:
-    (tmp_path / "anki").mkdir()
-    col = anki_collection.Collection(str(tmp_path / "anki" / "collection.anki2"))
-    yield col
-    col.close()
-
-
-@pytest.fixture
 def bank(database, write_content: WriteContent, engine: Engine) -> Engine:
     import_content(write_content({"decks/gpu.md": DECK, "topics/roofline.md": TOPIC}), database)
     return engine
-
-
-def import_into(col: "anki_collection.Collection", package: Path) -> None:
-    options = anki_collection.ImportAnkiPackageOptions(
-        merge_notetypes=True, update_notes=1, with_scheduling=False
-    )
-    request = anki_collection.ImportAnkiPackageRequest(package_path=str(package), options=options)
-    col.import_anki_package(request)
-
-
-def notes_by_card(col: "anki_collection.Collection") -> dict[str, dict[str, str]]:
-    notes = {}
-    for note_id in col.find_notes(""):
-        note = col.get_note(note_id)
-        fields = dict(note.items())
-        notes[re.sub(r"<[^>]+>", "", fields["Source"]).rsplit(" / ", 1)[-1]] = fields
-    return notes
 
 
 def test_anki_imports_every_note_with_fields_math_and_links(

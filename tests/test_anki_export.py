@@ -1,13 +1,11 @@
 """Export to Anki: the .apkg opened back (zip + SQLite), math delimited for MathJax, stable ids."""
 
 import io
-import json
 import re
 import sqlite3
 import zipfile
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import closing
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -27,6 +25,7 @@ from app.content.compile.render import Renderer
 from app.export.anki import FIELDS, MODEL, export_apkg, stable_id
 from app.main import create_app
 from app.study import NotFound, marks
+from tests.support.anki_export import export, read_apkg
 
 WriteContent = Callable[[Mapping[str, str | None]], Path]
 
@@ -90,49 +89,6 @@ CONTENT = {"decks/gpu.md": GPU, "decks/systems.md": SYSTEMS, "topics/gemm.md": T
 ACTIVE = {"gemm-core", "roofline", "hbm", "nvlink"}
 
 
-@dataclass
-class Note:
-    guid: str
-    model_id: int
-    deck: str
-    tags: list[str]
-    fields: dict[str, str]
-
-
-@dataclass
-class Apkg:
-    names: list[str]
-    decks: dict[int, str]  # id -> name, without Anki's "Default"
-    models: dict[int, dict[str, Any]]
-    notes: dict[str, Note]  # by the Source field's card id
-
-
-def read_apkg(source: Path | bytes, tmp_path: Path) -> Apkg:
-    """Open an .apkg the way Anki does: a zip holding the collection as SQLite."""
-    data = source if isinstance(source, bytes) else source.read_bytes()
-    with zipfile.ZipFile(io.BytesIO(data)) as archive:
-        names = archive.namelist()
-        collection = tmp_path / "opened.anki2"
-        collection.write_bytes(archive.read("collection.anki2"))
-    with closing(sqlite3.connect(collection)) as db:
-        decks_json, models_json = db.execute("SELECT decks, models FROM col").fetchone()
-        decks = {
-            int(k): v["name"] for k, v in json.loads(decks_json).items() if v["name"] != "Default"
-        }
-        models = {int(k): v for k, v in json.loads(models_json).items()}
-        rows = db.execute(
-            "SELECT n.guid, n.mid, n.tags, n.flds, c.did FROM notes n JOIN cards c ON c.nid = n.id"
-        ).fetchall()
-    collection.unlink()
-    notes = {}
-    for guid, mid, tags, flds, did in rows:
-        names_ = [f["name"] for f in sorted(models[mid]["flds"], key=lambda f: f["ord"])]
-        fields = dict(zip(names_, flds.split("\x1f"), strict=True))
-        card_id = re.sub(r"<[^>]+>", "", fields["Source"]).rsplit(" / ", 1)[-1]
-        notes[card_id] = Note(guid, mid, decks[did], tags.split(), fields)
-    return Apkg(names, decks, models, notes)
-
-
 @pytest.fixture
 def bank(database, write_content: WriteContent, engine: Engine) -> Engine:
     """Two decks and a topic imported, then the 'gone' card removed (so it is retired)."""
@@ -141,14 +97,6 @@ def bank(database, write_content: WriteContent, engine: Engine) -> Engine:
     write_content({"decks/systems.md": SYSTEMS.split("### Q：将要移除的题")[0]})
     assert import_content(root, database).retired == 1
     return engine
-
-
-def export(engine: Engine, tmp_path: Path, name: str = "out.apkg", **options: Any) -> Apkg:
-    path = tmp_path / name
-    options.setdefault("deck_slug", None)
-    with Session(engine) as session:
-        export_apkg(session=session, path=path, **options)
-    return read_apkg(path, tmp_path)
 
 
 # --- the package --------------------------------------------------------------------------

@@ -10,7 +10,11 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from test_backup import (
+
+from app.backup import BackupError
+from app.content.bank.sync import import_content
+from app.infra.db import Database
+from tests.support.backup import (
     CONTENT,
     _with,
     backup,
@@ -20,10 +24,6 @@ from test_backup import (
     restore,
     simulate_week,
 )
-
-from app.backup import BackupError
-from app.content.bank.sync import import_content
-from app.infra.db import Database
 
 pytestmark = pytest.mark.storage
 

@@ -9,7 +9,7 @@ from sqlmodel import Session
 from app.content.bank.sync import import_content
 from app.export.anki import CLOZE_FIELDS, export_apkg
 from tests.cloze_notes import NOTES
-from tests.test_anki_collection import collection, import_into  # noqa: F401
+from tests.support.anki import collection, import_into  # noqa: F401
 
 anki_collection = pytest.importorskip("anki.collection")
 

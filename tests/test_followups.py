@@ -9,7 +9,7 @@ from markdown_it.utils import read_fixture_file
 
 from app.cli import main
 from app.content.notes.parse import ParsedCard, parse_deck
-from tests.test_check_cli import WriteContent, assert_clean_exit, problems
+from tests.support.check_cli import WriteContent, assert_clean_exit, problems
 
 FIXTURES = Path(__file__).parent / "fixtures"
 DOCS = Path(__file__).parent.parent / "docs" / "content-format.md"

@@ -10,13 +10,13 @@ from app.content.bank.sync import import_content
 from app.export.anki import export_apkg
 
 # Skips this module, as it does its own, when the `anki` package is not installed.
-from tests.test_anki_collection import (
+from tests.support.anki import (
     collection,  # noqa: F401  (a fixture)
     import_into,
     notes_by_card,
 )
-from tests.test_followups_import import QUESTIONS
-from tests.test_import import WriteContent
+from tests.support.check_cli import WriteContent
+from tests.support.followups import QUESTIONS
 
 
 def exported(engine: Engine, path: Path, month: int) -> Path:

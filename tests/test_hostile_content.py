@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import func, select
-from test_check_cli import GOOD, assert_clean_exit, problems, run
 
 from app.content.bank.sync import import_content
 from app.content.errors import ContentErrors
 from app.content.notes.source import MAX_FILE_BYTES
 from app.infra.models import Card
+from tests.support.check_cli import GOOD, assert_clean_exit, problems, run
 
 pytestmark = pytest.mark.storage
 

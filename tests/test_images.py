@@ -1,7 +1,5 @@
 """Images in content: resolved beside the file that shows them, checked at check and import."""
 
-import struct
-import zlib
 from pathlib import Path
 
 import pytest
@@ -12,23 +10,7 @@ from app.content.compile import images
 from app.content.compile.render import Renderer
 from app.content.errors import ContentError
 from tests.conftest import WriteContent
-
-
-def png(width: int = 2, height: int = 1) -> bytes:
-    """A real, tiny PNG."""
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        body = kind + data
-        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
-
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    rows = b"".join(b"\0" + b"\xff\x00\x00" * width for _ in range(height))
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(rows))
-        + chunk(b"IEND", b"")
-    )
+from tests.support.images import png
 
 
 @pytest.fixture

@@ -1,26 +1,23 @@
 """Importing content: all-or-nothing, incremental, and card ids that keep learners' history."""
 
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
-from banks import commit
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, SQLModel, col, select
 
-from app.content.bank.sync import ImportReport, import_content
+from app.content.bank.sync import import_content
 from app.content.errors import ContentErrors
 from app.content.notes import source
 from app.content.notes.parse import derived_card_id
-from app.infra.db import Database
-from app.infra.models import Card, CardLink, CardState, Deck, Learner, ReviewLog
+from app.infra.models import Card, CardLink, Deck
+from tests.support.imports import MakeLearner, add_history, counts, history
 
 pytestmark = pytest.mark.storage
 
 WriteContent = Callable[[Mapping[str, str | None]], Path]
-MakeLearner = Callable[..., Learner]
 
 GPU = """\
 ---
@@ -72,7 +69,6 @@ ROOFLINE = derived_card_id("什么是 roofline？")
 HBM = derived_card_id("HBM 带宽多大？")
 NVLINK = derived_card_id("什么是 NVLink？")
 BASE = {"decks/gpu.md": GPU, "decks/systems.md": SYSTEMS, "topics/gemm.md": TOPIC}
-NOW = datetime(2025, 1, 2, 3, 4, 5, tzinfo=UTC)
 
 
 def dump(engine: Engine) -> dict[str, list[tuple[Any, ...]]]:
@@ -98,34 +94,8 @@ def deck_of(engine: Engine, card_id: str) -> Deck:
         return row
 
 
-def add_history(database: Database, card_id: str, learner: Learner) -> int:
-    """Give `learner` a schedule and a review for `card_id`; return the learner id."""
-    assert learner.id is not None
-    with database.session() as session:
-        session.add(CardState(learner_id=learner.id, card_id=card_id, state=2, due=NOW, reps=3))
-        session.add(ReviewLog(learner_id=learner.id, card_id=card_id, rating=3, reviewed_at=NOW))
-        commit(session)
-    return learner.id
-
-
-def history(engine: Engine, card_id: str) -> tuple[list[int], list[int]]:
-    """(learner ids with a schedule, learner ids with reviews) for `card_id`."""
-    with Session(engine) as session:
-        states = session.exec(select(CardState).where(CardState.card_id == card_id)).all()
-        logs = session.exec(select(ReviewLog).where(ReviewLog.card_id == card_id)).all()
-        return [s.learner_id for s in states], [log.learner_id for log in logs]
-
-
 def line_of(text: str, needle: str) -> int:
     return next(n for n, line in enumerate(text.splitlines(), 1) if needle in line)
-
-
-def counts(report: ImportReport) -> dict[str, int]:
-    return {
-        name: getattr(report, name)
-        for name in ("added", "updated", "unchanged", "retired", "resumed")
-        if getattr(report, name)
-    }
 
 
 @pytest.fixture

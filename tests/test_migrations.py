@@ -22,6 +22,7 @@ from app.infra.migrate import BASELINE, MIGRATIONS, current_revision, downgrade,
 from app.infra.models import Learner, ReviewLog
 from app.infra.searchdb import include_name
 from app.study import record_review, undo_last
+from tests.support.migrations import triggers
 
 pytestmark = pytest.mark.storage
 
@@ -336,19 +337,6 @@ def schema(engine: Engine) -> dict[str, Any]:
             "unique": sorted(tuple(u["column_names"]) for u in found.get_unique_constraints(name)),
         }
     return {"tables": tables, "triggers": triggers(engine)}
-
-
-def triggers(engine: Engine) -> list[str]:
-    """The triggers' names (which the inspector does not report)."""
-    with engine.connect() as connection:
-        if connection.dialect.name == "sqlite":
-            query = "SELECT name FROM sqlite_master WHERE type = 'trigger'"
-        else:
-            query = (
-                "SELECT tgname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid"
-                " WHERE NOT tgisinternal AND c.relnamespace = current_schema()::regnamespace"
-            )
-        return sorted(row[0] for row in connection.exec_driver_sql(query))
 
 
 def test_the_revision_a_start_takes_for_current_is_the_newest_script() -> None:

@@ -13,7 +13,7 @@ from app.content.bank.sync import import_content
 from app.content.errors import ContentErrors
 from app.infra.models import Card, Deck, Learner, ReviewLog, Topic
 from tests.conftest import WriteContent
-from tests.test_import import add_history
+from tests.support.imports import add_history
 
 pytestmark = pytest.mark.storage
 

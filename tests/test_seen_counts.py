@@ -15,7 +15,7 @@ from app.infra.seencount import RECOUNT
 from app.study import Filters, counts, get_learner, record_review, undo_last
 from app.study import queue as study
 from tests.conftest import WriteContent
-from tests.test_migrations import triggers
+from tests.support.migrations import triggers
 
 pytestmark = pytest.mark.storage
 

@@ -151,3 +151,17 @@ def other(make_database_url: Callable[[str], str]) -> Iterator[Database]:
     database.upgrade()
     yield database
     database.dispose()
+
+
+def test_the_schedule_fields_are_named_once() -> None:
+    from app.scheduling.cardstate import SCHEDULE_FIELDS
+
+    assert SCHEDULE_FIELDS[:2] == ("state", "step") and "lapses" in SCHEDULE_FIELDS
+    assert set(StateDoc.model_fields) == set(SCHEDULE_FIELDS)
+    assert set(SCHEDULE_FIELDS) < set(CardState.model_fields)
+    value = CardStateValue(
+        State.REVIEW, None, 3.5, 5.0, datetime(2026, 1, 2, tzinfo=UTC), None, 4, 1
+    )
+    assert CardStateValue.from_row(CardState(**value.columns())) == value
+    assert StateDoc.of(value).value() == value
+    assert value.to_fsrs().stability == 3.5

@@ -127,10 +127,22 @@ def restore_interviews(
     caller's transaction, which holds the learner's lock.
     """
     assert learner.id is not None  # a stored learner
+    added = _restore_plans(session, learner.id, interviews)
+    mapping, runs = _restore_mocks(session, learner.id, mocks)
+    new = _new_recordings(session, learner.id, recordings, mapping)
+    if quota is not None and new:
+        adding = sum(recording.size for recording in new)
+        check_room(session, learner=learner, adding=adding, quota=quota, key="limits.restore_full")
+    session.add_all(new)
+    return added + runs + len(new)
+
+
+def _restore_plans(session: Session, learner_id: int, interviews: list[InterviewIn]) -> int:
+    """Add the dated interviews the learner lacks; how many."""
     added = 0
     have = {
         (i.name, i.day, i.deck, i.section, i.tag, i.folder)
-        for i in session.exec(select(Interview).where(Interview.learner_id == learner.id))
+        for i in session.exec(select(Interview).where(Interview.learner_id == learner_id))
     }
     for item in interviews:
         key = (item.name, item.date, item.deck, item.section, item.tag, item.folder)
@@ -139,7 +151,7 @@ def restore_interviews(
         have.add(key)
         session.add(
             Interview(
-                learner_id=learner.id,
+                learner_id=learner_id,
                 name=item.name,
                 day=item.date,
                 deck=item.deck,
@@ -150,15 +162,24 @@ def restore_interviews(
             )
         )
         added += 1
+    return added
+
+
+def _restore_mocks(
+    session: Session, learner_id: int, mocks: list[MockIn]
+) -> tuple[dict[int, int], int]:
+    """Add the mock runs and answers the learner lacks: the backup's run ids to ours, and how
+    many rows were added."""
+    added = 0
     existing: dict[tuple[datetime, tuple[str, ...]], int] = {}
-    for m in session.exec(select(MockSession).where(MockSession.learner_id == learner.id)):
+    for m in session.exec(select(MockSession).where(MockSession.learner_id == learner_id)):
         assert m.id is not None  # read back from the database
         existing[(m.started_at, tuple(m.card_ids))] = m.id
     mapping: dict[int, int] = {}
     open_runs = len(
         session.exec(
             select(MockSession.id).where(
-                MockSession.learner_id == learner.id, col(MockSession.finished_at).is_(None)
+                MockSession.learner_id == learner_id, col(MockSession.finished_at).is_(None)
             )
         ).all()
     )
@@ -174,7 +195,7 @@ def restore_interviews(
             else:
                 open_runs += 1
         run = MockSession(
-            learner_id=learner.id,
+            learner_id=learner_id,
             card_ids=mock_in.card_ids,
             position=mock_in.position,
             seconds_per_question=mock_in.seconds_per_question,
@@ -194,10 +215,17 @@ def restore_interviews(
             values["answered_at"] = answer.answered_at
             session.add(MockAnswer(mock_id=run.id, **values))
             added += 1
+    return mapping, added
+
+
+def _new_recordings(
+    session: Session, learner_id: int, recordings: list[RecordingIn], mapping: dict[int, int]
+) -> list[Recording]:
+    """The recordings the learner lacks, not yet added (the caller checks the quota first)."""
     kept = {
         (r[0], r[1])
         for r in session.exec(
-            select(Recording.mock_id, Recording.card_id).where(Recording.learner_id == learner.id)
+            select(Recording.mock_id, Recording.card_id).where(Recording.learner_id == learner_id)
         )
     }
     new: list[Recording] = []
@@ -209,7 +237,7 @@ def restore_interviews(
         data = base64.b64decode(recording_in.data)
         new.append(
             Recording(
-                learner_id=learner.id,
+                learner_id=learner_id,
                 mock_id=mock_id,
                 card_id=recording_in.card_id,
                 mime=check_audio(recording_in.type, data),
@@ -218,8 +246,4 @@ def restore_interviews(
                 created_at=recording_in.created_at,
             )
         )
-    if quota is not None and new:
-        adding = sum(recording.size for recording in new)
-        check_room(session, learner=learner, adding=adding, quota=quota, key="limits.restore_full")
-    session.add_all(new)
-    return added + len(new)
+    return new

@@ -8,6 +8,7 @@ import random
 from dataclasses import dataclass
 from datetime import datetime
 
+from sqlalchemy import insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
@@ -18,11 +19,12 @@ from app.infra.models import CardState, Learner, MockAnswer, MockSession, Review
 from app.infra.owned import owned
 from app.interview.keypoints import card_points, points_key, suggested_rating
 from app.scheduling import schedule
-from app.scheduling.cardstate import CardStateValue, Mode, Queue, Rating
-from app.scheduling.statedoc import log_json
-from app.study import Filters, card_state, record_review
+from app.scheduling.cardstate import CardStateValue, Rating
+from app.study import Filters, card_state
 from app.study.cardview import CardView, card_view
+from app.study.logentry import GivenRating, practice_entry
 from app.study.selection import scope_card_ids
+from app.study.service import Study
 
 ORDERS = ("random", "weakest")
 MAX_QUESTIONS = 50
@@ -197,84 +199,98 @@ class Answered:
     replayed: bool = False  # a repeat: the first answer, nothing recorded again
 
 
-def answer(
-    session: Session,
-    *,
-    learner: Learner,
-    run: MockSession,
-    card_id: str,
-    said: list[int],
-    key: str,
-    followups_answered: int,
-    answer_ms: int,
-    total_ms: int,
-    rating: int | None,
-    count_as_review: bool,
-    now: datetime,
-    idempotency_key: str | None = None,
-) -> Answered:
-    """Record how a question went; `rating` None takes the one coverage suggests.
+@dataclass(frozen=True)
+class Reply:
+    """What the learner sent for one question of a mock interview."""
 
-    Any question of the session not answered yet may be answered, so that answers sent after
-    one refused (its key points changed) are kept. A repeat, by its `idempotency_key` or for a
-    question answered already, returns the first answer and records nothing.
+    card_id: str
+    said: list[int]  # the key points ticked, by index
+    key: str  # the key points' version the checklist showed
+    followups_answered: int
+    answer_ms: int
+    total_ms: int
+    rating: int | None  # None: the one the coverage suggests
+    count_as_review: bool
+
+
+def answer(
+    study: Study, run: MockSession, reply: Reply, idempotency_key: str | None = None
+) -> Answered:
+    """Record how a question went, in one write transaction with its rating.
+
+    A counted answer rates the card through the study loop (`Study.rate`, which refreshes the
+    day's pins); an uncounted one is logged as practice, the schedule untouched. Any question
+    of the session not answered yet may be answered, so that answers sent after one refused
+    (its key points changed) are kept. A repeat, by its `idempotency_key` or for a question
+    answered already, returns the first answer and records nothing.
     """
-    if (done := _done(session, run, card_id)) is not None:
+    session = study.session
+    if (done := _done(session, run, reply.card_id)) is not None:
         return Answered(done, run.finished_at is not None, replayed=True)
     if run.finished_at is not None:
         raise Conflict("mock_over")
-    current = asked(session, run, card_id)
-    if current is None and (done := _done(session, run, card_id)) is not None:
+    current = asked(session, run, reply.card_id)
+    if current is None and (done := _done(session, run, reply.card_id)) is not None:
         return Answered(done, run.finished_at is not None, replayed=True)  # answered meanwhile
     if current is None:
         raise Conflict("mock_question_not_open")
-    if key != current.key:
+    result = _answer_row(run, current, reply, study.now)
+    try:
+        with study.database.writing(session) as connection:
+            if reply.count_as_review:
+                study.rate(
+                    reply.card_id, result.rating, None, idempotency_key, duration_ms=result.total_ms
+                )
+            else:
+                state = card_state(session, learner=study.learner, card_id=reply.card_id)
+                given = GivenRating(
+                    run.learner_id,
+                    reply.card_id,
+                    result.rating,
+                    study.now,
+                    result.total_ms,
+                    idempotency_key,
+                )
+                connection.execute(insert(ReviewLog).values(practice_entry(given, state)))
+            session.add(result)
+            session.flush()
+            run.position = 0
+            if question(session, run) is None:
+                run.finished_at = study.now
+            session.add(run)
+    except IntegrityError:
+        # The same answer sent twice at once: the other request's is the one kept.
+        if (done := _done(session, run, reply.card_id)) is not None:
+            session.refresh(run)
+            return Answered(done, run.finished_at is not None, replayed=True)
+        raise
+    session.refresh(result)
+    return Answered(result, run.finished_at is not None)
+
+
+def _answer_row(run: MockSession, current: Question, reply: Reply, now: datetime) -> MockAnswer:
+    """The answer as it will be kept, once `reply` is checked against the question asked."""
+    if reply.key != current.key:
         raise PointsChanged("key_points_changed")
     total = len(current.points)
-    if any(not 0 <= index < total for index in said):
+    if any(not 0 <= index < total for index in reply.said):
         raise Invalid("key_point_out_of_range", last=total - 1)
-    if rating is not None and rating not in tuple(Rating):
+    if reply.rating is not None and reply.rating not in tuple(Rating):
         raise Invalid("rating_out_of_range")
     followups = len(current.card.followups)
-    if not 0 <= followups_answered <= followups:
+    if not 0 <= reply.followups_answered <= followups:
         raise Invalid("followups_out_of_range", count=followups)
-    answer_ms = min(max(answer_ms, 0), MAX_MS)
-    total_ms = min(max(total_ms, answer_ms), MAX_MS)
+    answer_ms = min(max(reply.answer_ms, 0), MAX_MS)
+    total_ms = min(max(reply.total_ms, answer_ms), MAX_MS)
     limit_ms = run.seconds_per_question * 1000
-    said = sorted(set(said))
+    said = sorted(set(reply.said))
+    rating = reply.rating
     if rating is None:
         rating = suggested_rating(len(said), total, overtime=answer_ms > limit_ms)
-    if count_as_review:
-        # Committed on its own; the key makes a retry after a failure below rate it once.
-        record_review(
-            session,
-            learner=learner,
-            card_id=card_id,
-            rating=rating,
-            now=now,
-            duration_ms=total_ms,
-            idempotency_key=idempotency_key,
-        )
-    database = database_of(session)
-    practice_log = None
-    if not count_as_review:
-        state = card_state(session, learner=learner, card_id=card_id)
-        logged = log_json(state) if state else None
-        practice_log = ReviewLog(
-            learner_id=learner.id,  # type: ignore[arg-type]
-            card_id=card_id,
-            rating=rating,
-            mode=Mode.PRACTICE.value,
-            queue=Queue.PRACTICE.value,
-            reviewed_at=now,
-            duration_ms=total_ms,
-            state_before=logged,
-            state_after=logged,
-            idempotency_key=idempotency_key,
-        )
-    result = MockAnswer(
-        mock_id=run.id,  # type: ignore[arg-type]
-        card_id=card_id,
+    assert run.id is not None  # a stored run
+    return MockAnswer(
+        mock_id=run.id,
+        card_id=reply.card_id,
         position=current.position,
         answer_ms=answer_ms,
         total_ms=total_ms,
@@ -282,29 +298,11 @@ def answer(
         points_total=total,
         points_said=said,
         followups_total=followups,
-        followups_answered=followups_answered,
+        followups_answered=reply.followups_answered,
         rating=rating,
-        counted=count_as_review,
+        counted=reply.count_as_review,
         answered_at=now,
     )
-    try:
-        with database.writing(session):
-            if practice_log is not None:
-                session.add(practice_log)
-            session.add(result)
-            session.flush()
-            run.position = 0
-            if question(session, run) is None:
-                run.finished_at = now
-            session.add(run)
-    except IntegrityError:
-        # The same answer sent twice at once: the other request's is the one kept.
-        if (done := _done(session, run, card_id)) is not None:
-            session.refresh(run)
-            return Answered(done, run.finished_at is not None, replayed=True)
-        raise
-    session.refresh(result)
-    return Answered(result, run.finished_at is not None)
 
 
 def answers(session: Session, run: MockSession) -> list[MockAnswer]:

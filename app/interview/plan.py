@@ -131,28 +131,11 @@ def make_plan(cards: Sequence[tuple[str, CardStateValue | None]], plan: Scheduli
         key=lambda item: (item[1] is not None, recall(item[1], plan)),
     )
     for card_id, state in unready:
-        best: tuple[tuple[int, ...], int, list[int]] | None = None
-        for start in _starts(days):
-            key = (state, start)
-            if key not in cache:
-                cache[key] = chain(state, start, plan)
-            offsets = cache[key]
-            if offsets is None:
-                continue
-            if state is None and days >= 2 and len(set(offsets)) < 2:
-                continue  # a new card is learned early enough to be reviewed a day later
-            over_new = int(state is None and new[start] >= plan.new_per_day)
-            peak = max(load[d] + offsets.count(d) for d in set(offsets))
-            # Fewest new cards over the limit, then the lowest peak, then the fewest reviews,
-            # then the earliest start: planned again every day, a later one would be put off
-            # day after day.
-            score = (over_new, peak, len(offsets), start)
-            if best is None or score < best[0]:
-                best = (score, start, offsets)
+        best = _best_start(state, plan, load=load, new=new, cache=cache)
         if best is None:
             unreachable.append(card_id)
             continue
-        _, start, offsets = best
+        start, offsets = best
         if state is None:
             new[start] += 1
         for d in offsets:
@@ -163,6 +146,37 @@ def make_plan(cards: Sequence[tuple[str, CardStateValue | None]], plan: Scheduli
         for i in range(days)
     )
     return Plan(days=result, unreachable=tuple(unreachable), warnings=_warnings(result, plan))
+
+
+def _best_start(
+    state: CardStateValue | None,
+    plan: Scheduling,
+    *,
+    load: list[int],
+    new: list[int],
+    cache: dict[tuple[object, int], list[int] | None],
+) -> tuple[int, list[int]] | None:
+    """The day to start the card's chain of reviews, and the chain's days; None if none works."""
+    days = plan.days_left
+    best: tuple[tuple[int, ...], int, list[int]] | None = None
+    for start in _starts(days):
+        key = (state, start)
+        if key not in cache:
+            cache[key] = chain(state, start, plan)
+        offsets = cache[key]
+        if offsets is None:
+            continue
+        if state is None and days >= 2 and len(set(offsets)) < 2:
+            continue  # a new card is learned early enough to be reviewed a day later
+        over_new = int(state is None and new[start] >= plan.new_per_day)
+        peak = max(load[d] + offsets.count(d) for d in set(offsets))
+        # Fewest new cards over the limit, then the lowest peak, then the fewest reviews,
+        # then the earliest start: planned again every day, a later one would be put off
+        # day after day.
+        score = (over_new, peak, len(offsets), start)
+        if best is None or score < best[0]:
+            best = (score, start, offsets)
+    return None if best is None else (best[1], best[2])
 
 
 def _warnings(days: Sequence[PlanDay], plan: Scheduling) -> tuple[str, ...]:

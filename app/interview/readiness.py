@@ -14,7 +14,7 @@ from app.accounts.learners import personal_parameters
 from app.infra.models import Card, CardState, Deck, Interview, Learner, ReviewLog
 from app.interview.interviews import scope
 from app.interview.plan import Plan, Scheduling, make_plan, recall
-from app.scheduling.cardstate import CardStateValue
+from app.scheduling.cardstate import SCHEDULE_FIELDS, CardStateValue
 from app.scheduling.studyday import day_start, local_day
 
 WEAKEST = 10
@@ -125,14 +125,7 @@ def _cards(session: Session, learner: Learner, interview: Interview) -> list[Row
             col(Deck.title),
             col(Card.section),
             col(Card.question_html),
-            col(CardState.state),
-            col(CardState.step),
-            col(CardState.stability),
-            col(CardState.difficulty),
-            col(CardState.due),
-            col(CardState.last_review),
-            col(CardState.reps),
-            col(CardState.lapses),
+            *(col(getattr(CardState, name)) for name in SCHEDULE_FIELDS),
         )
         .select_from(Card)
         .join(Deck, col(Deck.id) == Card.deck_id)

@@ -11,10 +11,10 @@ from app.errors import Invalid, NotFound
 from app.infra.db import database_of
 from app.infra.models import Card, Learner, PracticeSession, ReviewLog
 from app.infra.owned import owned
-from app.scheduling.cardstate import Mode, Queue, Rating
-from app.scheduling.statedoc import log_json
+from app.scheduling.cardstate import Rating
 from app.study import Filters
 from app.study import card_state as _card_state
+from app.study.logentry import GivenRating, practice_entry
 from app.study.selection import scope_card_ids
 
 MAX_SECONDS = 60 * 60
@@ -94,7 +94,6 @@ def rate_practice(
     database = database_of(session)
     with database.writing(session) as connection:
         current = _card_state(session, learner=learner, card_id=card_id)
-        state = log_json(current) if current else None
         # Compare-and-set on the position: of a double submit arriving at once, one moves on.
         moved = connection.execute(
             update(PracticeSession)
@@ -103,20 +102,9 @@ def rate_practice(
         )
         if moved.rowcount != 1:
             return  # the other submission logged the rating
-        connection.execute(
-            insert(ReviewLog).values(
-                learner_id=learner.id,
-                card_id=card_id,
-                rating=rating,
-                mode=Mode.PRACTICE.value,
-                queue=Queue.PRACTICE.value,
-                reviewed_at=now,
-                duration_ms=duration_ms,
-                state_before=state,
-                state_after=state,
-                practice_id=run.id,
-            )
-        )
+        assert learner.id is not None  # a stored learner
+        given = GivenRating(learner.id, card_id, rating, now, duration_ms)
+        connection.execute(insert(ReviewLog).values(practice_entry(given, current, run.id)))
 
 
 @dataclass(frozen=True)

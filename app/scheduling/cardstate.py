@@ -1,6 +1,6 @@
 """A learner's state of a card in typed form (its written form: app.scheduling.statedoc)."""
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime
 from enum import IntEnum, StrEnum
 from typing import Any
@@ -71,40 +71,20 @@ class CardStateValue:
     @classmethod
     def from_row(cls, row: Any) -> "CardStateValue":
         """From a CardState, or a row of its columns."""
-        return cls(
-            state=State(row.state),
-            step=row.step,
-            stability=row.stability,
-            difficulty=row.difficulty,
-            due=row.due,
-            last_review=row.last_review,
-            reps=row.reps,
-            lapses=row.lapses,
-        )
+        values = {name: getattr(row, name) for name in SCHEDULE_FIELDS}
+        return cls(**values | {"state": State(row.state)})
 
     def columns(self) -> dict[str, Any]:
         """The card_state columns this state sets."""
-        return {
-            "state": int(self.state),
-            "step": self.step,
-            "stability": self.stability,
-            "difficulty": self.difficulty,
-            "due": self.due,
-            "last_review": self.last_review,
-            "reps": self.reps,
-            "lapses": self.lapses,
-        }
+        return self.fields() | {"state": int(self.state)}
+
+    def fields(self) -> dict[str, Any]:
+        """The schedule's fields by name (SCHEDULE_FIELDS)."""
+        return {name: getattr(self, name) for name in SCHEDULE_FIELDS}
 
     def to_fsrs(self) -> FsrsCard:
-        return FsrsCard(
-            card_id=0,
-            state=FsrsState(int(self.state)),
-            step=self.step,
-            stability=self.stability,
-            difficulty=self.difficulty,
-            due=self.due,
-            last_review=self.last_review,
-        )
+        values = {name: getattr(self, name) for name in FSRS_FIELDS}
+        return FsrsCard(card_id=0, **values | {"state": FsrsState(int(self.state))})
 
     def after(self, card: FsrsCard, *, lapsed: bool) -> "CardStateValue":
         """This state moved on by one review to FSRS's `card`."""
@@ -116,15 +96,16 @@ class CardStateValue:
         )
 
 
+# The schedule's fields in order, named once: the table's columns, the state document, the
+# statements that read a schedule and the copies to and from FSRS are all derived from it.
+SCHEDULE_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(CardStateValue))
+# Those FSRS's own card keeps (it counts no reviews or lapses).
+FSRS_FIELDS = tuple(name for name in SCHEDULE_FIELDS if name not in ("reps", "lapses"))
+
+
 def _fsrs_fields(card: FsrsCard) -> dict[str, Any]:
-    return {
-        "state": State(int(card.state)),
-        "step": card.step,
-        "stability": card.stability,
-        "difficulty": card.difficulty,
-        "due": card.due,
-        "last_review": card.last_review,
-    }
+    values = {name: getattr(card, name) for name in FSRS_FIELDS}
+    return values | {"state": State(int(card.state))}
 
 
 def first_state(card: FsrsCard) -> CardStateValue:

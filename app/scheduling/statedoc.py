@@ -11,7 +11,7 @@ from typing import Annotated, Any, Self
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, field_serializer
 
-from app.scheduling.cardstate import CardStateValue, State
+from app.scheduling.cardstate import SCHEDULE_FIELDS, CardStateValue, State
 
 # Moments outside these years are no schedule qbank made; they overflow date arithmetic.
 EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
@@ -64,16 +64,7 @@ class StateDoc(Document):
         return cls.model_validate(value, from_attributes=True)
 
     def value(self) -> CardStateValue:
-        return CardStateValue(
-            state=self.state,
-            step=self.step,
-            stability=self.stability,
-            difficulty=self.difficulty,
-            due=self.due,
-            last_review=self.last_review,
-            reps=self.reps,
-            lapses=self.lapses,
-        )
+        return CardStateValue(**{name: getattr(self, name) for name in SCHEDULE_FIELDS})
 
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json", include=set(STATE_FIELDS))

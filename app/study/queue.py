@@ -15,7 +15,7 @@ from app.accounts.learners import personal_parameters
 from app.infra.generation import GENERATION
 from app.infra.models import Card, CardMark, CardState, Deck, Learner
 from app.scheduling import schedule
-from app.scheduling.cardstate import CardStateValue, Queue, State
+from app.scheduling.cardstate import SCHEDULE_FIELDS, CardStateValue, Queue, State
 from app.scheduling.studyday import study_day
 from app.study.cardview import CardView, card_view
 from app.study.counts import (
@@ -97,17 +97,7 @@ def _pick_statement(
     )
 
 
-STATE_COLUMNS = (
-    col(CardState.state),
-    col(CardState.step),
-    col(CardState.stability),
-    col(CardState.difficulty),
-    col(CardState.due),
-    col(CardState.last_review),
-    col(CardState.reps),
-    col(CardState.lapses),
-    col(CardState.version),
-)
+STATE_COLUMNS = tuple(col(getattr(CardState, name)) for name in (*SCHEDULE_FIELDS, "version"))
 
 
 @lru_cache(maxsize=1)

@@ -16,7 +16,8 @@ from app.infra.db import database_of
 from app.infra.models import Card, CardState, Learner, ReviewLog, table_of
 from app.scheduling import schedule
 from app.scheduling.cardstate import CardStateValue, Mode, Rating
-from app.scheduling.statedoc import log_json, logged_state
+from app.scheduling.statedoc import logged_state
+from app.study.logentry import GivenRating, log_entry
 from app.study.marks import leech_values, undone_leech_values, upsert_marks
 from app.study.queue import STATE_COLUMNS, state_row
 from app.study.spread import spread_for
@@ -73,7 +74,9 @@ def record_review(
     if duration_ms is not None and not 0 <= duration_ms <= 24 * 3600 * 1000:
         raise Invalid("duration_out_of_range")
     database = database_of(session)
-    key = {"learner_id": learner.id, "card_id": card_id}
+    assert learner.id is not None  # a stored learner
+    learner_id = learner.id
+    key = {"learner_id": learner_id, "card_id": card_id}
     try:
         # One write transaction: the card's version is read under the write lock, so the
         # compare-and-set below loses only to a writer of another database (PostgreSQL).
@@ -109,7 +112,7 @@ def record_review(
             if before is None:
                 # A state inserted meanwhile for the same card fails on the primary key.
                 connection.execute(_insert_statement(), {**key, "version": 1, **after.columns()})
-                database.lock_learner(session, learner.id)  # type: ignore[arg-type]
+                database.lock_learner(session, learner_id)
                 connection.execute(_advance_cursor(), {"cursor_learner_id": learner.id})
             else:
                 expected = {"old_learner_id": learner.id, "old_card_id": card_id}
@@ -119,17 +122,8 @@ def record_review(
                 )
                 if moved.rowcount != 1:
                     raise _Lost()
-            entry = {
-                **key,
-                "rating": rating,
-                "mode": Mode.STUDY.value,
-                "queue": schedule.queue_of(before).value,
-                "reviewed_at": at,
-                "duration_ms": duration_ms,
-                "state_before": log_json(before) if before else None,
-                "state_after": log_json(after),
-                "idempotency_key": idempotency_key,
-            }
+            given = GivenRating(learner_id, card_id, rating, at, duration_ms, idempotency_key)
+            entry = log_entry(given, before=before, after=after, queue=schedule.queue_of(before))
             # A key used before fails on the log's unique index: the rating is a repeat.
             log_id: int = connection.execute(_log_statement(), entry).scalar_one()
             return ReviewResult(card_id, rating, after, version + 1, log_id, leech=bool(leech))

@@ -1,25 +1,17 @@
 """The JSON API's response and request models, shared by the API and the study page."""
 
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import (
-    AliasChoices,
-    AliasGenerator,
-    AliasPath,
-    AwareDatetime,
-    BaseModel,
-    ConfigDict,
-    Field,
-    ValidationInfo,
-    field_validator,
-)
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
-from app.scheduling.cardstate import Queue, Rating
+from app.scheduling.cardstate import Queue, Rating, queue_of
 from app.scheduling.schedule import format_interval
 from app.scheduling.statedoc import Count, Difficulty, Stability
 from app.study import Counts, ReviewResult, UndoResult
-from app.study.service import Next
+from app.study.cardview import CardView
+from app.study.queue import NextCard
+from app.study.service import Next, Rated
 
 
 class CountsOut(BaseModel):
@@ -58,23 +50,13 @@ class FollowupOut(BaseModel):
     answer_html: str
 
 
-def _on(*path: str) -> AliasGenerator:
-    """Read each field at `path` + name (the domain object's nesting), or else by its name."""
-    return AliasGenerator(validation_alias=lambda name: AliasChoices(AliasPath(*path, name), name))
-
-
-# A response model reads its fields from the domain object (`from_attributes`): its names, or
-# where the object keeps them, so that no dict of the same fields is built by hand between.
-# Read from a `CardView` (the study loop's `Next` keeps it at .card.card).
-class CardOut(BaseModel):
-    model_config = ConfigDict(
-        alias_generator=_on("card", "card"), json_schema_serialization_defaults_required=True
-    )
+# A response model is made from the domain object by its `of`, one typed constructor each, so
+# that mypy checks every field it reads and no dict of the same fields is built by hand between.
+class _CardFields(BaseModel):
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
     id: str
-    deck: str = Field(
-        validation_alias=AliasChoices(AliasPath("card", "card", "deck_slug"), "deck_slug", "deck")
-    )
+    deck: str
     deck_title: str
     section: str
     question: str
@@ -94,59 +76,75 @@ class CardOut(BaseModel):
     source_line: int = Field(description="The line of the note the card starts on.")
 
 
-def _at(*path: str) -> AliasChoices:
-    return AliasChoices(AliasPath(*path), path[-1])
-
-
-# Read from the study loop's `Next`; the validation context is the language of the labels.
-class NextOut(CardOut):
-    queue: Queue = Field(validation_alias=_at("card", "queue"))
-    due: datetime | None = Field(
-        default=None,
-        validation_alias=_at("card", "state", "due"),
-        description="When the card fell due; null for a new card.",
-    )
-    version: int = Field(
-        validation_alias=_at("card", "version"),
-        description="Send it back with the rating; a stale one gets 409.",
-    )
-    counts: CountsOut
-    intervals: list[IntervalOut] = Field(validation_alias=_at("card", "intervals"))
-    flag: int = Field(
-        ge=0,
-        le=7,
-        validation_alias=_at("card", "mark", "flag"),
-        description="The learner's flag on the card: 0 none, 1-7.",
-    )
-    leech: bool = Field(
-        validation_alias=_at("card", "mark", "leech"),
-        description="The card lapsed as often as the leech threshold.",
-    )
-
-    @field_validator("intervals", mode="before")
+class CardOut(_CardFields):
     @classmethod
-    def _labelled(cls, value: object, info: ValidationInfo) -> object:
-        # The schedule's intervals by rating, labelled in the request's language.
-        if not isinstance(value, dict):
-            return value
-        lang = info.context or "en"
-        return [
-            IntervalOut(rating=r, seconds=int(d.total_seconds()), label=format_interval(d, lang))
-            for r, d in value.items()
-        ]
+    def of(cls, view: CardView) -> "CardOut":
+        return cls(**_card_fields(view))
 
 
-# Read from a ReviewResult or an UndoResult; the numbers are the state document's (statedoc).
-class StateOut(BaseModel):
-    model_config = ConfigDict(
-        alias_generator=_on("state"), json_schema_serialization_defaults_required=True
+def _card_fields(view: CardView) -> dict[str, Any]:
+    """The card's own fields, shared by CardOut and NextOut."""
+    return {
+        "id": view.id,
+        "deck": view.deck_slug,
+        "deck_title": view.deck_title,
+        "section": view.section,
+        "question": view.question,
+        "question_html": view.question_html,
+        "answer_html": view.answer_html,
+        "followups_html": view.followups_html,
+        "followups": [
+            FollowupOut(id=f.id, question_html=f.question_html, answer_html=f.answer_html)
+            for f in view.followups
+        ],
+        "pitfalls_html": view.pitfalls_html,
+        "tags": list(view.tags),
+        "links": [LinkOut(title=k.title, url=k.url, resolved=k.resolved) for k in view.links],
+        "retired": view.retired,
+        "kind": view.kind,
+        "front_html": view.front_html,
+        "source_path": view.source_path,
+        "source_line": view.source_line,
+    }
+
+
+class NextOut(_CardFields):
+    queue: Queue
+    due: datetime | None = Field(
+        default=None, description="When the card fell due; null for a new card."
     )
+    version: int = Field(description="Send it back with the rating; a stale one gets 409.")
+    counts: CountsOut
+    intervals: list[IntervalOut]
+    flag: int = Field(ge=0, le=7, description="The learner's flag on the card: 0 none, 1-7.")
+    leech: bool = Field(description="The card lapsed as often as the leech threshold.")
+
+    @classmethod
+    def of(cls, card: NextCard, counts: Counts, lang: str) -> "NextOut":
+        """The card to study, its schedule's intervals labelled in `lang`."""
+        return cls(
+            **_card_fields(card.card),
+            queue=card.queue,
+            due=card.state.due if card.state else None,
+            version=card.version,
+            counts=counts_out(counts),
+            intervals=[
+                IntervalOut(
+                    rating=r, seconds=int(d.total_seconds()), label=format_interval(d, lang)
+                )
+                for r, d in card.intervals.items()
+            ],
+            flag=card.mark.flag,
+            leech=card.mark.leech,
+        )
+
+
+# The numbers are the state document's (statedoc).
+class _StateFields(BaseModel):
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
     card_id: str
-    # A card without a schedule is new (the result's state is None).
-    state: Queue = Field(
-        validation_alias=AliasChoices(AliasPath("state", "queue"), "state"),
-    )
+    state: Queue  # a card without a schedule is new
     due: datetime | None = None
     stability: Stability | None = None
     difficulty: Difficulty | None = None
@@ -154,10 +152,22 @@ class StateOut(BaseModel):
     lapses: Count = 0
     version: int
 
-    @field_validator("state", mode="before")
+
+class StateOut(_StateFields):
     @classmethod
-    def _new_without_state(cls, value: object) -> object:
-        return Queue.NEW if value is None else value
+    def of(cls, result: ReviewResult | UndoResult) -> "StateOut":
+        return cls(**_state_fields(result))
+
+
+def _state_fields(result: ReviewResult | UndoResult) -> dict[str, Any]:
+    """The schedule's fields the API shows (a card without a schedule is new)."""
+    state = result.state
+    shown = {} if state is None else state.fields()
+    return {name: value for name, value in shown.items() if name in _StateFields.model_fields} | {
+        "card_id": result.card_id,
+        "state": queue_of(state),
+        "version": result.version,
+    }
 
 
 class ReviewIn(BaseModel):
@@ -174,34 +184,30 @@ class ReviewIn(BaseModel):
     )
 
 
-# Read from the study loop's `Rated`; the validation context is the language.
-class ReviewOut(StateOut):
-    model_config = ConfigDict(alias_generator=_on("review", "state"))
-
-    card_id: str = Field(validation_alias=_at("review", "card_id"))
-    state: Queue = Field(
-        validation_alias=AliasChoices(AliasPath("review", "state", "queue"), "state")
-    )
-    version: int = Field(validation_alias=_at("review", "version"))
+class ReviewOut(_StateFields):
     replayed: bool = Field(
-        validation_alias=_at("review", "replayed"),
-        description="True when this answers a repeat of an Idempotency-Key already used.",
+        description="True when this answers a repeat of an Idempotency-Key already used."
     )
     leech: bool = Field(
         default=False,
-        validation_alias=_at("review", "leech"),
         description="This lapse made the card a leech (or warned again): it is marked, and "
         "suspended unless the learner's leech action is 'tag'.",
     )
-    counts: CountsOut = Field(validation_alias=_at("next", "counts"))
-    next: NextOut | None = Field(
-        validation_alias="next", description="The card to study next; null when nothing is due."
-    )
+    counts: CountsOut
+    next: NextOut | None = Field(description="The card to study next; null when nothing is due.")
 
-    @field_validator("next", mode="before")
     @classmethod
-    def _nothing_due(cls, value: object) -> object:
-        return None if isinstance(value, Next) and value.card is None else value
+    def of(cls, rated: Rated, lang: str) -> "ReviewOut":
+        """The rating's new state and the next card; the API always rates with a scope."""
+        if rated.next is None:
+            raise ValueError("the API rates with a scope, which gives the next card")
+        return cls(
+            **_state_fields(rated.review),
+            replayed=rated.review.replayed,
+            leech=rated.review.leech,
+            counts=counts_out(rated.next.counts),
+            next=next_out(rated.next, lang),
+        )
 
 
 class UndoIn(BaseModel):
@@ -243,15 +249,15 @@ class HitOut(BaseModel):
 
 
 def counts_out(today: Counts) -> CountsOut:
-    return CountsOut.model_validate(today, from_attributes=True)
+    return CountsOut(new=today.new, learning=today.learning, review=today.review)
 
 
 def next_out(found: Next, lang: str) -> NextOut | None:
     """The study loop's next card as the API shows it; None when nothing is due."""
     if found.card is None:
         return None
-    return NextOut.model_validate(found, from_attributes=True, context=lang)
+    return NextOut.of(found.card, found.counts, lang)
 
 
 def state_out(result: ReviewResult | UndoResult) -> StateOut:
-    return StateOut.model_validate(result, from_attributes=True)
+    return StateOut.of(result)

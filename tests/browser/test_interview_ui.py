@@ -3,20 +3,17 @@ and by thumb (record, follow-ups, checklist), read the report and play the recor
 
 import os
 import re
-from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from app.infra.models import Learner
-from app.scheduling.studyday import local_day
 from tests.browser.conftest import NewPage
+from tests.support.interview_ui import DECK, set_interview
 
 pytestmark = pytest.mark.browser
 
 PHONE = {"width": 390, "height": 844}
-DECK = "gpu-kernels-interview"  # most of its cards have two follow-up questions
 PAGE_WIDTH = "() => document.documentElement.scrollWidth"
 # Set to a directory to keep screenshots of every screen, light and dark, desktop and phone.
 SHOTS = os.environ.get("QBANK_SCREENSHOT_DIR")
@@ -26,21 +23,6 @@ def shot(page: Page, name: str) -> None:
     if SHOTS:
         Path(SHOTS).mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(Path(SHOTS) / f"{name}.png"), full_page=True)
-
-
-def set_interview(page: Page, name: str, days: int, today: date | None = None) -> str:
-    """Add an interview `days` after the learner's study day `today` (now's by default)."""
-    page.goto("/interviews")
-    page.fill('input[name="name"]', name)
-    # Counted from the learner's study day (it rolls over at 04:00 in their zone), not the UTC
-    # calendar: between midnight and 04:00 the two differ by one day.
-    today = today or local_day(Learner(), datetime.now(UTC))
-    day = (today + timedelta(days=days)).isoformat()
-    page.fill('input[name="date"]', day)
-    page.select_option('select[name="deck"]', DECK)
-    page.click("#add-interview")
-    expect(page.locator("#readiness")).to_contain_text("ready: 0% of")
-    return page.url
 
 
 def answer_by_keys(page: Page) -> None:

@@ -12,6 +12,14 @@ import pytest
 from playwright.sync_api import Page, Route, expect
 
 from tests.browser.conftest import NewPage, Traffic, query
+from tests.support.study_client import (
+    logged,
+    network,
+    open_study,
+    rate,
+    saved,
+    shown,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -25,8 +33,6 @@ NEXT_OR_DONE = """old => {
     return Boolean(card && card.dataset.cardId && card.dataset.cardId !== old);
 }"""
 REVIEWS = re.compile(r"/api/reviews(\?|$)")
-# Generous: a retry after a dropped connection waits out the outbox's backoff.
-SAVED_WITHIN_MS = 30_000
 
 
 @pytest.fixture
@@ -35,54 +41,10 @@ def live_server(own_server: str) -> str:
     return own_server
 
 
-def logged(bank: Path) -> list[str]:
-    """Cards of the live study ratings, oldest first."""
-    rows = query(
-        bank, "SELECT card_id FROM reviewlog WHERE mode = 'study' AND undone_at IS NULL ORDER BY id"
-    )
-    return [card for (card,) in rows]
-
-
 def schedule(bank: Path) -> list[tuple]:
     return query(bank, "SELECT * FROM cardstate ORDER BY card_id") + query(
         bank, "SELECT new_cursor FROM learner"
     )
-
-
-def shown(page: Page) -> str:
-    card = page.locator("#card")
-    expect(card).to_have_attribute("data-card-id", re.compile(r".+"))
-    return card.get_attribute("data-card-id") or ""
-
-
-def rate(page: Page, key: str = "3") -> str:
-    """Reveal the card shown and rate it with `key`; the id of the card rated."""
-    card = shown(page)
-    if page.locator("#card").get_attribute("data-revealed") != "true":
-        page.keyboard.press("Space")
-    expect(page.locator("#answer-side")).to_be_visible()
-    page.keyboard.press(key)
-    expect(page.locator("#card")).not_to_have_attribute("data-card-id", card)
-    return card
-
-
-def saved(page: Page) -> None:
-    page.wait_for_function(
-        "() => document.body.dataset.outboxWaiting === '0'"
-        " && document.body.dataset.outboxSending === 'false'",
-        timeout=SAVED_WITHIN_MS,
-    )
-
-
-def open_study(page: Page, url: str = "/study") -> None:
-    """Open the study page and let it fill its buffer of cards ahead."""
-    page.goto(url)
-    page.wait_for_load_state("networkidle")
-
-
-def network(page: Page, *, offline: bool) -> None:
-    """Cut or restore the page's network (Playwright does it with CDP's network emulation)."""
-    page.context.set_offline(offline)
 
 
 def test_ratings_made_offline_arrive_once_when_the_network_returns(page: Page, bank: Path) -> None:

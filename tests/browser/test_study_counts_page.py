@@ -3,7 +3,8 @@
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.test_study_client import network, open_study, rate, saved, shown
+from tests.support.study_client import network, open_study, rate, shown
+from tests.support.study_counts import agree
 
 pytestmark = pytest.mark.browser
 
@@ -14,26 +15,8 @@ def live_server(own_server: str) -> str:
     return own_server
 
 
-def server_counts(page: Page) -> list[str]:
-    """New, learning and review left today, as the server counts them now."""
-    answer = page.request.get("/api/study/next")
-    if answer.status == 204:
-        return ["0", "0", "0"]
-    counts = answer.json()["counts"]
-    return [str(counts[queue]) for queue in ("new", "learning", "review")]
-
-
 def page_counts(page: Page) -> list[str]:
     return [page.locator(f"#count-{queue}").inner_text() for queue in ("new", "learning", "review")]
-
-
-def agree(page: Page) -> list[str]:
-    """Once everything is sent, the page shows the server's counts; those counts."""
-    saved(page)
-    expected = server_counts(page)
-    for queue, count in zip(("new", "learning", "review"), expected, strict=True):
-        expect(page.locator(f"#count-{queue}")).to_have_text(count)
-    return expected
 
 
 def test_the_counts_match_the_server_s_after_every_action(page: Page) -> None:

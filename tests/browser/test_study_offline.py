@@ -10,8 +10,8 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import NewPage, query
-from tests.browser.test_study_client import logged, network, saved
-from tests.browser.test_study_counts_page import agree, server_counts
+from tests.support.study_client import logged, network, saved
+from tests.support.study_counts import agree, server_counts
 
 pytestmark = pytest.mark.browser
 

@@ -16,6 +16,7 @@ import httpx2
 import pytest
 from fastapi import FastAPI
 from fastapi.routing import iter_route_contexts
+from sqlalchemy import event
 from sqlmodel import Session
 from starlette.routing import Mount
 from team_support import NEW_PASSWORD, PASSWORDS, START
@@ -63,7 +64,11 @@ SETTINGS_FORM = {
 ROLES = ("anonymous", "member", "admin")
 # Signed-in requests answered with a refusal about their content, not about who sent them.
 CONTENT_REFUSALS: dict[tuple[str, str], set[int]] = {
-    ("GET", "/media/{path:path}"): {404},  # this bank shows no image (tests/web/test_media.py does)
+    ("GET", "/media/{path:path}"): {404},
+    # This bank's decks sit in no folder (tests/web/test_folders_web.py reads folders).
+    ("GET", "/folders/{folder:path}"): {
+        404
+    },  # this bank shows no image (tests/web/test_media.py does)
     # The checklist's key is made up here, so the answer is refused as stale, not as foreign.
     ("POST", "/interview/mock/{mock_id}/answer"): {409},
     ("POST", "/api/mocks/{mock_id}/answers"): {409},
@@ -201,6 +206,7 @@ def path_value(call: Call, path: str, param: str) -> str:
         "path": lambda: "assets/figure.png",
         "action": lambda: "flag",
         "kind": lambda: "flagged",
+        "folder": lambda: "kernels",
         "token": call.ids.invite,  # a fresh one each time: invites are single-use
         "interview_id": lambda: interview_row(call, path, "interview"),
         "mock_id": lambda: interview_row(call, path, "mock"),
@@ -422,3 +428,65 @@ def test_sign_in_returns_to_the_page_asked_for(browser):
 def test_sign_in_never_continues_off_site(browser, target):
     response = browser().login("member", next=target)
     assert (response.status_code, response.headers["location"]) == (303, "/")
+
+
+# Writes a GET may make, each bookkeeping of the request itself rather than a change the reader
+# asked for, by table. Nothing else may write. (In local mode the local learner is also made on
+# first use, app/accounts/learners.get_learner: tests/web/test_reads_write_nothing.py.)
+BOOKKEEPING: dict[str, str] = {
+    "apitoken": "a script's token notes when it was last used, at most once a minute "
+    "(app/accounts/members.py), for the tokens page",
+}
+
+
+def written_tables(statements: list[str]) -> set[str]:
+    """The tables the statements write (INSERT, UPDATE, DELETE), lower-cased."""
+    found = set()
+    for sql in statements:
+        words = sql.split()
+        if words[0] in ("insert", "delete") and len(words) > 2:
+            found.add(words[2].strip('"'))
+        elif words[0] == "update":
+            found.add(words[1].strip('"'))
+    return found
+
+
+@pytest.mark.parametrize("role", ["member", "admin", "script"])
+def test_every_get_writes_nothing_but_bookkeeping(role, matrix_app, ids, browser):
+    """Every GET route of the app, signed in by cookie, or by an API token for a script."""
+    client = browser(None if role == "script" else role, app=matrix_app)
+    headers = {}
+    if role == "script":
+        with matrix_app.state.database.session() as session:
+            member = members.get_user(session, "member")
+            secret = members.create_api_token(session, learner=member, name="reads", now=START)
+        headers = {"Authorization": f"Bearer {secret}"}
+    engine = matrix_app.state.database.engine
+    gets = [path for method, path in app_routes(matrix_app) if method == "GET"]
+    assert len(gets) > 30, gets  # the enumeration itself works
+    seen: list[str] = []
+
+    def record(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        seen.append(statement.strip().lower())
+
+    problems, bookkeeping, statements = [], set(), 0
+    for path in gets:
+        url, kwargs = request_for(Call(ids, "member" if role == "script" else role), "GET", path)
+        cookies = httpx2.Cookies(client.client.cookies)
+        seen.clear()
+        event.listen(engine, "before_cursor_execute", record)
+        try:
+            response = client.client.get(url, headers=headers, **kwargs)
+        finally:
+            event.remove(engine, "before_cursor_execute", record)
+        client.client.cookies = cookies
+        assert response.status_code < 500, (url, response.text[:200])
+        statements += len(seen)
+        written = written_tables(seen)
+        bookkeeping |= written & set(BOOKKEEPING)
+        if extra := written - set(BOOKKEEPING):
+            problems.append(f"GET {url} as {role} wrote {sorted(extra)}")
+    assert not problems, "\n".join(problems)
+    assert statements > len(gets)  # the statements were seen
+    # A script's first request notes its token's use: the one bookkeeping write seen here.
+    assert bookkeeping == ({"apitoken"} if role == "script" else set())

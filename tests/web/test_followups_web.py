@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_followups_import import QUESTIONS
+from tests.support.followups import QUESTIONS
 
 pytestmark = pytest.mark.storage
 
@@ -52,8 +52,8 @@ def test_next_card_json_carries_the_followups(client):
 def test_card_page_shows_each_question_with_its_answer_behind_it(client):
     page = client.get("/cards/fa").text
     items = re.findall(
-        r'<li id="followup-([^"]+)">\s*<details[^>]*>\s*<summary>(.*?)</summary>\s*'
-        r'<div class="prose followup-answer">(.*?)</div>',
+        r'<li id="followup-([^"]+)"[^>]*>\s*<details[^>]*>\s*<summary[^>]*>(.*?)</summary>\s*'
+        r'<div class="prose followup-answer"[^>]*>(.*?)</div>',
         page,
         re.S,
     )

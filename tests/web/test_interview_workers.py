@@ -12,8 +12,8 @@ from app.infra.models import DayPlan
 from app.interview import readiness as readiness_module
 from app.main import create_app
 from app.web.deps import get_now
+from tests.support.interview import bank_dir, days, set_state
 from tests.web.conftest import START, Clock
-from tests.web.test_interview import bank_dir, days, set_state
 
 pytestmark = pytest.mark.storage
 

@@ -18,7 +18,7 @@ from app.infra.models import MockSession, Recording
 from app.interview.mock import MAX_UNFINISHED
 from app.interview.recordings import MB, set_team_quota
 from app.main import build_routes, create_app
-from tests.web.test_interview import WEBM, bank_dir, restore, second, start_mock
+from tests.support.interview import WEBM, bank_dir, restore, second, start_mock
 
 pytestmark = pytest.mark.storage
 

@@ -8,7 +8,7 @@ from fastapi.testclient import TestClient
 from app.content.compile import images
 from app.web.assets import IMMUTABLE, REVALIDATE
 from tests.conftest import WriteContent
-from tests.test_images import png
+from tests.support.images import png
 from tests.web.conftest import TOPICS
 
 DECK = """

@@ -4,11 +4,12 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from sqlalchemy import event
 from sqlmodel import col, select
 
 from app.infra.models import MockAnswer, MockSession, ReviewLog
 from app.interview.keypoints import points_key
-from tests.web.test_interview import bank_dir, start_mock
+from tests.support.interview import bank_dir, start_mock
 
 pytestmark = pytest.mark.storage
 
@@ -77,6 +78,44 @@ def test_an_answer_counted_as_a_review_and_sent_again_rates_once(client, bank):
     logs = rows(bank, ReviewLog)
     assert [(log.card_id, log.mode, log.rating) for log in logs] == [(cards[0], "study", 4)]
     assert bank.state(cards[0]) is not None
+
+
+def test_a_counted_answer_rates_through_the_study_loop_in_one_commit(client, bank):
+    mock_id, cards, keys = session_of(client)
+    commits: list[int] = []  # the statements that wrote, in each transaction committed
+    writes: list[str] = []
+    refreshed: list[object] = []
+    pins = client.app.state.pins
+    refresh = pins.refresh
+    engine = bank.database.engine
+
+    def statement(conn: object, cursor: object, sql: str, *args: object) -> None:
+        if sql.lstrip().split()[0].upper() in ("INSERT", "UPDATE", "DELETE"):
+            writes.append(sql)
+
+    def commit(connection: object) -> None:
+        commits.append(len(writes))
+        writes.clear()
+
+    event.listen(engine, "before_cursor_execute", statement)
+    event.listen(engine, "commit", commit)
+    pins.refresh = lambda session, **kw: (refreshed.append(kw), refresh(session, **kw))[1]
+    try:
+        sent = send(
+            client, mock_id, cards[0], keys[cards[0]], "one", rating=3, count_as_review=True
+        )
+    finally:
+        event.remove(engine, "commit", commit)
+        event.remove(engine, "before_cursor_execute", statement)
+        pins.refresh = refresh
+    assert sent.status_code == 200 and sent.json()["counted"] is True
+    # The rating, its log row, the answer and the run's position: one write transaction
+    # (reads end with a commit of their own, which writes nothing).
+    logs = rows(bank, ReviewLog)
+    assert [(log.card_id, log.mode) for log in logs] == [(cards[0], "study")]
+    assert rows(bank, MockAnswer)[0].answered_at == logs[0].reviewed_at
+    assert len(refreshed) == 1
+    assert len([n for n in commits if n]) == 1, commits
 
 
 def test_answers_after_one_refused_are_kept_and_it_is_asked_again(client, bank, find):

@@ -81,7 +81,10 @@ def test_card_permalink_renders_math_answer_and_links(client):
     assert 'class="katex"' in page
     assert '<annotation encoding="application/x-tex">' in page
     assert '<a href="/decks/kernels">算子与性能</a>' in page
-    assert '<a href="/topics/kernel-cost-model" class="topic-link">Kernel Cost Model</a>' in page
+    assert (
+        '<a href="/topics/kernel-cost-model" class="topic-link" data-slot="link-topic">'
+        "Kernel Cost Model</a>" in page
+    )
     assert "State: New" in page
 
 
@@ -89,9 +92,12 @@ def test_card_permalink_shows_external_and_unresolved_links(client):
     page = get(client, "/cards/kv-cache")
     assert (
         '<a href="https://arxiv.org/abs/2205.14135" rel="noopener noreferrer" '
-        'class="external">FlashAttention 论文</a>'
+        'class="external" data-slot="link-external">FlashAttention 论文</a>'
     ) in page
-    assert '<span class="unresolved">不存在的主题 (no such topic)</span>' in page
+    assert (
+        '<span class="unresolved" data-slot="link-unresolved">不存在的主题 (no such topic)</span>'
+        in page
+    )
 
 
 def test_topic_page_renders_its_body_and_every_card_linking_to_it(client):

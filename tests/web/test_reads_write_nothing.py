@@ -9,7 +9,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import select
 
 from app.infra.models import DayPlan
-from tests.web.test_interview import bank_dir, days, set_state
+from tests.support.interview import bank_dir, days, set_state
 
 __all__ = ["bank_dir"]  # the interview tests' bank, three decks
 

@@ -306,15 +306,18 @@ def test_revealed_card_shows_answer_extras_links_and_four_rated_intervals(client
     assert 'class="katex"' in page
     assert "Follow-ups 追问 tiling 与 shared memory 复用。" in answer.text
     assert "Pitfalls GEMM 快不等于端到端快。" in answer.text
-    assert '<a href="/topics/linear-gemm" class="topic-link">线性层与 GEMM</a>' in page
-    assert '<a href="/topics/fusion" class="topic-link">算子融合</a>' in page
+    assert (
+        '<a href="/topics/linear-gemm" class="topic-link" data-slot="link-topic">线性层与 GEMM</a>'
+        in page
+    )
+    assert '<a href="/topics/fusion" class="topic-link" data-slot="link-topic">算子融合</a>' in page
     assert not find(page, "rate-form").hidden
     assert find(page, "reveal-row").hidden
 
     buttons = re.findall(
         r'<button type="submit" name="rating" value="(\d)".*?'
         r'<span class="label">(\w+) <kbd>\d</kbd></span>\s*'
-        r'<span class="interval">([^<]+)</span>',
+        r'<span class="interval" data-slot="interval">([^<]+)</span>',
         page,
         re.DOTALL,
     )

@@ -79,6 +79,31 @@ def write_decks(session: Session, decks: list[CompiledDeck], counts: CardCounts)
     A few statements per batch rather than per deck: a vault of one-question notes is
     thousands of decks, and a look-up and a flush for each cost more than their rendering.
     """
+    deck_ids = _write_deck_rows(session, decks)
+    ids = [c.card.id for compiled in decks for c in compiled.cards]
+    existing: dict[str, Card] = {}
+    for chunk in chunks(ids):
+        existing |= {c.id: c for c in session.exec(select(Card).where(col(Card.id).in_(chunk)))}
+    new_cards: list[dict[str, Any]] = []
+    relinked: list[ParsedCard] = []  # cards whose continue-reading links are (re)written
+    relinked_items: list[CompiledCard] = []
+    for compiled in decks:
+        deck_id = deck_ids[compiled.deck.slug]
+        assert deck_id is not None
+        for item in compiled.cards:
+            if _write_card(session, item, deck_id, compiled.deck, existing, new_cards, counts):
+                relinked.append(item.card)
+                relinked_items.append(item)
+    # Bulk statements: one executemany per table instead of a flush per card.
+    if new_cards:
+        session.exec(insert(Card), params=new_cards)
+    _write_links(session, relinked, existing)
+    _write_followups(session, relinked_items)
+    return set(ids)
+
+
+def _write_deck_rows(session: Session, decks: list[CompiledDeck]) -> dict[str, int | None]:
+    """Insert or update the decks' own rows; their ids by slug."""
     stored: dict[str, Deck] = {}
     for chunk in chunks([compiled.deck.slug for compiled in decks]):
         stored |= {d.slug: d for d in session.exec(select(Deck).where(col(Deck.slug).in_(chunk)))}
@@ -111,23 +136,11 @@ def write_decks(session: Session, decks: list[CompiledDeck], counts: CardCounts)
             table.insert().returning(table.c.slug, table.c.id), new_rows
         )
         deck_ids |= {row.slug: row.id for row in inserted}
-    ids = [c.card.id for compiled in decks for c in compiled.cards]
-    existing: dict[str, Card] = {}
-    for chunk in chunks(ids):
-        existing |= {c.id: c for c in session.exec(select(Card).where(col(Card.id).in_(chunk)))}
-    new_cards: list[dict[str, Any]] = []
-    relinked: list[ParsedCard] = []  # cards whose continue-reading links are (re)written
-    relinked_items: list[CompiledCard] = []
-    for compiled in decks:
-        deck_id = deck_ids[compiled.deck.slug]
-        assert deck_id is not None
-        for item in compiled.cards:
-            if _write_card(session, item, deck_id, compiled.deck, existing, new_cards, counts):
-                relinked.append(item.card)
-                relinked_items.append(item)
-    # Bulk statements: one executemany per table instead of a flush per card.
-    if new_cards:
-        session.exec(insert(Card), params=new_cards)
+    return deck_ids
+
+
+def _write_links(session: Session, relinked: list[ParsedCard], existing: dict[str, Card]) -> None:
+    """Replace the continue-reading links of the `relinked` cards."""
     old_links = [card.id for card in relinked if card.id in existing]
     for chunk in chunks(old_links):
         session.exec(delete(CardLink).where(col(CardLink.card_id).in_(chunk)))
@@ -145,8 +158,6 @@ def write_decks(session: Session, decks: list[CompiledDeck], counts: CardCounts)
     ]
     if links:
         session.exec(insert(CardLink), params=links)
-    _write_followups(session, relinked_items)
-    return set(ids)
 
 
 def _write_card(

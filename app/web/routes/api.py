@@ -128,7 +128,7 @@ async def review(
     )
     if not rated.review.replayed:
         REVIEWS.labels(str(body.rating)).inc()
-    return ReviewOut.model_validate(rated, from_attributes=True, context=lang)
+    return ReviewOut.of(rated, lang)
 
 
 @study_api.post("/reviews/undo", responses={404: {"description": "Nothing to undo"}, **CONFLICT})
@@ -146,7 +146,7 @@ def card(card_id: str, session: SessionDep) -> CardOut:
     view = card_view(session, card_id)
     if view is None:
         raise NotFound("card_not_found", card=card_id)
-    return CardOut.model_validate(view, from_attributes=True)
+    return CardOut.of(view)
 
 
 @router.get("/topics/{slug}", responses={404: {"description": "No such topic"}})

@@ -10,7 +10,7 @@ from starlette.concurrency import run_in_threadpool
 from app.errors import TooLarge
 from app.infra.models import Interview
 from app.interview.interviews import create_interview, delete_interview, get_interview, interviews
-from app.interview.mock import MAX_MS, answer, get_mock
+from app.interview.mock import MAX_MS, Reply, answer, get_mock
 from app.interview.pins import refresh_plan
 from app.interview.readiness import Readiness, readiness
 from app.interview.recordings import (
@@ -26,6 +26,7 @@ from app.interview.today import ahead
 from app.scheduling.cardstate import Rating
 from app.study import Filters
 from app.web.deps import IdempotencyKey, LearnerDep, NowDep, RowId, SessionDep, SettingsDep
+from app.web.study_deps import StudyDep
 
 router = APIRouter(prefix="/api", tags=["interviews"])
 
@@ -232,17 +233,12 @@ class MockAnswerOut(BaseModel):
 def answer_question(
     mock_id: RowId,
     body: MockAnswerIn,
-    session: SessionDep,
-    learner: LearnerDep,
-    now: NowDep,
+    study: StudyDep,
     idempotency_key: IdempotencyKey = None,
 ) -> MockAnswerOut:
     """Record how one question of a mock interview went: key points said, times, rating."""
-    run = get_mock(session, learner=learner, mock_id=mock_id)
-    done = answer(
-        session,
-        learner=learner,
-        run=run,
+    run = get_mock(study.session, learner=study.learner, mock_id=mock_id)
+    reply = Reply(
         card_id=body.card_id,
         said=body.said,
         key=body.key,
@@ -251,9 +247,8 @@ def answer_question(
         total_ms=body.total_ms,
         rating=body.rating,
         count_as_review=body.count_as_review,
-        now=now,
-        idempotency_key=idempotency_key,
     )
+    done = answer(study, run, reply, idempotency_key)
     found = done.answer
     return MockAnswerOut(
         card_id=found.card_id,

@@ -16,6 +16,7 @@ from app.interview.mock import (
     MAX_UNFINISHED,
     PointsChanged,
     Question,
+    Reply,
     TooManyOpen,
     answer,
     answers,
@@ -43,6 +44,7 @@ from app.web.deps import (
 from app.web.i18n import language, say, translator
 from app.web.routes.recordings import recording_space
 from app.web.scope import scope_choices
+from app.web.study_deps import StudyDep
 from app.web.svg_mock import history_chart
 from app.web.templating import render, templates
 
@@ -263,9 +265,7 @@ def mock_question(
 def mock_answer(
     request: Request,
     mock_id: RowId,
-    session: SessionDep,
-    learner: LearnerDep,
-    now: NowDep,
+    study: StudyDep,
     card_id: Annotated[str, Form(max_length=200)],
     key: Annotated[str, Form(max_length=64)],
     t0: Annotated[int, Form(ge=0)],
@@ -275,24 +275,22 @@ def mock_answer(
     rating: Annotated[int, Form(ge=0, le=4)] = 0,
     count_as_review: Annotated[bool, Form()] = False,
 ) -> Response:
-    run = get_mock(session, learner=learner, mock_id=mock_id)
+    session, now = study.session, study.now
+    run = get_mock(session, learner=study.learner, mock_id=mock_id)
     start = _since(t0, now)
     end = _since(t1, now) if t1 is not None else _ms(now)
+    reply = Reply(
+        card_id=card_id,
+        said=said or [],
+        key=key,
+        followups_answered=len(set(followups_answered or [])),
+        answer_ms=max(end - start, 0),
+        total_ms=max(_ms(now) - start, 0),
+        rating=rating or None,
+        count_as_review=count_as_review,
+    )
     try:
-        answer(
-            session,
-            learner=learner,
-            run=run,
-            card_id=card_id,
-            said=said or [],
-            key=key,
-            followups_answered=len(set(followups_answered or [])),
-            answer_ms=max(end - start, 0),
-            total_ms=max(_ms(now) - start, 0),
-            rating=rating or None,
-            count_as_review=count_as_review,
-            now=now,
-        )
+        answer(study, run, reply)
     except PointsChanged as exc:
         current = asked(session, run, card_id)
         assert current is not None  # the answer was refused, so the question is still open
