@@ -64,6 +64,8 @@ def _numbered_candidates(lines: list[str], blocks: list[Block]) -> list[tuple[in
 def _longest_run(lines: list[str], candidates: list[tuple[int, int]]) -> list[int]:
     """The longest chain of candidates numbered n, n+1, … with an answer between each two.
 
+    One number may be skipped (1, 2, 4): a list that lost a question is still one list.
+
     Linear: each candidate extends the chain of the latest one numbered one less, and whether
     text stands between two lines is read from running counts.
     """
@@ -75,9 +77,11 @@ def _longest_run(lines: list[str], candidates: list[tuple[int, int]]) -> list[in
     length = [1] * len(candidates)
     before = [-1] * len(candidates)
     for k, (index, n) in enumerate(candidates):
-        j = latest.get(n - 1)
-        if j is not None and answered[index] > answered[candidates[j][0] + 1]:
-            length[k], before[k] = length[j] + 1, j
+        # The one before, or, where the author skipped a number, the one before that.
+        for j in (latest.get(n - 1), latest.get(n - 2)):
+            if j is not None and answered[index] > answered[candidates[j][0] + 1]:
+                length[k], before[k] = length[j] + 1, j
+                break
         latest[n] = k
     k = max(range(len(candidates)), key=length.__getitem__)
     chain: list[int] = []
