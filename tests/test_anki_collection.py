@@ -192,7 +192,7 @@ def test_a_learners_suspended_cards_flags_and_leeches_reach_anki(
 
 HOSTILE_TITLE = (
     'CUDA::Streams :::Events "quoted" <script>alert(1)</script> <b>bold</b> &amp;'
-    " \u0001\u001f\u007f tab\there " + "长" * 500
+    " \u0001\u001f\u007f tab\there " + "长" * 400
 )
 
 HOSTILE_DECK = f"""
@@ -223,7 +223,7 @@ def test_a_hostile_deck_comes_out_in_anki_as_qbank_shows_it(
     # control characters gone, whitespace collapsed, the HTML kept as the text it is.
     expected = (
         'qbank::CUDA:Streams :Events "quoted" <script>alert(1)</script> <b>bold</b> &amp;'
-        " tab here " + "长" * 500
+        " tab here " + "长" * 400
     )
     names = sorted(d.name for d in collection.decks.all_names_and_ids())
     assert names == ["Default", "qbank", expected]

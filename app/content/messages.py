@@ -131,6 +131,10 @@ PROBLEMS: dict[str, tuple[str, str]] = {
         "<{tag}> 没有闭合，到下一个同级或更高级的标题为止",
         "<{tag}> is never closed; it ends at the next heading of its level or above",
     ),
+    "content.html_unclosed_more": (
+        "另有 {count} 处 HTML 标签没有闭合，未逐一列出",
+        "{count} more HTML tags are never closed; not listed one by one",
+    ),
     "content.card_no_answer": ("卡片“{question}”没有答案", "card '{question}' has no answer"),
     "content.followup_no_question": ("追问没有问题文字", "follow-up question has no question text"),
     "content.followup_id_invalid": (

@@ -203,7 +203,7 @@ def path_value(call: Call, path: str, param: str) -> str:
         "token_id": lambda: call.ids.token[call.owner],
         "name": lambda: "other",
         "job_id": lambda: call.ids.job[call.owner],
-        "path": lambda: "assets/figure.png",
+        "path": lambda: "decks/a-gpu.md" if path.startswith("/notes/") else "assets/figure.png",
         "action": lambda: "flag",
         "kind": lambda: "flagged",
         "folder": lambda: "kernels",

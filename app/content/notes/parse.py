@@ -227,6 +227,24 @@ def _empty(text: str) -> bool:
     return not _RULE.sub("", text).strip()
 
 
+# A note of nothing but `<details` lines is one mistake, not a hundred thousand warnings.
+_UNCLOSED_LISTED = 20
+
+
+def _unclosed_warnings(outline: Outline, path: str, first: int) -> list[ContentError]:
+    """A warning per unclosed raw HTML block, the first few of them, then their count."""
+    folds = outline.unclosed
+    warnings: list[ContentError] = [
+        ContentWarning.of("html_unclosed", path, first + fold.line, tag=fold.tag)
+        for fold in folds[:_UNCLOSED_LISTED]
+    ]
+    if len(folds) > _UNCLOSED_LISTED:
+        line = first + folds[_UNCLOSED_LISTED].line
+        rest = len(folds) - _UNCLOSED_LISTED
+        warnings.append(ContentWarning.of("html_unclosed_more", path, line, count=rest))
+    return warnings
+
+
 def parse_note(
     path: str, text: str, *, reading: bool = False, house: bool = False
 ) -> tuple[ParsedDeck | ParsedTopic, list[ContentError]]:
@@ -242,10 +260,7 @@ def parse_note(
         errors.append(ContentError.of("style_unknown", path, 1, style=str(style)))
         style = None
     outline = build_outline(lines)
-    errors += [
-        ContentWarning.of("html_unclosed", path, first + fold.line, tag=fold.tag)
-        for fold in outline.unclosed
-    ]
+    errors += _unclosed_warnings(outline, path, first)
     # Deletions are read from the note as written; everything else reads it without markers.
     written = lines
     mode = cloze_mode(meta, path, errors)
