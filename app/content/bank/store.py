@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import bindparam, func, insert, update
-from sqlmodel import Session, col, delete, select
+from sqlmodel import Session, SQLModel, col, delete, select
 
 from app.content.bank.topicindex import TopicRef, resolve, topic_index
 from app.content.compile.build import CompiledCard, CompiledDeck, CompiledTopic
@@ -32,19 +32,12 @@ def number_cards(session: Session) -> None:
         )
     ).all()
     ordered = sorted(rows, key=lambda row: (row[2], row[3], row[0]))
-    moved = [
-        {"card_id": card_id, "new_ordinal": n}
+    moved: list[dict[str, object]] = [
+        {"key": card_id, "value": n}
         for n, (card_id, ordinal, _, _) in enumerate(ordered)
         if ordinal != n
     ]
-    if moved:
-        table = table_of(Card)
-        session.connection().execute(
-            table.update()
-            .where(table.c.id == bindparam("card_id"))
-            .values(ordinal=bindparam("new_ordinal")),
-            moved,
-        )
+    update_by_key(session, Card, "id", "ordinal", moved)
     active: dict[int | None, int] = dict(
         session.exec(
             select(Card.deck_id, func.count())
@@ -53,19 +46,12 @@ def number_cards(session: Session) -> None:
         ).all()
     )
     # Ids and counts, not Deck objects: a vault is tens of thousands of decks, a few changed.
-    recounted = [
-        {"deck_key": deck_id, "new_count": active.get(deck_id, 0)}
+    recounted: list[dict[str, object]] = [
+        {"key": deck_id, "value": active.get(deck_id, 0)}
         for deck_id, count in session.exec(select(Deck.id, Deck.card_count))
         if count != active.get(deck_id, 0)
     ]
-    if recounted:
-        table = table_of(Deck)
-        session.connection().execute(
-            table.update()
-            .where(table.c.id == bindparam("deck_key"))
-            .values(card_count=bindparam("new_count")),
-            recounted,
-        )
+    update_by_key(session, Deck, "id", "card_count", recounted)
 
 
 def write_deck(session: Session, compiled: CompiledDeck, counts: CardCounts) -> set[str]:
@@ -292,3 +278,16 @@ def resolve_links(session: Session, *, only_unresolved: bool) -> None:
     ]
     if changes:
         session.exec(update(CardLink), params=changes)
+
+
+def update_by_key(
+    session: Session, model: type[SQLModel], key: str, column: str, rows: list[dict[str, object]]
+) -> None:
+    """Set `column` to each row's "value" where `key` equals its "key", in one executemany."""
+    if not rows:
+        return
+    table = table_of(model)
+    session.connection().execute(
+        table.update().where(table.c[key] == bindparam("key")).values({column: bindparam("value")}),
+        rows,
+    )

@@ -18,6 +18,7 @@ from app.content.bank.store import (
     chunks,
     number_cards,
     resolve_links,
+    update_by_key,
     write_decks,
     write_topic,
 )
@@ -28,6 +29,7 @@ from app.content.compile.build import (
     CompiledDeck,
     CompiledTopic,
     compile_items,
+    gather,
     parse_sources,
     split_warnings,
     worker_count,
@@ -133,14 +135,7 @@ def check_content(root: Path, *, strict: bool = False) -> CheckReport:
         repairs += repair_deck_slugs(decks, {}) + repair_topic_slugs(topics, {})
         repairs += repair_card_ids(decks, {}, {})
         items = compile_items([i for i, _ in parsed], renderer, workers=workers, pool=pool)
-        for (_, parse_errors), (item, problems) in zip(parsed, items, strict=True):
-            render_errors, warnings = split_warnings(problems)
-            compiled.errors += parse_errors + render_errors
-            compiled.warnings += warnings
-            if isinstance(item, CompiledDeck):
-                compiled.decks.append(item)
-            elif item is not None:
-                compiled.topics.append(item)
+        gather(parsed, items, compiled)
     report = CheckReport(formulas=renderer.formulas_rendered)
     problems = errors + compiled.errors + repairs
     report.warnings += compiled.warnings
@@ -477,19 +472,12 @@ def _write_sources(session: Session, changed: list[SourceText], deck_paths: set[
 
 def _restamp(session: Session, sources: list[SourceText], last: dict[str, tuple[str, str]]) -> None:
     """Keep the new stamps of files touched but not changed, so the next import skips them."""
-    rows = [
-        {"key": s.path, "new_stamp": s.stamp}
+    rows: list[dict[str, object]] = [
+        {"key": s.path, "value": s.stamp}
         for s in sources
         if s.path in last and last[s.path][0] != s.stamp and last[s.path][1] == s.sha256
     ]
-    if rows:
-        table = table_of(SourceFile)
-        session.connection().execute(
-            table.update()
-            .where(table.c.path == bindparam("key"))
-            .values(stamp=bindparam("new_stamp")),
-            rows,
-        )
+    update_by_key(session, SourceFile, "path", "stamp", rows)
 
 
 def unresolved_links(session: Session) -> list[ContentError]:

@@ -6,7 +6,7 @@ import logging
 import multiprocessing
 import os
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
@@ -102,9 +102,17 @@ MAX_WORKERS = 4
 
 def compile_sources(sources: list[SourceText], renderer: Renderer) -> Compiled:
     """Parse and render every source; collect all errors rather than stopping at the first."""
-    out = Compiled()
     parsed = [parse_source(source) for source in sources]
     items = compile_items([item for item, _ in parsed], renderer, workers=worker_count(sources))
+    return gather(parsed, items, Compiled())
+
+
+def gather(
+    parsed: list[tuple[Parsed | None, list[ContentError]]],
+    items: Iterable[tuple[CompiledDeck | CompiledTopic | None, list[ContentError]]],
+    out: Compiled,
+) -> Compiled:
+    """Add each note's compiled deck or topic, errors and warnings to `out`."""
     for (_, parse_errors), (compiled, render_errors) in zip(parsed, items, strict=True):
         problems, warnings = split_warnings(render_errors)
         out.errors += parse_errors + problems
