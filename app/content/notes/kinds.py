@@ -29,6 +29,8 @@ class _Facts:
     numbered: list[bool]
     holds_question: list[bool]
     holds_numbered: list[bool]
+    says: list[bool]  # asks by its mark or its words, numbered or not
+    holds_asking: list[bool]  # a sub-heading says it asks
     tagged: bool  # the note tags its cards (#card): no guessing there
 
 
@@ -43,13 +45,23 @@ def _facts(headings: list[Heading]) -> _Facts:
         or (not tagged and not numbered[h.index] and asks(h.text) and not generic_question(h.text))
         for h in headings
     ]
+    words = [question_text(h.text)[0] for h in headings]
+    says = [
+        explicit[h.index]
+        or (not tagged and asks(words[h.index]) and not generic_question(words[h.index]))
+        for h in headings
+    ]
     holds_question = [False] * len(headings)
     holds_numbered = [False] * len(headings)
+    holds_asking = [False] * len(headings)
     for heading in reversed(headings):
         for child in heading.children:
             holds_question[heading.index] |= asked[child.index] or holds_question[child.index]
             holds_numbered[heading.index] |= numbered[child.index] or holds_numbered[child.index]
-    return _Facts(explicit, asked, numbered, holds_question, holds_numbered, tagged)
+            holds_asking[heading.index] |= says[child.index] or holds_asking[child.index]
+    return _Facts(
+        explicit, asked, numbered, holds_question, holds_numbered, says, holds_asking, tagged
+    )
 
 
 def classify(
@@ -63,34 +75,81 @@ def classify(
     book = 3 * sum(asks(question_text(h.text)[0]) for h in leaves) >= max(len(leaves), 1)
     for group in sibling_groups(headings):
         _numbered_group(group, facts, kinds, outline, flat=flat, book=book)
-    _standalone(headings, facts, kinds)
+    promoted = _standalone(headings, facts, kinds, outline)
+    for group in sibling_groups(headings):
+        if promoted.intersection(h.index for h in group):
+            _topic_group(group, facts, kinds, outline)
     for heading in headings:
         if kinds[heading.index] == Kind.CARD and not facts.explicit[heading.index]:
             parent = heading.parent
             while parent is not None and kinds[parent.index] != Kind.CARD:
                 parent = parent.parent
-            if parent is not None:  # "### 如果 ACK 丢了会怎样" under "## 为什么…？"
+            # "### 如果 ACK 丢了会怎样" under "## 为什么…？"; but "13.FPN的相关知识" as `<h2>`
+            # under "12.…SPP结构?" as `<h1>` goes on the numbering, not the answer.
+            if parent is not None and not _continues(parent, heading):
                 kinds[heading.index] = Kind.NOT_A_QUESTION
     return kinds
 
 
-def _standalone(headings: list[Heading], facts: _Facts, kinds: list[Kind]) -> None:
+def _standalone(
+    headings: list[Heading], facts: _Facts, kinds: list[Kind], outline: Outline
+) -> set[int]:
     """A numbered heading whose sub-headings ask nothing is one card, they its answer.
 
     "5.1 卷积神经网络的组成层" over "输入层", "卷积层": a card whose whole question is "卷积层"
     cannot be answered. The numbered heading above them is the question they answer where one
-    of them was taken for a card, or where the numbered headings beside it are cards.
+    of them was taken for a card, where the numbered headings beside it are cards, or where it
+    opens with text of its own ("## 2.中文分词难点", a paragraph, then "### 2.1 分词标准"): a
+    part title goes straight to its first sub-heading. Returns the headings made cards.
     """
+    promoted: set[int] = set()
     for group in sibling_groups(headings):
         numbered_cards = any(facts.numbered[h.index] and kinds[h.index] == Kind.CARD for h in group)
         for heading in group:
             i = heading.index
-            if not heading.children or not facts.numbered[i] or facts.holds_question[i]:
+            if not heading.children or not facts.numbered[i] or facts.holds_asking[i]:
                 continue
-            if generic_question(question_text(heading.text)[0]):
+            if generic_question(question_text(heading.text)[0]) or kinds[i] == Kind.CARD:
                 continue
-            if numbered_cards or any(kinds[c.index] == Kind.CARD for c in heading.children):
+            if (
+                numbered_cards
+                or any(kinds[c.index] == Kind.CARD for c in heading.children)
+                or has_text(outline, heading.end, heading.children[0].line)
+            ):
                 kinds[i] = Kind.CARD
+                promoted.add(i)
+    return promoted
+
+
+def _topic_group(group: list[Heading], facts: _Facts, kinds: list[Kind], outline: Outline) -> None:
+    """Numbered siblings of a heading that is one card over its topics are cards too.
+
+    "## 1.概述", "## 2.中文分词难点" (a card over 2.1–2.3), "## 4.分词质量和性能": a note of
+    numbered topics, none asking, each with its text; "## 3.常见算法" over "### 3.1 BPE" too.
+    """
+    for heading in group:
+        i = heading.index
+        if not facts.numbered[i] or kinds[i] == Kind.CARD or facts.holds_asking[i]:
+            continue
+        if kinds[i] not in (Kind.NOT_A_QUESTION, Kind.SECTION):
+            continue
+        words = question_text(heading.text)[0]
+        if not generic_question(words) and has_text(outline, heading.end, heading.stop):
+            kinds[i] = Kind.CARD
+
+
+def _continues(parent: Heading, heading: Heading) -> bool:
+    """Whether `heading` goes on with its parent's flat numbering (12. then 13.), not under it."""
+    above, number = numbering(parent.text), numbering(heading.text)
+    first = next((numbering(c.text) for c in parent.children if numbering(c.text)), None)
+    return (
+        above is not None
+        and number is not None
+        and first == above + 1
+        and number > above
+        and not DOTTED.match(unwrap(heading.text))
+        and not DOTTED.match(unwrap(parent.text))
+    )
 
 
 def is_contents_heading(heading: Heading, outline: Outline) -> bool:
@@ -122,6 +181,14 @@ def _own_kind(heading: Heading, facts: _Facts, outline: Outline, title: Heading 
         own = has_text(outline, heading.end, _first_child_question(heading, facts.asked))
         return Kind.CARD if own or not facts.holds_question[i] else Kind.SECTION
     if facts.numbered[i] and _numbering_runs_on(heading, outline):
+        return Kind.CARD
+    # "3.2 …会对语义有影响吗" over "1.4 …为什么…?": a question with its own answer first.
+    if (
+        facts.numbered[i]
+        and facts.says[i]
+        and facts.holds_asking[i]
+        and has_text(outline, heading.end, _first_child_question(heading, facts.says))
+    ):
         return Kind.CARD
     holds_numbered = facts.holds_numbered[i] and not asks(question_text(heading.text)[0])
     if facts.holds_question[i] or holds_numbered or heading is title:
@@ -156,21 +223,54 @@ def _numbered_group(
     stand among others that mostly do; "（1）神经元" in lecture notes names a topic. A book of
     questions numbered 8.2.7 names some entries without asking ("8.3.6 YOLOv3"): where a third
     of its numbered headings ask, such an entry is a question."""
+    # "### 1. 显存需求的基本组成" beside "### 40.…？" starts its numbering again: an answer's parts.
+    run = _in_run(group, facts)
     leaves = [
         h
         for h in group
-        if facts.numbered[h.index] and kinds[h.index] == Kind.NOT_A_QUESTION and not facts.tagged
+        if h.index in run and kinds[h.index] == Kind.NOT_A_QUESTION and not facts.tagged
     ]
-    sections = any(facts.numbered[h.index] and kinds[h.index] == Kind.SECTION for h in group)
-    asking = [h for h in leaves if asks(question_text(h.text)[0])]
-    group_asks = flat or (len(leaves) >= 2 and 3 * len(asking) >= len(leaves))
+    # A section of questions, not a heading over topics that may yet be one card.
+    sections = any(
+        facts.numbered[h.index] and kinds[h.index] == Kind.SECTION and facts.holds_asking[h.index]
+        for h in group
+    )
+    # Every numbered sibling counts, the questions already known by their mark among them.
+    numbered = [h for h in group if h.index in run and not facts.tagged]
+    asking = [h for h in numbered if facts.says[h.index]]
+    group_asks = flat or (len(numbered) >= 2 and 3 * len(asking) >= len(numbered))
+    # Among sections of questions, a topic counts where most of its siblings ask.
+    topical = group_asks and (not sections or 2 * len(asking) >= len(numbered))
     for heading in leaves:
         words = question_text(heading.text)[0]
         if generic_question(words) or not has_text(outline, heading.end, heading.stop):
             continue
         dotted = book and DOTTED.match(unwrap(heading.text))
-        if asks(words) or dotted or (group_asks and not sections):
+        if asks(words) or dotted or topical:
             kinds[heading.index] = Kind.CARD
+
+
+def _in_run(group: list[Heading], facts: _Facts) -> set[int]:
+    """The numbered siblings whose numbers go up: not those that start again lower down."""
+    run: set[int] = set()
+    highest: tuple[int, ...] = ()
+    for heading in group:
+        if not facts.numbered[heading.index]:
+            continue
+        # "3.1.2" as (3, 1, 2), so that 3.1.10 follows 3.1.9; "三、" by its value.
+        dotted = _DOTTED_NUMBER.match(unwrap(heading.text))
+        number = (
+            tuple(int(part) for part in re.split(r"[.．]", dotted.group()))
+            if dotted
+            else (numbering(heading.text) or 0,)
+        )
+        if number > highest or not run:
+            run.add(heading.index)
+            highest = number
+    return run
+
+
+_DOTTED_NUMBER = re.compile(r"\d+(?:[.．]\d+)*")
 
 
 def sibling_groups(headings: list[Heading]) -> Iterable[list[Heading]]:
