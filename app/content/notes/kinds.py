@@ -224,30 +224,29 @@ def _numbered_group(
     questions numbered 8.2.7 names some entries without asking ("8.3.6 YOLOv3"): where a third
     of its numbered headings ask, such an entry is a question."""
     # "### 1. 显存需求的基本组成" beside "### 40.…？" starts its numbering again: an answer's parts.
-    run = _in_run(group, facts)
-    leaves = [
-        h
-        for h in group
-        if h.index in run and kinds[h.index] == Kind.NOT_A_QUESTION and not facts.tagged
-    ]
-    # A section of questions, not a heading over topics that may yet be one card.
-    sections = any(
-        facts.numbered[h.index] and kinds[h.index] == Kind.SECTION and facts.holds_asking[h.index]
-        for h in group
-    )
-    # Every numbered sibling counts, the questions already known by their mark among them.
-    numbered = [h for h in group if h.index in run and not facts.tagged]
-    asking = [h for h in numbered if facts.says[h.index]]
-    group_asks = flat or (len(numbered) >= 2 and 3 * len(asking) >= len(numbered))
-    # Among sections of questions, a topic counts where most of its siblings ask.
-    topical = group_asks and (not sections or 2 * len(asking) >= len(numbered))
-    for heading in leaves:
+    run = set() if facts.tagged else _in_run(group, facts)
+    topical = flat or _topics_count(group, run, facts, kinds)
+    for heading in group:
+        if heading.index not in run or kinds[heading.index] != Kind.NOT_A_QUESTION:
+            continue
         words = question_text(heading.text)[0]
         if generic_question(words) or not has_text(outline, heading.end, heading.stop):
             continue
         dotted = book and DOTTED.match(unwrap(heading.text))
         if asks(words) or dotted or topical:
             kinds[heading.index] = Kind.CARD
+
+
+def _topics_count(group: list[Heading], run: set[int], facts: _Facts, kinds: list[Kind]) -> bool:
+    """Whether the numbered topics of `group` are questions: a third of the run asks (half, where
+    some of them are sections of questions)."""
+    numbered = [h for h in group if h.index in run]
+    asking = sum(facts.says[h.index] for h in numbered)
+    if len(numbered) < 2 or 3 * asking < len(numbered):
+        return False
+    # A section of questions, not a heading over topics that may yet be one card.
+    sections = any(kinds[h.index] == Kind.SECTION and facts.holds_asking[h.index] for h in numbered)
+    return not sections or 2 * asking >= len(numbered)
 
 
 def _in_run(group: list[Heading], facts: _Facts) -> set[int]:
