@@ -1,13 +1,13 @@
 """Headings as their author wrote them: which ask a question, which are sections, and where
 each question's answer stops; the text between question headings goes to app.content.regions."""
 
+from app.content.notes.admonitions import answer_lines
 from app.content.notes.kinds import classify, has_text, is_contents_heading, sibling_groups
 from app.content.notes.labelled import labelled_pairs
 from app.content.notes.outline import Heading, Outline
 from app.content.notes.recognisers import recognise_region
 from app.content.notes.recognisers.lines import (
     bold_question,
-    outline_lines,
     without_answer_fold,
 )
 from app.content.notes.wording import (
@@ -69,7 +69,7 @@ def _heading_cards(
         question, _ = question_text(heading.text)
         body = [
             (i, t if i in outline.code else without_answer_fold(t))
-            for i, t in outline_lines(outline, heading.end, stop)
+            for i, t in answer_lines(outline, heading.end, stop)
         ]
         claimed.update(range(heading.line, stop))
         if not question:

@@ -5,6 +5,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from app.content.notes.admonitions import answered_by_fold
 from app.content.notes.outline import Heading, Outline
 from app.content.notes.recognisers.contents import is_contents
 from app.content.notes.wording import (
@@ -181,6 +182,10 @@ def _own_kind(heading: Heading, facts: _Facts, outline: Outline, title: Heading 
         own = has_text(outline, heading.end, _first_child_question(heading, facts.asked))
         return Kind.CARD if own or not facts.holds_question[i] else Kind.SECTION
     if facts.numbered[i] and _numbering_runs_on(heading, outline):
+        return Kind.CARD
+    # `??? success "View Answer"` under "### Window functions versus GROUP BY": answered.
+    first = heading.children[0].line if heading.children else heading.stop
+    if answered_by_fold(outline, heading.end, first):
         return Kind.CARD
     # "3.2 …会对语义有影响吗" over "1.4 …为什么…?": a question with its own answer first.
     if (

@@ -96,6 +96,8 @@ class Block:
     items: list[Item] = field(default_factory=list)
     ordered: bool = False
     inline: Token | None = None  # a paragraph's inline token (its children: the inline parse)
+    title: str = ""  # an admonition's title (`??? success "View Answer"`: "View Answer")
+    indent: int = 0  # the column an admonition's body starts at
 
 
 @dataclass
@@ -151,6 +153,10 @@ def build_outline(lines: list[str]) -> Outline:
             elif kind == "paragraph":
                 block.inline = tokens[position + 1]
                 protected |= _inline_protected(block.inline, start)
+            elif kind == "admonition":
+                block.title = token.content
+                # The body is indented four columns past the marker, as MkDocs reads it.
+                block.indent = len(lines[start]) - len(lines[start].lstrip(" ")) + 4
             blocks.append(block)
         if kind in PROTECTED_KINDS:
             protected.update(range(start, end))
