@@ -115,6 +115,9 @@ class Outline:
     headings: list[Heading]
     blocks: list[Block]  # headings excluded, in line order
     tokens: list[Token] = field(default_factory=list)  # the parse everything here is read from
+    # Each line of a paragraph or raw HTML block as the parse read it, by line: without the
+    # list marker, quote prefix or indentation its container took (`read_texts`).
+    texts: dict[int, str] = field(default_factory=dict)
     protected: set[int] = field(default_factory=set)  # math, code and raw HTML
     code: set[int] = field(default_factory=set)  # math and code: not even HTML is read there
     unclosed: list[Unclosed] = field(default_factory=list)
@@ -170,7 +173,20 @@ def build_outline(lines: list[str]) -> Outline:
     for index, heading in enumerate(headings):
         heading.index = index
     _link_headings(headings, len(lines))
-    return Outline(lines, headings, blocks, tokens, protected, code, unclosed)
+    return Outline(lines, headings, blocks, tokens, read_texts(tokens), protected, code, unclosed)
+
+
+def read_texts(tokens: list[Token]) -> dict[int, str]:
+    """The text of each paragraph and raw HTML line, from the tokens that hold it."""
+    texts: dict[int, str] = {}
+    for position, token in enumerate(tokens):
+        if token.map is None:
+            continue
+        paragraph = position > 0 and tokens[position - 1].type == "paragraph_open"
+        if (token.type == "inline" and paragraph) or token.type == "html_block":
+            for offset, text in enumerate(token.content.split("\n")):
+                texts.setdefault(token.map[0] + offset, text)
+    return texts
 
 
 def _heading(index: int, token: Token, inline: Token, end: int) -> Heading:

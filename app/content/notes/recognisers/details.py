@@ -19,9 +19,10 @@ class Details:
     units: ClassVar[frozenset[UnitKind]] = frozenset({"block"})
 
     def claim(self, unit: Unit, region: Region) -> Found | _Taken | None:
-        lines = region.lines
-        if unit.block.kind != "html_block" or not DETAILS_OPEN.search(lines[unit.start]):
+        if unit.block.kind != "html_block" or not DETAILS_OPEN.search(region.read(unit.start)):
             return None
+        # The fold's own lines, to its closing tag, are its answer as written.
+        lines = region.lines
         stop = details_end(lines, unit.start, region.end)
         region.skip_until = stop
         summary, answer = details(lines, unit.start, stop)

@@ -165,7 +165,7 @@ def split_id(text: str) -> tuple[str, str | None]:
 def short_line(outline: Outline, block: Block) -> bool:
     if block.kind != "paragraph" or block.end - block.start != 1:
         return False
-    text = outline.lines[block.start].strip()
+    text = outline.texts.get(block.start, "").strip()
     return (
         0 < len(text) <= 40
         and not SENTENCE_END.search(text)
