@@ -118,6 +118,7 @@ class Outline:
     # Each line of a paragraph or raw HTML block as the parse read it, by line: without the
     # list marker, quote prefix or indentation its container took (`read_texts`).
     texts: dict[int, str] = field(default_factory=dict)
+    inlines: dict[int, Token] = field(default_factory=dict)  # a paragraph's, by its first line
     protected: set[int] = field(default_factory=set)  # math, code and raw HTML
     code: set[int] = field(default_factory=set)  # math and code: not even HTML is read there
     unclosed: list[Unclosed] = field(default_factory=list)
@@ -173,20 +174,25 @@ def build_outline(lines: list[str]) -> Outline:
     for index, heading in enumerate(headings):
         heading.index = index
     _link_headings(headings, len(lines))
-    return Outline(lines, headings, blocks, tokens, read_texts(tokens), protected, code, unclosed)
+    texts, inlines = read_texts(tokens)
+    return Outline(lines, headings, blocks, tokens, texts, inlines, protected, code, unclosed)
 
 
-def read_texts(tokens: list[Token]) -> dict[int, str]:
-    """The text of each paragraph and raw HTML line, from the tokens that hold it."""
+def read_texts(tokens: list[Token]) -> tuple[dict[int, str], dict[int, Token]]:
+    """The text of each paragraph and raw HTML line, from the tokens that hold it; and each
+    paragraph's inline token by the line it starts on."""
     texts: dict[int, str] = {}
+    inlines: dict[int, Token] = {}
     for position, token in enumerate(tokens):
         if token.map is None:
             continue
         paragraph = position > 0 and tokens[position - 1].type == "paragraph_open"
+        if token.type == "inline" and paragraph:
+            inlines.setdefault(token.map[0], token)
         if (token.type == "inline" and paragraph) or token.type == "html_block":
             for offset, text in enumerate(token.content.split("\n")):
                 texts.setdefault(token.map[0] + offset, text)
-    return texts
+    return texts, inlines
 
 
 def _heading(index: int, token: Token, inline: Token, end: int) -> Heading:
