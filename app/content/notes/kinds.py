@@ -297,4 +297,4 @@ def _first_child_question(heading: Heading, asked: list[bool]) -> int:
 
 
 def has_text(outline: Outline, start: int, end: int) -> bool:
-    return any(line.strip() for line in outline.lines[start:end])
+    return outline.holds_text(start, end)

@@ -123,6 +123,7 @@ class Outline:
     code: set[int] = field(default_factory=set)  # math and code: not even HTML is read there
     unclosed: list[Unclosed] = field(default_factory=list)
     _starts: list[int] = field(default_factory=list, repr=False)
+    _heading_lines: list[int] = field(default_factory=list, repr=False)
 
     def blocks_between(self, start: int, end: int) -> list[Block]:
         """The blocks inside lines `start`…`end`, found by bisection (blocks are in order)."""
@@ -131,6 +132,20 @@ class Outline:
         first = bisect.bisect_left(self._starts, start)
         last = bisect.bisect_left(self._starts, end, lo=first)
         return [block for block in self.blocks[first:last] if block.end <= end]
+
+    def holds_text(self, start: int, end: int) -> bool:
+        """Whether the parse found anything in lines `start`…`end`: a block or a heading."""
+        if len(self._starts) != len(self.blocks):
+            self._starts = [block.start for block in self.blocks]
+        first = bisect.bisect_left(self._starts, start)
+        if first < len(self.blocks) and self.blocks[first].start < end:
+            return True
+        if first and self.blocks[first - 1].end > start:  # a block running on into them
+            return True
+        if len(self._heading_lines) != len(self.headings):
+            self._heading_lines = [heading.line for heading in self.headings]
+        at = bisect.bisect_left(self._heading_lines, start)
+        return at < len(self.headings) and self._heading_lines[at] < end
 
 
 def build_outline(lines: list[str]) -> Outline:
