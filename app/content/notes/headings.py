@@ -79,7 +79,7 @@ def _heading_cards(
         section = _section_of(heading, title, kinds, level)
         syntax = Syntax.NUMBERED_HEADING if numbering(heading.text) else Syntax.QUESTION_HEADING
         card = Found(question, heading.line, heading.explicit_id, body, section, syntax)
-        found.cards += _split_at_bold_questions(card, outline.lines)
+        found.cards += _split_at_bold_questions(card, outline)
     return claimed
 
 
@@ -111,7 +111,7 @@ def _region_cards(
             found.intro += [(i, t) for i, t in region.intro if i < first_card]
 
 
-def _split_at_bold_questions(card: Found, lines: list[str]) -> list[Found]:
+def _split_at_bold_questions(card: Found, outline: Outline) -> list[Found]:
     """A heading card whose answer holds bold questions ("**1.2 …？**"): one card each.
 
     Notes write some questions as headings and the next as bold paragraphs. A bold question
@@ -119,9 +119,13 @@ def _split_at_bold_questions(card: Found, lines: list[str]) -> list[Found]:
     several; a heading left with no answer of its own before them is only their section.
     """
     leads: list[tuple[int, str, str, bool]] = []
-    for index, text in card.body:
-        previous_blank = index == 0 or not lines[index - 1].strip()
-        lead = BOLD_LINE.match(text.strip()) if previous_blank and text[:1].strip() else None
+    for index, _ in card.body:
+        # A paragraph of the note's own (not of a list, quote or fold) after a blank line.
+        block = outline.block_at(index)
+        if block is None or block.kind != "paragraph" or outline.holds_text(index - 1, index):
+            continue
+        text = outline.texts.get(index, "")
+        lead = BOLD_LINE.match(text.strip())
         bold = bold_question(text) if lead else None
         if bold and lead:
             leads.append((index, bold[0], bold[1], numbering(lead.group(1)) is not None))

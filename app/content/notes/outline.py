@@ -133,6 +133,13 @@ class Outline:
         last = bisect.bisect_left(self._starts, end, lo=first)
         return [block for block in self.blocks[first:last] if block.end <= end]
 
+    def block_at(self, line: int) -> Block | None:
+        """The top-level block that starts on `line`, if any."""
+        if len(self._starts) != len(self.blocks):
+            self._starts = [block.start for block in self.blocks]
+        at = bisect.bisect_left(self._starts, line)
+        return self.blocks[at] if at < len(self.blocks) and self._starts[at] == line else None
+
     def holds_text(self, start: int, end: int) -> bool:
         """Whether the parse found anything in lines `start`…`end`: a block or a heading."""
         if len(self._starts) != len(self.blocks):
