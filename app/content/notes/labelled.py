@@ -5,7 +5,7 @@ import unicodedata
 
 from app.content.notes.outline import Heading, Outline
 from app.content.notes.recognisers.lines import outline_lines
-from app.content.notes.wording import QUOTE, Found, Syntax, unwrap
+from app.content.notes.wording import Found, Syntax, unwrap
 
 _QUESTION_LABELS = {"question", "вопрос", "vopros", "问题", "题目", "问", "q", "题"}
 _ANSWER_LABELS = {"answer", "ответ", "otvet", "答案", "回答", "解答", "参考答案", "答", "a"}
@@ -50,7 +50,8 @@ def labelled_pairs(outline: Outline) -> tuple[list[Found], set[int]]:
             continue
         body = outline_lines(outline, answer.end, answer.stop)
         own = range(question.end, question.stop)
-        text = " ".join(QUOTE.sub("", outline.lines[i]).strip() for i in own).strip(" -")
+        # The question as the parse read its paragraphs (a quote's `>` already gone).
+        text = " ".join(outline.texts[i].strip() for i in own if i in outline.texts).strip(" -")
         if not text or not any(t.strip() for _, t in body):
             pending.give_back(answer)
             continue
