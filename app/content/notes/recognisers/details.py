@@ -23,7 +23,7 @@ class Details:
             return None
         # The fold's own lines, to its closing tag, are its answer as written.
         lines = region.lines
-        stop = details_end(lines, unit.start, region.end)
+        stop = details_end(region.outline, unit.start, region.end)
         region.skip_until = stop
         summary, answer = details(lines, unit.start, stop)
         if summary and not is_fold_label(summary) and not FOLD.match(summary):

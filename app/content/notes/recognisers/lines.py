@@ -175,10 +175,16 @@ def short_line(outline: Outline, block: Block) -> bool:
     )
 
 
-def details_end(lines: list[str], start: int, end: int) -> int:
+def details_end(outline: Outline, start: int, end: int) -> int:
+    """The line after the `</details>` closing the fold opened on `start`.
+
+    Tags are counted in the HTML and paragraphs the parse found, not in code or math: a
+    `<details>` quoted in a code block inside the fold neither opens nor closes it.
+    """
     depth = 0
     for index in range(start, end):
-        depth += len(DETAILS_OPEN.findall(lines[index])) - len(DETAILS_CLOSE.findall(lines[index]))
+        text = outline.texts.get(index, "")
+        depth += len(DETAILS_OPEN.findall(text)) - len(DETAILS_CLOSE.findall(text))
         if depth <= 0:
             return index + 1
     return end
