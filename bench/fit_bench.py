@@ -27,7 +27,7 @@ if str(ROOT) not in sys.path:
 
 from app.scheduling.parameters import DEFAULT_PARAMETERS  # noqa: E402
 from app.scheduling.schedule import fitting  # noqa: E402
-from tests.simulated_log import simulated_log  # noqa: E402
+from tests.support.simulated_log import simulated_log  # noqa: E402
 
 T = TypeVar("T")
 

@@ -20,14 +20,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT)]
 
-from pgschemas import POSTGRES_URL, PostgresSchemas  # noqa: E402
 from sqlalchemy import create_engine  # noqa: E402
 from sqlalchemy.pool import NullPool  # noqa: E402
 
 from app.content.bank.sync import import_content  # noqa: E402
 from app.infra.db import Database  # noqa: E402
+from tests.support.pgschemas import POSTGRES_URL, PostgresSchemas  # noqa: E402
 
 DECK = """---
 title: Bench

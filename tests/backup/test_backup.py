@@ -24,7 +24,6 @@ from app.content.bank.sync import import_content
 from app.infra.db import Database
 from app.infra.models import Card, CardState, Deck, Learner, PracticeSession, ReviewLog
 from app.study import Filters, counts, get_learner, record_review
-from templates import Templates, content_key
 from tests.support.backup import (
     CONTENT,
     DECK,
@@ -37,6 +36,7 @@ from tests.support.backup import (
     restore,
     simulate_week,
 )
+from tests.support.templates import Templates, content_key
 
 pytestmark = pytest.mark.storage
 

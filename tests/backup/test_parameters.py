@@ -6,7 +6,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from banks import bank_session, commit
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
@@ -17,6 +16,7 @@ from app.config import Settings
 from app.main import create_app
 from app.scheduling.parameters import DEFAULT_PARAMETERS, BadParameters, check_parameters
 from app.study import get_learner
+from tests.support.banks import bank_session, commit
 
 pytestmark = pytest.mark.storage
 

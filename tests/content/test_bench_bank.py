@@ -5,7 +5,7 @@ from pathlib import Path
 
 from app.content.bank.sync import check_content
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from bench._synthetic import write_bank
 
 

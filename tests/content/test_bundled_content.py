@@ -1,30 +1,26 @@
 """The bundled bank as a learner meets it: single-fact cards, follow-up questions, kept history."""
 
 import shutil
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from banks import commit
 from sqlalchemy.engine import Engine
 from sqlmodel import col, func, select
 
 from app.content.bank.sync import check_content, import_content
 from app.content.bank.topicindex import TopicRef, resolve, topic_index
-from app.content.notes.parse import Link, ParsedDeck, ParsedTopic, parse_deck, parse_topic
+from app.content.notes.parse import Link, ParsedTopic, parse_deck, parse_topic
 from app.infra.models import Card, CardState, Followup, Learner, ReviewLog
+from tests.support.banks import commit
+from tests.support.bundled import CONTENT, MAX_FOLLOWUP_ANSWER_CHARS, NOW, bundled_deck
 
 pytestmark = pytest.mark.storage
 
-ROOT = Path(__file__).resolve().parent.parent
-CONTENT = ROOT / "content"
-FIXTURES = Path(__file__).parent / "fixtures" / "bundled"
-NOW = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "bundled"
 
 # A card's answer must fit a phone screen: at most this many characters of Markdown, formulas
-# and code included. Each follow-up's answer is a short spoken reply.
+# and code included (a follow-up's limit is MAX_FOLLOWUP_ANSWER_CHARS).
 MAX_ANSWER_CHARS = 600
-MAX_FOLLOWUP_ANSWER_CHARS = 300
 
 # The 18 cards of the interview-notes deck before it was split into single-fact cards: each id
 # must stay on the card that keeps its question, so that every learner keeps their history.
@@ -48,14 +44,6 @@ INTERVIEW_NOTES_IDS = (
     "notes-llama-cpp",
     "notes-threads-double-buffering-vectorization",
 )
-
-
-def bundled_deck(name: str) -> ParsedDeck:
-    path = CONTENT / "decks" / f"{name}.md"
-    deck, errors = parse_deck(str(path), path.read_text(encoding="utf-8"))
-    assert not errors, errors
-    assert deck is not None
-    return deck
 
 
 def bundled_topics() -> dict[str, ParsedTopic]:

@@ -5,14 +5,14 @@ import shutil
 from pathlib import Path
 
 import pytest
-from banks import commit
 from sqlalchemy.engine import Engine
 from sqlmodel import col, select
 
 from app.content.bank.sync import import_content
 from app.content.notes.parse import ParsedDeck
 from app.infra.models import Card, CardState, Followup, Learner, ReviewLog
-from tests.test_bundled_content import CONTENT, MAX_FOLLOWUP_ANSWER_CHARS, NOW, bundled_deck
+from tests.support.banks import commit
+from tests.support.bundled import CONTENT, MAX_FOLLOWUP_ANSWER_CHARS, NOW, bundled_deck
 
 DECKS = ("kernels-performance", "gpu-kernels-interview")
 

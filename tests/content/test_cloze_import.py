@@ -9,7 +9,7 @@ from sqlmodel import Session, col, select
 
 from app.content.bank.sync import import_content
 from app.infra.models import Card
-from tests.cloze_notes import GPU, NOTES
+from tests.support.cloze_notes import GPU, NOTES
 
 pytestmark = pytest.mark.storage
 

@@ -11,8 +11,8 @@ from app.cli import main
 from app.content.notes.parse import ParsedCard, parse_deck
 from tests.support.check_cli import WriteContent, assert_clean_exit, problems
 
-FIXTURES = Path(__file__).parent / "fixtures"
-DOCS = Path(__file__).parent.parent / "docs" / "content-format.md"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+DOCS = Path(__file__).parents[2] / "docs" / "content-format.md"
 CASES = read_fixture_file(FIXTURES / "followup_cases.md")
 
 # The fixture's input is the card body after the answer; it starts on this line of the file.

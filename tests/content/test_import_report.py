@@ -6,7 +6,6 @@ from pathlib import Path
 
 import httpx2 as httpx
 import pytest
-from banks import bank_session
 from click.testing import CliRunner
 from sqlmodel import col, select
 
@@ -16,11 +15,12 @@ from app.content.messages import PROBLEMS as WORDINGS
 from app.infra.jobs import DONE, FAILED
 from app.infra.models import Card, Job
 from app.serve import ensure_imported
+from tests.support.banks import bank_session
 
 # Folder prefixes, names and the job rows are compared in SQL: both databases.
 pytestmark = pytest.mark.storage
 
-PROBLEMS = Path(__file__).parent / "fixtures" / "notes" / "problems"
+PROBLEMS = Path(__file__).parents[1] / "fixtures" / "notes" / "problems"
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from app.content.compile.render import Renderer
 from app.content.errors import ContentError, ContentWarning
 from app.content.notes.markdown import parser
 
-CONTENT = Path(__file__).resolve().parent.parent / "content"
+CONTENT = Path(__file__).resolve().parents[2] / "content"
 MATH = {"math_inline": True, "math_inline_double": False, "math_block": False}
 
 # (case, TeX as the file holds it, inline, expected `offset: message` lines)

@@ -9,7 +9,6 @@ once it passes, so that the mark is taken off.
 import json
 import re
 import shutil
-import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -19,27 +18,10 @@ from click.testing import CliRunner
 from app.cli import main
 from app.content.bank.report import FileReport
 from app.content.bank.sync import CheckReport, check_content
+from tests.support.notes import NOTES, expected, mark_pending, normal
 
-NOTES = Path(__file__).parent / "fixtures" / "notes"
-SEEDS = Path(__file__).parent / "fixtures" / "seeds"
+SEEDS = Path(__file__).parents[1] / "fixtures" / "seeds"
 FOLDERS = sorted(p.name for p in NOTES.iterdir() if (p / "expected.json").exists())
-
-
-def normal(text: str) -> str:
-    """Text as the fixtures give it: no emphasis or code marks, whitespace collapsed."""
-    text = unicodedata.normalize("NFKC", text).replace("**", "").replace("`", "")
-    return " ".join(text.split()).casefold()
-
-
-def expected(folder: str) -> dict[str, Any]:
-    return json.loads((NOTES / folder / "expected.json").read_text(encoding="utf-8"))
-
-
-def mark_pending(request: pytest.FixtureRequest, folder: str, check: str) -> None:
-    """Expect this check to fail while the folder's expected.json says it is pending."""
-    reason = expected(folder).get("pending", {}).get(check)
-    if reason:
-        request.applymarker(pytest.mark.xfail(reason=f"{folder}: {reason}", strict=True))
 
 
 def cards(report: CheckReport) -> list[tuple[str, str, str]]:

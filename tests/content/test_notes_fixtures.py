@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 NOTES = FIXTURES / "notes"
 NOTE_SUFFIXES = {".md", ".markdown", ".txt"}
 

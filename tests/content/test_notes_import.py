@@ -17,7 +17,7 @@ from tests.support.imports import add_history
 
 pytestmark = pytest.mark.storage
 
-NOTES = Path(__file__).parent / "fixtures" / "notes"
+NOTES = Path(__file__).parents[1] / "fixtures" / "notes"
 
 TCP = """# 网络
 

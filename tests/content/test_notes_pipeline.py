@@ -137,7 +137,7 @@ def test_a_bracket_formula_is_no_label() -> None:
 
 # --- fixtures: warnings and sections where a folder lists them -----------------------------
 
-NOTES = Path(__file__).parent / "fixtures" / "notes"
+NOTES = Path(__file__).parents[1] / "fixtures" / "notes"
 _WITH = [p.parent.name for p in sorted(NOTES.glob("*/expected.json"))]
 
 

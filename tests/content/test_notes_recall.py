@@ -4,7 +4,7 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from bench._recall_scores import Figures, bar_verdict, score_folder
 from bench.notes_recall import parse_report, run_check
 

@@ -18,7 +18,7 @@ from sqlmodel import Session, col, select
 from app.content.bank.sync import import_content
 from app.infra.db import Database
 from app.infra.models import Card
-from tests.test_notes import NOTES, expected, mark_pending, normal
+from tests.support.notes import NOTES, expected, mark_pending, normal
 
 pytestmark = pytest.mark.storage
 

@@ -1,6 +1,5 @@
 """Rendering: Markdown + KaTeX to safe HTML, math found exactly where the format says."""
 
-import html
 from pathlib import Path
 
 import pytest
@@ -8,29 +7,9 @@ from markdown_it.utils import read_fixture_file
 
 from app.content.compile.render import Renderer
 from app.content.errors import ContentError, ContentWarning
+from tests.support.render import RecordingRenderer, collapse_math
 
-FIXTURES = Path(__file__).parent / "fixtures"
-
-
-class RecordingRenderer(Renderer):
-    """A real Renderer that remembers which HTML each formula became."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.outputs: dict[str, tuple[str, bool]] = {}
-
-    def formula(self, tex: str, display: bool) -> str:
-        out = super().formula(tex, display)
-        self.outputs[out] = (tex, display)
-        return out
-
-
-def collapse_math(rendered: str, renderer: RecordingRenderer) -> str:
-    """Replace each KaTeX fragment with `<katex>tex</katex>` so cases stay readable."""
-    for out, (tex, display) in sorted(renderer.outputs.items(), key=lambda kv: -len(kv[0])):
-        tag = "katex display" if display else "katex"
-        rendered = rendered.replace(out, f"<{tag}>{html.escape(tex, quote=False)}</katex>")
-    return rendered
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 
 
 @pytest.mark.parametrize(

@@ -11,9 +11,9 @@ from app.content.compile import highlight
 from app.content.compile.render import Renderer
 from app.content.errors import ContentError, ContentWarning
 from app.content.notes.cjk import is_cjk
-from tests.test_render import RecordingRenderer, collapse_math
+from tests.support.render import RecordingRenderer, collapse_math
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 EMPHASIS = read_fixture_file(FIXTURES / "cjk_emphasis.md")
 LITERAL = read_fixture_file(FIXTURES / "literal_markup.md")
 
@@ -76,7 +76,7 @@ def test_code_highlighting_cases(line: int, title: str, text: str, expected: str
 
 
 def test_every_highlighting_class_has_a_light_and_dark_colour() -> None:
-    css = (Path(__file__).parents[1] / "static" / "app.css").read_text()
+    css = (Path(__file__).parents[2] / "static" / "app.css").read_text()
     emitted = {f"hl-{STANDARD_TYPES[kind]}" for _, kind in highlight._PALETTE}
     assert emitted
     for name in emitted:

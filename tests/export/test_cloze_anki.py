@@ -8,8 +8,8 @@ from sqlmodel import Session
 
 from app.content.bank.sync import import_content
 from app.export.anki import CLOZE_FIELDS, export_apkg
-from tests.cloze_notes import NOTES
 from tests.support.anki import collection, import_into  # noqa: F401
+from tests.support.cloze_notes import NOTES
 
 anki_collection = pytest.importorskip("anki.collection")
 

@@ -32,7 +32,7 @@ from app.study import (
     record_review,
     undo_last,
 )
-from templates import Templates
+from tests.support.templates import Templates
 
 pytestmark = pytest.mark.storage
 

@@ -5,7 +5,6 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from banks import commit
 from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
@@ -25,6 +24,7 @@ from app.infra.models import Job, Learner
 from app.main import create_app
 from app.scheduling.fitting import FitRefused
 from app.study import get_learner
+from tests.support.banks import commit
 
 pytestmark = pytest.mark.storage
 

@@ -3,13 +3,13 @@
 from collections.abc import Iterator
 
 import pytest
-from pgschemas import POSTGRES_URL, PostgresSchemas
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from app.infra.db import Database, make_engine
 from app.infra.models import Learner
+from tests.support.pgschemas import POSTGRES_URL, PostgresSchemas
 
 pytestmark = pytest.mark.parametrize(
     "backend", [pytest.param("postgresql", marks=pytest.mark.postgres)], indirect=True

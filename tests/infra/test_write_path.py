@@ -8,7 +8,7 @@ from sqlalchemy import text
 
 from app.infra import db
 
-APP = Path(__file__).resolve().parent.parent / "app"
+APP = Path(__file__).resolve().parents[2] / "app"
 
 # Commits that are not writes to the bank around its write path.
 ALLOWED = {

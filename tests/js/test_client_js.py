@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-TESTS = Path(__file__).parent / "js"
+TESTS = Path(__file__).parent
 
 
 def test_client_unit_tests_pass() -> None:

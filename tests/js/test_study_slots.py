@@ -7,7 +7,7 @@ a part found by a CSS class would break silently when a partial's styling change
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PAINT = (ROOT / "static/study-paint.js").read_text(encoding="utf-8")
 PARTIALS = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "templates").glob("*.html"))
 

@@ -3,7 +3,6 @@
 from datetime import UTC, datetime
 from pathlib import Path
 
-from banks import commit
 from sqlalchemy.engine import Engine
 from sqlmodel import select
 
@@ -11,6 +10,7 @@ from app.content.bank.sync import import_content
 from app.infra.models import Learner, PracticeSession, ReviewLog
 from app.practice.quiz import rate_practice, start_practice
 from app.study import Filters
+from tests.support.banks import commit
 
 NOW = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)
 

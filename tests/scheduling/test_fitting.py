@@ -9,7 +9,7 @@ import pytest
 from app.scheduling import fitting
 from app.scheduling.fitting import MIN_REVIEWS, FitRefused, Review
 from app.scheduling.parameters import DEFAULT_PARAMETERS
-from tests.simulated_log import START, TRUE_PARAMETERS, simulated_log
+from tests.support.simulated_log import START, TRUE_PARAMETERS, simulated_log
 
 
 def review(card: str, rating: int, day: int, minute: int = 0) -> Review:

@@ -9,7 +9,7 @@ from fsrs.scheduler import DEFAULT_PARAMETERS as SCHEDULER_DEFAULTS
 from app.scheduling import fitting, schedule
 from app.scheduling.cardstate import CardStateValue, State
 from app.scheduling.parameters import COUNT, DEFAULT_PARAMETERS, check_parameters
-from tests.simulated_log import simulated_log
+from tests.support.simulated_log import simulated_log
 
 NOW = datetime(2025, 3, 3, 9, 0, tzinfo=UTC)
 

@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from banks import commit
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
 from sqlmodel import Session
@@ -30,7 +29,8 @@ from app.study import (
     undo_last,
 )
 from app.study.spread import spread_for
-from tests import cards
+from tests.support import cards
+from tests.support.banks import commit
 
 pytestmark = pytest.mark.storage
 

@@ -17,7 +17,7 @@ from app.practice.quiz import rate_practice, start_practice
 from app.scheduling.fitting import fsrs_items
 from app.scheduling.optimize import counted_reviews, study_reviews
 from app.study import Filters, get_learner, record_review, undo_last
-from tests import cards
+from tests.support import cards
 
 pytestmark = pytest.mark.storage
 

@@ -5,7 +5,6 @@ from datetime import UTC, datetime, timedelta
 from itertools import pairwise
 
 import pytest
-from banks import bank_session, commit
 from fastapi.testclient import TestClient
 from fsrs_rs_python import Card as EngineCard
 
@@ -18,6 +17,7 @@ from app.scheduling.simulate import COARSE, DAYS, Bank, Workload, workload, work
 from app.scheduling.simulate_reviews import Seen, simulate_seen
 from app.study import get_learner, record_review
 from app.study.marks import suspend
+from tests.support.banks import bank_session, commit
 
 
 def new_bank(cards: int) -> Bank:

@@ -19,7 +19,7 @@ from app.search.query import MAX_TERMS, search, terms_of
 
 pytestmark = pytest.mark.storage
 
-CONTENT = Path(__file__).resolve().parent.parent / "content"
+CONTENT = Path(__file__).resolve().parents[2] / "content"
 QUERIES = ("融合", "显存", "roofline", "ＧＥＭＭ", "kv cache", "flashattention 显存")
 # What a snippet must never show: TeX commands, math delimiters, Markdown markers (`__` is
 # left out: code such as `__expf` is text a snippet may show).

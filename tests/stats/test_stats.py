@@ -10,7 +10,6 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
-from banks import commit
 from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
@@ -26,6 +25,7 @@ from app.web import svg
 from app.web.deps import get_now
 from app.web.i18n import translator
 from app.web.routes.stats import format_duration
+from tests.support.banks import commit
 
 pytestmark = pytest.mark.storage
 

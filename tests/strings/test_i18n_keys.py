@@ -13,7 +13,6 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
-from refusals import raised_keys
 
 from app.content.bank.imports import SOURCES
 from app.infra.models import CARD_KINDS
@@ -24,8 +23,9 @@ from app.study.marks import FLAGS
 from app.study.service import CardAction
 from app.web.i18n import STRINGS
 from app.web.routes.study import MESSAGES
+from tests.support.refusals import raised_keys
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DEFINITIONS = {
     ROOT / "app/web/i18n.py",
     ROOT / "app/content/messages.py",

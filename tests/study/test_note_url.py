@@ -14,7 +14,7 @@ from app.study.catalog import note_url
 # Folder prefixes, names and the job rows are compared in SQL: both databases.
 pytestmark = pytest.mark.storage
 
-NESTED = Path(__file__).parent / "fixtures" / "notes" / "nested"
+NESTED = Path(__file__).parents[1] / "fixtures" / "notes" / "nested"
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from app.config import Settings
 from app.infra.models import Learner
 from app.main import create_app
 from app.study import Filters, get_learner, next_card, record_review
-from tests import cards
+from tests.support import cards
 
 START = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)  # a Monday morning
 

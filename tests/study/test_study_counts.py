@@ -4,13 +4,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from banks import commit
 from sqlalchemy.engine import Engine
 
 from app.content.bank.sync import import_content
 from app.study import Filters, counts, get_learner, record_review, study_next
 from app.study import queue as study
 from tests.conftest import DRILL_CARDS
+from tests.support.banks import commit
 
 pytestmark = pytest.mark.storage
 

@@ -2,12 +2,12 @@
 
 from datetime import datetime, timedelta
 
-from banks import commit
 from sqlmodel import Session
 
 from app.infra.db import Database
 from app.infra.models import Card, CardState, Deck
 from app.scheduling.cardstate import State
+from tests.support.banks import commit
 
 
 def make_cards(session: Session, count: int, *, slug: str, prefix: str) -> list[str]:

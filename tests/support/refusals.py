@@ -7,7 +7,7 @@ from pathlib import Path
 from app.errors import AppError
 from app.web.errors import HTTP_CODES
 
-APP = Path(__file__).resolve().parent.parent / "app"
+APP = Path(__file__).resolve().parents[2] / "app"
 # Classes whose first argument is a reason whose message lives under another prefix.
 REASON_PREFIXES = {"BadParameters": "params.", "FitRefused": "fit."}
 # Classes with one code whose first argument is the detail of the message.

@@ -6,11 +6,11 @@ from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 
-from pgschemas import PostgresSchemas
 from sqlalchemy.engine import make_url
 
 from app.content.bank.sync import import_content
 from app.infra.db import Database
+from tests.support.pgschemas import PostgresSchemas
 
 
 def copy_sqlite(source: Path, target: Path) -> None:
