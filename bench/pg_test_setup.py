@@ -5,7 +5,7 @@
 
 Old: a schema of the test's own built from nothing (CREATE SCHEMA, create_all and the Alembic
 stamp, for a bank test `import_content` of the web tests' bank) and dropped at the end. New:
-the same empty schema filled from a template built once (`tests/pgschemas.py`), then taken
+the same empty schema filled from a template built once (`tests/support/pgschemas.py`), then taken
 back. Both then open the database as the `database` fixture does (`Database.upgrade` on a
 current schema). Prints the median and minimum of each, and the new way's parts.
 """

@@ -47,7 +47,8 @@ def test_not_cards_are_written_somewhere_in_the_folder(folder: Path) -> None:
         assert _plain(heading) in text, heading
 
 
-# The checks tests/test_notes.py and tests/test_notes_stored.py can expect to fail for a while.
+# The checks tests/content/test_notes.py and tests/content/test_notes_stored.py can expect to
+# fail for a while.
 PENDING_CHECKS = {"cards", "not_cards", "empty_answers", "warnings", "sections", "html"}
 
 

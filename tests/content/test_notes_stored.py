@@ -4,7 +4,7 @@ An expected.json card may pin `section` (the heading its card is filed under),
 `answer_html_contains` and `answer_html_excludes` (fragments of the stored answer HTML, such as
 `<mark>` or a `<details>` label that must not show). These are read back from the database, on
 SQLite and PostgreSQL. A check the folder marks "pending" ("sections", "html") is expected to fail
-until the parser learns its syntax, as in tests/test_notes.py.
+until the parser learns its syntax, as in tests/content/test_notes.py.
 """
 
 import shutil

@@ -75,7 +75,7 @@ def test_bad_formula_in_a_list_item_reports_the_item_line() -> None:
 
 def test_bad_formula_after_a_multiline_formula_in_a_paragraph() -> None:
     _, errors = render("text $a\n+b$ and\nthen $\\frac$", line=1)
-    # The inline formula over a line break is also worth a warning (see tests/test_lint.py).
+    # The inline formula over a line break is also worth a warning (see tests/content/test_lint.py).
     assert [(e.line, isinstance(e, ContentWarning)) for e in errors] == [(1, True), (3, False)]
 
 

@@ -76,7 +76,7 @@ DYNAMIC: dict[str, Iterable[str]] = {
     ),
     # templates/search.html: a hit's kind (app/search/query.py).
     "search.": ("card", "topic"),
-    # app/errors.py: a refusal's message is `error.<code>` (tests/refusals.py finds the codes).
+    # app/errors.py: a refusal's message is `error.<code>` (tests/support/refusals.py finds them).
     "error.": {key.removeprefix("error.") for key in raised_keys() if key.startswith("error.")},
     # templates/import.html: who ran the import.
     "import.source_": SOURCES,
