@@ -164,7 +164,7 @@ def mock_end(
     return RedirectResponse(f"/interview/mock/{run.id}/summary", status_code=303)
 
 
-# What static/interview.js paints the session's status and recordings with.
+# What static/interview-paint.js paints the session's status and recordings with.
 CLIENT_STRINGS = (
     "study.saving",
     "study.saved",
