@@ -5,7 +5,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from banks import commit
 from fastapi.testclient import TestClient
 from sqlmodel import SQLModel
 
@@ -20,6 +19,7 @@ from app.infra.db import Database
 from app.main import create_app
 from app.practice.quiz import rate_practice, start_practice
 from app.study import Filters, get_learner, next_card, record_review, undo_last
+from tests.support.banks import commit
 
 DECK = r"""
 ---

@@ -16,7 +16,7 @@ from app.content.bank.sync import import_content
 from app.infra.models import Learner
 from app.main import create_app
 from app.web.deps import get_now
-from templates import Templates
+from tests.support.templates import Templates
 
 
 @pytest.fixture(autouse=True)

@@ -15,10 +15,7 @@ from urllib.parse import quote
 import httpx2
 import pytest
 from fastapi import FastAPI
-from fastapi.routing import iter_route_contexts
-from sqlalchemy import event
 from sqlmodel import Session
-from starlette.routing import Mount
 from team_support import NEW_PASSWORD, PASSWORDS, START
 
 from app.accounts import members
@@ -31,6 +28,7 @@ from app.interview.mock import start_mock
 from app.interview.recordings import MB, save_recording
 from app.practice.quiz import start_practice
 from app.study import Filters, catalog, record_review
+from tests.support.routes import app_routes, statements, written_tables
 
 # Reachable without an account. Everything else needs one; /admin/* needs an administrator.
 # Outside /admin/, pages only an administrator may open in team mode.
@@ -218,18 +216,6 @@ def path_value(call: Call, path: str, param: str) -> str:
     if param not in values:
         pytest.fail(f"{path}: no value for the path parameter {{{param}}}; add one to path_value")
     return quote(str(values[param]()))
-
-
-def app_routes(app: FastAPI) -> list[tuple[str, str]]:
-    """Every (method, path) the app answers, HEAD aside; a mount counts as one GET."""
-    found = []
-    for route in iter_route_contexts(app.routes):
-        if isinstance(route.original_route, Mount):
-            found.append(("GET", route.path))
-        else:
-            found.extend((method, route.path) for method in sorted(route.methods - {"HEAD"}))
-    # Sign out last, or the session would be gone for the routes after it.
-    return sorted(found, key=lambda route: route == ("POST", "/logout"))
 
 
 def request_for(call: Call, method: str, path: str) -> tuple[str, dict[str, Any]]:
@@ -460,18 +446,6 @@ BOOKKEEPING: dict[str, str] = {
 }
 
 
-def written_tables(statements: list[str]) -> set[str]:
-    """The tables the statements write (INSERT, UPDATE, DELETE), lower-cased."""
-    found = set()
-    for sql in statements:
-        words = sql.split()
-        if words[0] in ("insert", "delete") and len(words) > 2:
-            found.add(words[2].strip('"'))
-        elif words[0] == "update":
-            found.add(words[1].strip('"'))
-    return found
-
-
 @pytest.mark.parametrize("role", ["member", "admin", "script"])
 def test_every_get_writes_nothing_but_bookkeeping(role, matrix_app, ids, browser):
     """Every GET route of the app, signed in by cookie, or by an API token for a script."""
@@ -487,29 +461,21 @@ def test_every_get_writes_nothing_but_bookkeeping(role, matrix_app, ids, browser
     engine = matrix_app.state.database.engine
     gets = [path for method, path in app_routes(matrix_app) if method == "GET"]
     assert len(gets) > 30, gets  # the enumeration itself works
-    seen: list[str] = []
 
-    def record(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
-        seen.append(statement.strip().lower())
-
-    problems, bookkeeping, statements = [], set(), 0
+    problems, bookkeeping, count = [], set(), 0
     for path in gets:
         url, kwargs = request_for(Call(ids, "member" if role == "script" else role), "GET", path)
         cookies = httpx2.Cookies(client.client.cookies)
-        seen.clear()
-        event.listen(engine, "before_cursor_execute", record)
-        try:
+        with statements(engine) as seen:
             response = client.client.get(url, headers=headers, **kwargs)
-        finally:
-            event.remove(engine, "before_cursor_execute", record)
         client.client.cookies = cookies
         assert response.status_code < 500, (url, response.text[:200])
-        statements += len(seen)
+        count += len(seen)
         written = written_tables(seen)
         bookkeeping |= written & set(BOOKKEEPING)
         if extra := written - set(BOOKKEEPING):
             problems.append(f"GET {url} as {role} wrote {sorted(extra)}")
     assert not problems, "\n".join(problems)
-    assert statements > len(gets)  # the statements were seen
+    assert count > len(gets)  # the statements were seen
     # A script's first request notes its token's use: the one bookkeeping write seen here.
     assert bookkeeping == ({"apitoken"} if role == "script" else set())
