@@ -21,11 +21,9 @@ class Details:
     def claim(self, unit: Unit, region: Region) -> Found | _Taken | None:
         if unit.block.kind != "html_block" or not DETAILS_OPEN.search(region.read(unit.start)):
             return None
-        # The fold's own lines, to its closing tag, are its answer as written.
-        lines = region.lines
         stop = details_end(region.outline, unit.start, region.end)
         region.skip_until = stop
-        summary, answer = details(lines, unit.start, stop)
+        summary, answer = details(region.outline, unit.start, stop)
         if summary and not is_fold_label(summary) and not FOLD.match(summary):
             card = region.add(region.card(summary, unit.start, self.name))
             card.body += answer

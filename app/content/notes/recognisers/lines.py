@@ -190,9 +190,14 @@ def details_end(outline: Outline, start: int, end: int) -> int:
     return end
 
 
-def details(lines: list[str], start: int, stop: int) -> tuple[str, Lines]:
-    """The summary of a <details> block and its content lines, the wrapper tags removed."""
-    text = "\n".join(lines[start:stop])
+def details(outline: Outline, start: int, stop: int) -> tuple[str, Lines]:
+    """The summary of a <details> block and its content lines, the wrapper tags removed.
+
+    The summary is read from the HTML and text the parse found (a `<summary>` quoted in code is
+    none); the content lines are the answer as written.
+    """
+    lines = outline.lines
+    text = "\n".join(outline.texts.get(index, "") for index in range(start, stop))
     summary_match = SUMMARY.search(text)
     summary = TAGS.sub("", summary_match.group(1)).strip() if summary_match else ""
     body: Lines = []
