@@ -25,6 +25,7 @@ from app.content.notes.frontmatter import (
 from app.content.notes.outline import Outline, build_outline
 from app.content.notes.recognise import recognise
 from app.content.notes.reversed import SUFFIX, reverse_all, with_reversed
+from app.content.notes.spans import Groups, InlineSpan, NoteTokens, Span
 from app.content.notes.wording import Found, NotTaken, Reason, Recognised, Syntax
 
 _LABEL = re.compile(r"^\*\*(.+?)\*\*[ \t]*[。.:：]?[ \t]*(.*)$")
@@ -44,6 +45,8 @@ class Block:
 
     text: str = ""
     line: int = 0
+    # Its tokens in the note's parse (notes.spans), None when it must be parsed on its own.
+    spans: tuple[Span, ...] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass
@@ -72,6 +75,8 @@ class ParsedCard:
     kind: str = "basic"  # basic | cloze | reversed
     # A cloze card's deletion number in its block (`answer`, in the normal form of notes.cloze).
     cloze: int = 0
+    # The question's tokens in the note's parse when it is a heading's (notes.spans).
+    question_span: InlineSpan | None = field(default=None, compare=False, repr=False)
 
     def fingerprint(self) -> str:
         """Hash everything that, when changed, makes the stored card out of date."""
@@ -105,6 +110,7 @@ class ParsedDeck:
     folder: str = ""
     breaks: bool = False  # render single line breaks as breaks (notes written as plain text)
     not_taken: list[NotTaken] = field(default_factory=list)
+    note: NoteTokens | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass
@@ -117,6 +123,7 @@ class ParsedTopic:
     body: Block
     folder: str = ""
     breaks: bool = False
+    note: NoteTokens | None = field(default=None, compare=False, repr=False)
 
 
 def derived_card_id(question: str) -> str:
@@ -170,32 +177,43 @@ def _target_link(title: str, target: str, line: int, path: str, errors: list[Con
 
 
 class _CardBuilder:
-    def __init__(self, found: Found) -> None:
+    def __init__(self, found: Found, groups: Groups | None) -> None:
         self.found = found
         self.blocks: dict[str, list[tuple[int, str]]] = {name: [] for name in BLOCKS}
         self.current = "answer"
+        self.groups = groups
+        self.cut: dict[int, int] = {}  # line: the characters its label took
 
     def add(self, index: int, text: str) -> None:
         self.blocks[self.current].append((index, text))
 
     def block(self, name: str, first_line: int) -> Block:
-        return _join_block(self.blocks[name], first_line)
+        return _join_block(self.blocks[name], first_line, self.groups, self.cut)
 
 
-def _join_block(entries: list[tuple[int, str]], first_line: int) -> Block:
-    """Join (line index, text) entries into a Block, dropping blank lines at either end."""
+def _join_block(
+    entries: list[tuple[int, str]],
+    first_line: int,
+    groups: Groups | None = None,
+    cut: dict[int, int] | None = None,
+) -> Block:
+    """Join (line index, text) entries into a Block, dropping blank lines at either end.
+
+    With the note's `groups`, the block also gets its tokens in the note's parse, if it has any.
+    """
     while entries and not entries[0][1].strip():
         entries.pop(0)
     while entries and not entries[-1][1].strip():
         entries.pop()
     if not entries:
-        return Block("", 0)
+        return Block("", 0, () if groups else None)
     # A block's lines need not be contiguous (a label or heading line, or another block, may
     # sit in between); blank lines keep each one at its file offset so errors point at it.
     lines = [entries[0][1]]
     for (previous, _), (index, text) in itertools.pairwise(entries):
         lines += [""] * (index - previous - 1) + [text]
-    return Block("\n".join(lines), first_line + entries[0][0])
+    spans = groups.spans(entries, cut or {}) if groups else None
+    return Block("\n".join(lines), first_line + entries[0][0], spans)
 
 
 def _label(line: str, labels: dict[str, str], current: str) -> tuple[str, str] | None:
@@ -269,10 +287,15 @@ def parse_note(
         outline = build_outline(stripped)
         lines = stripped
     found = recognise(outline, style=None if style == "auto" else style, house=house)
+    note = NoteTokens("\n".join(outline.lines), first, outline.tokens)
+    groups = Groups(outline.tokens, outline.lines)
     if kind == "topic" or (kind != "deck" and (not (found.cards or clozes) or reading)):
-        return _topic(path, meta, lines, first, found, errors), errors
-    deck = _deck(path, meta, outline, first, found, style, errors)
+        topic = _topic(path, meta, lines, first, found, errors, groups)
+        topic.note = note
+        return topic, errors
+    deck = _deck(path, meta, outline, first, found, style, errors, groups)
     deck.cards = _more_kinds(deck, meta, written, clozes, outline, first, errors)
+    deck.note = note
     return deck, errors
 
 
@@ -307,6 +330,7 @@ def _reverse_card(card: ParsedCard) -> ParsedCard:
         pitfalls=Block(),
         links=[],
         questions=[],
+        question_span=None,
     )
 
 
@@ -368,6 +392,7 @@ def _deck(
     found: Recognised,
     style: str | None,
     errors: list[ContentError],
+    groups: Groups,
 ) -> ParsedDeck:
     title = meta_str(meta, "title", path, errors) or found.title or note_stem(path)
     slug = meta_str(meta, "slug", path, errors)
@@ -380,7 +405,7 @@ def _deck(
     cards: list[ParsedCard] = []
     seen: dict[str, int] = {}
     for item in found.cards:
-        card = _finish_card(item, len(cards), first, labels, protected, path, errors)
+        card = _finish_card(item, len(cards), first, labels, protected, path, errors, groups)
         if card is None:
             continue
         if card.id in seen and not card.explicit_id:
@@ -396,7 +421,7 @@ def _deck(
         tags=meta_list(meta, "tags", path, errors),
         language=meta_str(meta, "language", path, errors) or "zh",
         style=style or "auto",
-        intro=_join_block(list(found.intro), first),
+        intro=_join_block(list(found.intro), first, groups),
         cards=cards,
         folder=note_folder(path),
         breaks=found.plain,
@@ -412,6 +437,7 @@ def _finish_card(
     protected: set[int],
     path: str,
     errors: list[ContentError],
+    groups: Groups | None = None,
 ) -> ParsedCard | None:
     line = first + found.line
     if not found.question.strip(" ?？"):
@@ -420,11 +446,12 @@ def _finish_card(
     if found.explicit_id is not None and not VALID_ID.match(found.explicit_id):
         errors.append(ContentError.of("card_id_invalid", path, line, id=found.explicit_id))
         return None
-    builder = _CardBuilder(found)
+    builder = _CardBuilder(found, groups)
     for index, text in found.body:
         label = None if index in protected else _label(text, labels, builder.current)
         if label:
             builder.current = label[0]
+            builder.cut[index] = len(text) - len(label[1])
             if label[1]:
                 builder.add(index, label[1])
             continue
@@ -446,12 +473,23 @@ def _finish_card(
         position=position,
         line=line,
         answer=answer,
-        followups=Block(prose, prose_line),
+        followups=_prose(followups, prose, prose_line, first, builder),
         pitfalls=builder.block("pitfalls", first),
         links=parse_links(builder.block("reading", first), path, errors),
         questions=questions,
         recogniser=found.recogniser,
+        question_span=groups.question(found.line, found.question) if groups else None,
     )
+
+
+def _prose(followups: Block, prose: str, line: int, first: int, builder: _CardBuilder) -> Block:
+    """The follow-ups block's prose: the block itself, or what is left around its questions."""
+    if prose == followups.text:
+        return followups
+    if builder.groups is None or not prose:
+        return Block(prose, line)
+    entries = [(line - first + offset, text) for offset, text in enumerate(prose.split("\n"))]
+    return Block(prose, line, builder.groups.spans(entries, builder.cut))
 
 
 def _topic(
@@ -461,6 +499,7 @@ def _topic(
     first: int,
     found: Recognised,
     errors: list[ContentError],
+    groups: Groups | None = None,
 ) -> "ParsedTopic":
     title = meta_str(meta, "title", path, errors)
     skip = -1
@@ -475,13 +514,15 @@ def _topic(
         slug = slug_from_path(path)
     leading = next((index for index, line in enumerate(body_lines) if line.strip()), 0)
     body = "\n".join(body_lines[leading:]).rstrip("\n")
+    entries = [(index, line) for index, line in enumerate(body_lines) if index != skip]
+    spans = _join_block(entries, first, groups).spans if groups else None
     return ParsedTopic(
         path=path,
         slug=slug,
         title=title or note_stem(path),
         aliases=meta_list(meta, "aliases", path, errors),
         summary=meta_str(meta, "summary", path, errors),
-        body=Block(body, first + leading if body else first),
+        body=Block(body, first + leading if body else first, spans),
         folder=note_folder(path),
         breaks=found.plain,
     )
@@ -495,7 +536,9 @@ def parse_topic(path: str, text: str) -> tuple[ParsedTopic | None, list[ContentE
     found = recognise(outline, style="question")  # only the title matters here
     found.title = _title_of(outline)
     found.plain = not outline.headings
-    return _topic(path, meta, lines, first, found, errors), errors
+    topic = _topic(path, meta, lines, first, found, errors, Groups(outline.tokens, lines))
+    topic.note = NoteTokens("\n".join(lines), first, outline.tokens)
+    return topic, errors
 
 
 def _title_of(outline: Outline) -> str:
