@@ -1,11 +1,10 @@
 """Parse and render sources into ready-to-store data, and validate the bank as a whole."""
 
 import logging
-import multiprocessing
 import os
 from collections import deque
 from collections.abc import Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from functools import cache
@@ -20,6 +19,7 @@ from app.content.compile.compiled import (
     CompiledTopic,
 )
 from app.content.compile.render import FormulaKey, Renderer
+from app.content.compile.workers import Workers, keep, restore
 from app.content.errors import ContentError, ContentWarning, Said
 from app.content.notes.parse import ParsedDeck, ParsedTopic, parse_note
 from app.content.notes.source import SourceText
@@ -121,7 +121,7 @@ def worker_count(sources: list[SourceText]) -> int:
 
 
 @contextmanager
-def worker_pool(workers: int) -> Iterator[ProcessPoolExecutor | None]:
+def worker_pool(workers: int) -> Iterator[Workers | None]:
     """Worker processes to parse and render in, or None to do both in this process.
 
     Workers are spawned (forking a process that may run threads, like the web server, is
@@ -131,29 +131,57 @@ def worker_pool(workers: int) -> Iterator[ProcessPoolExecutor | None]:
     pool = None
     if workers > 1:
         try:
-            pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+            pool = Workers(workers)
         except (OSError, NotImplementedError):  # no working semaphores here (/dev/shm)
             pool = None
     try:
         yield pool
     finally:
         if pool is not None:
-            pool.shutdown(cancel_futures=True)
+            pool.shutdown()
 
 
 def parse_sources(
-    sources: list[SourceText], pool: ProcessPoolExecutor | None = None
+    sources: list[SourceText], pool: Workers | None = None
 ) -> list[tuple[Parsed | None, list[ContentError]]]:
-    """Parse every source, in `pool`'s workers when there is one; in order."""
+    """Parse every source, in `pool`'s workers when there is one; in order.
+
+    Each note is parsed by the worker that will render it, which keeps its tokens till then.
+    """
     if pool is not None:
         try:
-            # Small chunks: a deck of 500 cards and a note of five take turns evenly.
-            chunk = max(1, len(sources) // 64)
-            remote = list(pool.map(_parse_remote, sources, chunksize=chunk))
-            return [(item, _problems(problems)) for item, problems in remote]
+            return _parse_in(pool, sources)
         except BrokenProcessPool:
             _log.warning("parse workers failed; parsing the content in this process")
     return [parse_source(source) for source in sources]
+
+
+def _parse_in(
+    pool: Workers, sources: list[SourceText]
+) -> list[tuple[Parsed | None, list[ContentError]]]:
+    # Small chunks: a deck of 500 cards and a note of five take turns evenly.
+    size = max(1, len(sources) // 64)
+    chunks: list[list[int]] = [[] for _ in range(len(pool))]
+    jobs: list[tuple[list[int], Future[list[_RemoteParsed]]]] = []
+    for index, source in enumerate(sources):
+        worker = pool.place(source.path, len(source.text))
+        chunks[worker].append(index)
+        if len(chunks[worker]) >= size:
+            jobs.append(
+                (
+                    chunks[worker],
+                    pool.submit(worker, _parse_many, [sources[i] for i in chunks[worker]]),
+                )
+            )
+            chunks[worker] = []
+    for worker, chunk in enumerate(chunks):
+        if chunk:
+            jobs.append((chunk, pool.submit(worker, _parse_many, [sources[i] for i in chunk])))
+    out: list[tuple[Parsed | None, list[ContentError]]] = [(None, [])] * len(sources)
+    for chunk, job in jobs:
+        for index, (item, problems) in zip(chunk, job.result(), strict=True):
+            out[index] = (item, _problems(problems))
+    return out
 
 
 def compile_items(
@@ -161,7 +189,7 @@ def compile_items(
     renderer: Renderer,
     *,
     workers: int = 1,
-    pool: ProcessPoolExecutor | None = None,
+    pool: Workers | None = None,
 ) -> Iterator[tuple[CompiledDeck | CompiledTopic | None, list[ContentError]]]:
     """Render `items` in order, yielding (compiled, its errors) for each as soon as it is done.
 
@@ -183,9 +211,13 @@ def compile_items(
     in_flight: deque[Future[_RemoteResult] | None] = deque()
     try:
         for item in items:
-            job = pool.submit(_compile_remote, item, renderer.root) if item else None
+            job = None
+            if item is not None:
+                worker = pool.place(item.path, 0)
+                job = pool.submit(worker, _compile_remote, item, renderer.root)
             in_flight.append(job)
-            if len(in_flight) > 2 * workers:
+            # Each note has its worker: a longer queue keeps both busy behind a big deck.
+            if len(in_flight) > 4 * len(pool):
                 result = _collect(in_flight.popleft(), renderer)
                 _let_go(items[done])
                 done += 1
@@ -230,9 +262,18 @@ def _worker_renderer(root: Path | None) -> Renderer:
     return Renderer(root)
 
 
-def _parse_remote(source: SourceText) -> tuple[Parsed | None, list[_RemoteProblem]]:
-    item, errors = parse_source(source)
-    return item, _remote_problems(errors)
+_RemoteParsed = tuple[Parsed | None, list[_RemoteProblem]]
+
+
+def _parse_many(sources: list[SourceText]) -> list[_RemoteParsed]:
+    """In a worker: parse `sources`, keeping their tokens here for their render."""
+    out: list[_RemoteParsed] = []
+    for source in sources:
+        item, errors = parse_source(source)
+        if item is not None:
+            keep(item.path, item.note)
+        out.append((item, _remote_problems(errors)))
+    return out
 
 
 def _remote_problems(errors: list[ContentError]) -> list[_RemoteProblem]:
@@ -249,6 +290,7 @@ def _problems(remote: list[_RemoteProblem]) -> list[ContentError]:
 
 
 def _compile_remote(item: Parsed, root: Path | None) -> _RemoteResult:
+    restore(item.path, item.note)
     renderer = _worker_renderer(root)
     seen = renderer.formulas_rendered
     errors: list[ContentError] = []
