@@ -18,9 +18,10 @@ from app.content.notes.spans import NoteTokens
 
 T = TypeVar("T")
 
-# Text of notes whose tokens a worker keeps between parsing and rendering them: tokens take
-# about 27 bytes per character, so ~110 MB per worker at most.
-KEEP_CHARS = 4_000_000
+# Text of notes whose tokens a worker keeps between parsing and rendering them. Tokens take
+# ~27 bytes per character (~27 MB per worker here) and every object kept is one more for the
+# garbage collector to walk: past this, parsing a note's text again costs less than keeping it.
+KEEP_CHARS = 1_000_000
 
 # In a worker process: note path → (the text parsed, its tokens), and their text's length.
 _kept: dict[str, tuple[str, list[Token]]] = {}
