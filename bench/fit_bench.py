@@ -3,7 +3,7 @@
     python bench/fit_bench.py                  # 10,000 ratings, median of 3 rounds
     python bench/fit_bench.py --ratings 2000 --rounds 5
 
-The log is simulated from known FSRS-6 parameters (tests/simulated_log.py: a learner who
+The log is simulated from known FSRS-6 parameters (tests/support/simulated_log.py: a learner who
 remembers better than the defaults assume, new cards every day and every due card studied),
 cut at its first `--ratings` ratings. Three things are timed, as medians of `--rounds` runs:
 what "fit my parameters" does (app.scheduling.fitting.fit: five time-series folds fitted and tested,
@@ -27,7 +27,7 @@ if str(ROOT) not in sys.path:
 
 from app.scheduling.parameters import DEFAULT_PARAMETERS  # noqa: E402
 from app.scheduling.schedule import fitting  # noqa: E402
-from tests.simulated_log import simulated_log  # noqa: E402
+from tests.support.simulated_log import simulated_log  # noqa: E402
 
 T = TypeVar("T")
 

@@ -5,7 +5,7 @@
 
 Old: a schema of the test's own built from nothing (CREATE SCHEMA, create_all and the Alembic
 stamp, for a bank test `import_content` of the web tests' bank) and dropped at the end. New:
-the same empty schema filled from a template built once (`tests/pgschemas.py`), then taken
+the same empty schema filled from a template built once (`tests/support/pgschemas.py`), then taken
 back. Both then open the database as the `database` fixture does (`Database.upgrade` on a
 current schema). Prints the median and minimum of each, and the new way's parts.
 """
@@ -20,14 +20,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT)]
 
-from pgschemas import POSTGRES_URL, PostgresSchemas  # noqa: E402
 from sqlalchemy import create_engine  # noqa: E402
 from sqlalchemy.pool import NullPool  # noqa: E402
 
 from app.content.bank.sync import import_content  # noqa: E402
 from app.infra.db import Database  # noqa: E402
+from tests.support.pgschemas import POSTGRES_URL, PostgresSchemas  # noqa: E402
 
 DECK = """---
 title: Bench

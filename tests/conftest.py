@@ -16,7 +16,6 @@ from typing import Any
 
 import httpx2 as httpx
 import pytest
-from pgschemas import POSTGRES_URL, PostgresSchemas
 from sqlalchemy import create_engine
 from sqlalchemy.engine import Engine
 from sqlalchemy.pool import NullPool
@@ -25,7 +24,8 @@ from sqlmodel import Session
 from app.config import Settings, get_settings
 from app.infra.db import Database, database_of
 from app.infra.models import Learner
-from templates import Templates
+from tests.support.pgschemas import POSTGRES_URL, PostgresSchemas
+from tests.support.templates import Templates
 
 WriteContent = Callable[[Mapping[str, str | None]], Path]
 

@@ -3,13 +3,13 @@
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from banks import commit
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from app.content.bank.sync import ImportReport
 from app.infra.db import Database
 from app.infra.models import CardState, Learner, ReviewLog
+from tests.support.banks import commit
 
 NOW = datetime(2025, 1, 2, 3, 4, 5, tzinfo=UTC)
 

@@ -6,9 +6,9 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from banks import commit
 
 from app.infra.models import CardState
+from tests.support.banks import commit
 from tests.web.conftest import KERNELS_DECK, NOTES_DECK, START, TOPICS
 
 MOCK_DECK = """

@@ -12,7 +12,7 @@ from app.content.bank.imports import KIND
 from app.infra.jobs import start_job, wait_for_all
 from app.infra.models import Card, CardState, Deck
 from app.scheduling.studyday import MATURE_DAYS
-from tests import cards
+from tests.support import cards
 
 pytestmark = pytest.mark.storage
 

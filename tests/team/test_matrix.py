@@ -15,14 +15,12 @@ from urllib.parse import quote
 import httpx2
 import pytest
 from fastapi import FastAPI
-from fastapi.routing import iter_route_contexts
-from sqlalchemy import event
 from sqlmodel import Session
-from starlette.routing import Mount
 from team_support import NEW_PASSWORD, PASSWORDS, START
 
 from app.accounts import members
 from app.backup import dump_backup, export_learner
+from app.infra.db import database_of
 from app.infra.jobs import run_job
 from app.infra.models import Learner
 from app.interview.interviews import create_interview
@@ -30,6 +28,7 @@ from app.interview.mock import start_mock
 from app.interview.recordings import MB, save_recording
 from app.practice.quiz import start_practice
 from app.study import Filters, catalog, record_review
+from tests.support.routes import app_routes, statements, written_tables
 
 # Reachable without an account. Everything else needs one; /admin/* needs an administrator.
 # Outside /admin/, pages only an administrator may open in team mode.
@@ -96,7 +95,9 @@ class Ids:
     def invite(self) -> str:
         with self.app.state.database.session() as session:
             admin = members.get_user(session, "admin")
-            return members.create_invite(session, admin=admin, now=START, days=7)
+            return members.create_invite(
+                session, admin=admin, now=START, days=7, database=self.app.state.database
+            )
 
 
 @dataclass
@@ -217,18 +218,6 @@ def path_value(call: Call, path: str, param: str) -> str:
     return quote(str(values[param]()))
 
 
-def app_routes(app: FastAPI) -> list[tuple[str, str]]:
-    """Every (method, path) the app answers, HEAD aside; a mount counts as one GET."""
-    found = []
-    for route in iter_route_contexts(app.routes):
-        if isinstance(route.original_route, Mount):
-            found.append(("GET", route.path))
-        else:
-            found.extend((method, route.path) for method in sorted(route.methods - {"HEAD"}))
-    # Sign out last, or the session would be gone for the routes after it.
-    return sorted(found, key=lambda route: route == ("POST", "/logout"))
-
-
 def request_for(call: Call, method: str, path: str) -> tuple[str, dict[str, Any]]:
     if path in MOUNT_URLS:
         return MOUNT_URLS[path], {}
@@ -256,7 +245,14 @@ def ids(matrix_app: FastAPI, users: dict[str, Learner]) -> Ids:
             learner = members.get_user(session, name)
             # Two ratings each, so both undo routes have something to undo.
             for card_id in ("paged", "kv"):
-                record_review(session, learner=learner, card_id=card_id, rating=3, now=START)
+                record_review(
+                    session,
+                    learner=learner,
+                    card_id=card_id,
+                    rating=3,
+                    now=START,
+                    database=matrix_app.state.database,
+                )
             run = start_practice(
                 session,
                 learner=learner,
@@ -265,9 +261,16 @@ def ids(matrix_app: FastAPI, users: dict[str, Learner]) -> Ids:
                 seconds_per_card=0,
                 now=START,
                 card_ids=["kernel", "fusion"],
+                database=matrix_app.state.database,
             )
             practice[name] = run.id
-            members.create_api_token(session, learner=learner, name="script", now=START)
+            members.create_api_token(
+                session,
+                learner=learner,
+                name="script",
+                now=START,
+                database=matrix_app.state.database,
+            )
             token[name] = members.api_tokens(session, learner=learner)[0].id
             backup[name] = dump_backup(export_learner(session=session, learner=learner)).encode()
             done = run_job(
@@ -293,6 +296,7 @@ def ids(matrix_app: FastAPI, users: dict[str, Learner]) -> Ids:
 
 def interview_rows(session: Session, learner: Learner) -> dict[str, int]:
     """An interview, a mock interview over every card and recordings, to read and delete."""
+    database = database_of(session)
     rows = {}
     for key in ("interview", "interview_api", "interview_form"):
         made = create_interview(
@@ -302,6 +306,7 @@ def interview_rows(session: Session, learner: Learner) -> dict[str, int]:
             day=START.date() + timedelta(days=5),
             filters=Filters(),
             now=START,
+            database=database,
         )
         rows[key] = made.id
     for key in ("mock_end", "mock"):
@@ -314,6 +319,7 @@ def interview_rows(session: Session, learner: Learner) -> dict[str, int]:
             seconds_per_question=60,
             followup_seconds=30,
             now=START,
+            database=database,
         )
         rows[key] = run.id
     for key, card_id in (
@@ -330,6 +336,7 @@ def interview_rows(session: Session, learner: Learner) -> dict[str, int]:
             data=WEBM,
             now=START,
             quota=MB,
+            database=database,
         )
         rows[key] = kept.id
     return rows
@@ -439,18 +446,6 @@ BOOKKEEPING: dict[str, str] = {
 }
 
 
-def written_tables(statements: list[str]) -> set[str]:
-    """The tables the statements write (INSERT, UPDATE, DELETE), lower-cased."""
-    found = set()
-    for sql in statements:
-        words = sql.split()
-        if words[0] in ("insert", "delete") and len(words) > 2:
-            found.add(words[2].strip('"'))
-        elif words[0] == "update":
-            found.add(words[1].strip('"'))
-    return found
-
-
 @pytest.mark.parametrize("role", ["member", "admin", "script"])
 def test_every_get_writes_nothing_but_bookkeeping(role, matrix_app, ids, browser):
     """Every GET route of the app, signed in by cookie, or by an API token for a script."""
@@ -459,34 +454,28 @@ def test_every_get_writes_nothing_but_bookkeeping(role, matrix_app, ids, browser
     if role == "script":
         with matrix_app.state.database.session() as session:
             member = members.get_user(session, "member")
-            secret = members.create_api_token(session, learner=member, name="reads", now=START)
+            secret = members.create_api_token(
+                session, learner=member, name="reads", now=START, database=matrix_app.state.database
+            )
         headers = {"Authorization": f"Bearer {secret}"}
     engine = matrix_app.state.database.engine
     gets = [path for method, path in app_routes(matrix_app) if method == "GET"]
     assert len(gets) > 30, gets  # the enumeration itself works
-    seen: list[str] = []
 
-    def record(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
-        seen.append(statement.strip().lower())
-
-    problems, bookkeeping, statements = [], set(), 0
+    problems, bookkeeping, count = [], set(), 0
     for path in gets:
         url, kwargs = request_for(Call(ids, "member" if role == "script" else role), "GET", path)
         cookies = httpx2.Cookies(client.client.cookies)
-        seen.clear()
-        event.listen(engine, "before_cursor_execute", record)
-        try:
+        with statements(engine) as seen:
             response = client.client.get(url, headers=headers, **kwargs)
-        finally:
-            event.remove(engine, "before_cursor_execute", record)
         client.client.cookies = cookies
         assert response.status_code < 500, (url, response.text[:200])
-        statements += len(seen)
+        count += len(seen)
         written = written_tables(seen)
         bookkeeping |= written & set(BOOKKEEPING)
         if extra := written - set(BOOKKEEPING):
             problems.append(f"GET {url} as {role} wrote {sorted(extra)}")
     assert not problems, "\n".join(problems)
-    assert statements > len(gets)  # the statements were seen
+    assert count > len(gets)  # the statements were seen
     # A script's first request notes its token's use: the one bookkeeping write seen here.
     assert bookkeeping == ({"apitoken"} if role == "script" else set())

@@ -4,13 +4,13 @@ from http.cookies import SimpleCookie
 
 import pytest
 from argon2 import PasswordHasher, Type
-from banks import commit
 from itsdangerous import URLSafeSerializer
 from sqlmodel import select
 from team_support import NEW_PASSWORD, PASSWORDS, PRODUCTION_HASHER, SECRET, csrf_token
 
 from app.infra.models import AuthSession, Learner
 from app.web.auth import SESSION_COOKIE
+from tests.support.banks import commit
 
 pytestmark = pytest.mark.storage
 

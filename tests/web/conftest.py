@@ -9,7 +9,6 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
-from banks import commit
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlmodel import col, select
@@ -23,7 +22,8 @@ from app.infra.models import CardState, Learner, PracticeSession, ReviewLog
 from app.main import create_app
 from app.study import get_learner
 from app.web.deps import get_now
-from templates import Templates
+from tests.support.banks import commit
+from tests.support.templates import Templates
 
 KERNELS_DECK = """
 ---
@@ -214,7 +214,9 @@ class Bank:
             row = get_learner(session, learner)
             values = LearnerSettings.of(row).columns() | changes
             settings = LearnerSettings.model_validate(values)
-            return learners.update_settings(session, learner=row, settings=settings)
+            return learners.update_settings(
+                session, learner=row, settings=settings, database=self.database
+            )
 
     def make_learner(self, name: str, **fields: Any) -> Learner:
         with self.database.session() as session:

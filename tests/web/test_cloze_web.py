@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from app.config import Settings, editor_template
 from app.infra.models import Card, MockSession
 from app.main import create_app
-from tests.cloze_notes import NOTES
+from tests.support.cloze_notes import NOTES
 
 # Kinds and sources are columns read through both databases.
 pytestmark = pytest.mark.storage

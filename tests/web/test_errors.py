@@ -6,7 +6,6 @@ JSON (`wants_json`).
 
 import pytest
 from fastapi.testclient import TestClient
-from refusals import error_classes, raised_keys
 from starlette.requests import Request
 
 from app.config import Settings
@@ -16,6 +15,7 @@ from app.strings.errors import REFUSAL_STRINGS
 from app.web.errors import wants_json
 from app.web.i18n import STRINGS, say
 from app.web.redirects import safe_local_path
+from tests.support.refusals import error_classes, raised_keys
 
 
 def test_a_json_refusal_carries_its_code_beside_the_message(client):

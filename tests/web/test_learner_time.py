@@ -6,10 +6,10 @@ import re
 from datetime import UTC, datetime
 
 import pytest
-from banks import commit
 from fastapi.testclient import TestClient
 
 from app.infra.models import Learner
+from tests.support.banks import commit
 
 pytestmark = pytest.mark.storage
 

@@ -5,7 +5,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from app.study.marks import leech_hit
-from tests import cards
+from tests.support import cards
 
 pytestmark = pytest.mark.storage
 

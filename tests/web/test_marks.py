@@ -4,11 +4,11 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from banks import commit
 from conftest import START
 from fastapi.testclient import TestClient
 
 from app.infra.models import CardState, PracticeSession
+from tests.support.banks import commit
 
 pytestmark = pytest.mark.storage
 

@@ -9,7 +9,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from banks import commit
 from fastapi.testclient import TestClient
 from sqlmodel import select
 
@@ -20,6 +19,7 @@ from app.content.compile.searchtext import fold, readable_math, topic_fields
 from app.infra.models import SearchEntry
 from app.main import create_app
 from app.search.query import search
+from tests.support.banks import commit
 
 pytestmark = pytest.mark.storage
 

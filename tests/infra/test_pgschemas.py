@@ -1,0 +1,85 @@
+"""The PostgreSQL test schemas: each test's rows are the template's, whatever the last test did."""
+
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from app.infra.db import Database, make_engine
+from app.infra.models import Learner
+from tests.support.pgschemas import POSTGRES_URL, PostgresSchemas
+
+pytestmark = pytest.mark.parametrize(
+    "backend", [pytest.param("postgresql", marks=pytest.mark.postgres)], indirect=True
+)
+
+
+@pytest.fixture
+def schemas(backend: str) -> Iterator[PostgresSchemas]:
+    schemas = PostgresSchemas(POSTGRES_URL, "selftest")
+    yield schemas
+    schemas.close()
+
+
+def one_learner(database: Database) -> None:
+    with database.session() as session, database.writing(session):
+        session.add(Learner(name="template"))
+
+
+def lease(schemas: PostgresSchemas) -> tuple[str, Engine]:
+    url = schemas.new()
+    assert schemas.fill("one", url, one_learner)
+    return url, make_engine(url)
+
+
+def names_and_ids(engine: Engine) -> list[tuple[int, str]]:
+    with engine.connect() as connection:
+        return [tuple(row) for row in connection.execute(text("SELECT id, name FROM learner"))]
+
+
+def test_a_filled_schema_holds_the_templates_rows_and_sequences_not_the_last_tests(
+    schemas: PostgresSchemas,
+) -> None:
+    url, engine = lease(schemas)
+    assert names_and_ids(engine) == [(1, "template")]
+    with Session(engine) as session:
+        session.add(Learner(name="left behind"))
+        session.commit()
+    engine.dispose()
+    schemas.release(url)
+
+    url, engine = lease(schemas)  # the same spare, renamed and filled again
+    with Session(engine) as session:
+        session.add(Learner(name="next"))
+        session.commit()
+    assert names_and_ids(engine) == [(1, "template"), (2, "next")]
+    engine.dispose()
+    schemas.release(url)
+    assert sum(len(spares) for spares in schemas.spares.values()) == 1
+
+
+def test_a_schema_whose_shape_a_test_changed_is_dropped_not_reused(
+    schemas: PostgresSchemas,
+) -> None:
+    url, engine = lease(schemas)
+    schema = schemas.made[url]
+    with engine.begin() as connection:
+        connection.exec_driver_sql("ALTER TABLE learner ADD COLUMN extra TEXT")
+    engine.dispose()
+    schemas.release(url)
+    assert not any(schemas.spares.values())
+    with schemas.admin.connect() as connection:
+        found = connection.execute(
+            text("SELECT count(*) FROM pg_namespace WHERE nspname = :name"), {"name": schema}
+        ).scalar_one()
+    assert found == 0
+
+
+def test_only_an_empty_schema_of_its_own_is_filled(schemas: PostgresSchemas) -> None:
+    url, engine = lease(schemas)
+    assert not schemas.fill("one", url, one_learner)  # it has tables now
+    assert not schemas.fill("one", POSTGRES_URL, one_learner)  # not made here
+    engine.dispose()
+    schemas.release(url)
