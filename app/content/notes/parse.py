@@ -6,7 +6,6 @@ import re
 import unicodedata
 from dataclasses import dataclass, field, replace
 from typing import Any
-from urllib.parse import unquote
 
 from app.content.errors import ContentError, ContentWarning
 from app.content.names import normalise_title, note_folder, note_stem
@@ -16,27 +15,18 @@ from app.content.notes.frontmatter import (
     BLOCKS,
     VALID_ID,
     check_slug,
-    label_key,
     label_table,
     meta_list,
     meta_str,
     split_front_matter,
 )
+from app.content.notes.labels import block_label, shows_nothing
+from app.content.notes.links import Link, parse_links
 from app.content.notes.outline import Outline, build_outline
 from app.content.notes.recognise import recognise
 from app.content.notes.reversed import SUFFIX, reverse_all, with_reversed
 from app.content.notes.spans import Groups, InlineSpan, NoteTokens, Span
 from app.content.notes.wording import Found, NotTaken, Reason, Recognised, Syntax
-
-_LABEL = re.compile(r"^\*\*(.+?)\*\*[ \t]*[。.:：]?[ \t]*(.*)$")
-# A label without bold ("面试回答。 …", "Answer: …") must end in punctuation.
-_PLAIN_LABEL = re.compile(r"^([^\s*#>|`$-][^。.:：*]{0,15}?)[ \t]*([。.:：])[ \t]*(.*)$")
-_TAGS = re.compile(r"</?[A-Za-z][^<>]*>")
-_LIST_MARKER = re.compile(r"^(?:[-*+]|\d+[.)])[ \t]+")
-_WIKILINK = re.compile(r"^!?\[\[(.+?)\]\]$")
-_MDLINK = re.compile(r"^\[(.+?)\]\((\S+?)\)$")
-_URL = re.compile(r"^https?://\S+$")
-_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 
 
 @dataclass
@@ -47,14 +37,6 @@ class Block:
     line: int = 0
     # Its tokens in the note's parse (notes.spans), None when it must be parsed on its own.
     spans: tuple[Span, ...] | None = field(default=None, compare=False, repr=False)
-
-
-@dataclass
-class Link:
-    title: str
-    target: str
-    external: bool
-    line: int
 
 
 @dataclass
@@ -142,40 +124,6 @@ def slug_from_path(path: str) -> str:
     return f"{slug}-{digest}" if slug else f"n-{digest}"
 
 
-def parse_links(block: Block, path: str, errors: list[ContentError]) -> list[Link]:
-    """Read a continue-reading block: entries split by ' / ' or one per list item."""
-    links: list[Link] = []
-    for offset, raw in enumerate(block.text.split("\n")):
-        line = _LIST_MARKER.sub("", raw.strip())
-        for entry in (part.strip() for part in line.split(" / ")):
-            if not entry:
-                continue
-            lineno = block.line + offset
-            if match := _WIKILINK.match(entry):
-                target = match.group(1).split("|", 1)
-                title = target[-1].strip()
-                links.append(Link(title, target[0].strip(), False, lineno))
-            elif match := _MDLINK.match(entry):
-                title, target = match.group(1).strip(), match.group(2).strip()
-                links.append(_target_link(title, target, lineno, path, errors))
-            elif _URL.match(entry):
-                links.append(Link(entry, entry, True, lineno))
-            else:
-                links.append(Link(entry, entry, False, lineno))
-    return [link for link in links if link.target]
-
-
-def _target_link(title: str, target: str, line: int, path: str, errors: list[ContentError]) -> Link:
-    scheme = _SCHEME.match(target)
-    if scheme is None:
-        note = unquote(target.split("#", 1)[0])
-        return Link(title, note_stem(note) if note else title, False, line)
-    if scheme.group(1).lower() in ("http", "https"):
-        return Link(title, target, True, line)
-    errors.append(ContentError.of("link_unsafe", path, line, target=target))
-    return Link(title, "", True, line)
-
-
 class _CardBuilder:
     def __init__(self, found: Found, groups: Groups | None) -> None:
         self.found = found
@@ -214,35 +162,6 @@ def _join_block(
         lines += [""] * (index - previous - 1) + [text]
     spans = groups.spans(entries, cut or {}) if groups else None
     return Block("\n".join(lines), first_line + entries[0][0], spans)
-
-
-def _label(line: str, labels: dict[str, str], current: str) -> tuple[str, str] | None:
-    """(block, text after the label) when `line` opens a labelled block, bold or plain.
-
-    A plain label ends in a full stop ("面试回答。 …", as notes written without Markdown
-    do); with a colon only an answer's own label counts ("A: …" after "Q: …"), since "追问：…"
-    in running text is prose.
-    """
-    match = _LABEL.match(line)
-    if match and (block := labels.get(label_key(match.group(1)))):
-        return block, match.group(2)
-    match = _PLAIN_LABEL.match(line)
-    if not match:
-        return None
-    block = labels.get(label_key(match.group(1)))
-    if block is None or (match.group(2) in ":：" and not (block == current == "answer")):
-        return None
-    return block, match.group(3)
-
-
-# What shows nothing on a card: tags (`<hr />`, `<br>`), rules, non-breaking spaces.
-_RULE = re.compile(r"^[ \t]{0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$", re.MULTILINE)
-
-
-def _empty(text: str) -> bool:
-    """Whether an answer holds nothing to read: only rules, tags and blank space."""
-    text = _TAGS.sub("", text).replace("&nbsp;", " ")
-    return not _RULE.sub("", text).strip()
 
 
 # A note of nothing but `<details` lines is one mistake, not a hundred thousand warnings.
@@ -448,7 +367,7 @@ def _finish_card(
         return None
     builder = _CardBuilder(found, groups)
     for index, text in found.body:
-        label = None if index in protected else _label(text, labels, builder.current)
+        label = None if index in protected else block_label(text, labels, builder.current)
         if label:
             builder.current = label[0]
             builder.cut[index] = len(text) - len(label[1])
@@ -457,7 +376,7 @@ def _finish_card(
             continue
         builder.add(index, text)
     answer = builder.block("answer", first)
-    if _empty(answer.text):
+    if shows_nothing(answer.text):
         errors.append(ContentError.of("card_no_answer", path, line, question=found.question))
         return None
     card_id = found.explicit_id or derived_card_id(found.question)
@@ -475,11 +394,15 @@ def _finish_card(
         answer=answer,
         followups=_prose(followups, prose, prose_line, first, builder),
         pitfalls=builder.block("pitfalls", first),
-        links=parse_links(builder.block("reading", first), path, errors),
+        links=_links(builder.block("reading", first), path, errors),
         questions=questions,
         recogniser=found.recogniser,
         question_span=groups.question(found.line, found.question) if groups else None,
     )
+
+
+def _links(block: Block, path: str, errors: list[ContentError]) -> list[Link]:
+    return parse_links(block.text, block.line, path, errors)
 
 
 def _prose(followups: Block, prose: str, line: int, first: int, builder: _CardBuilder) -> Block:
