@@ -132,9 +132,21 @@ def _cards_in_line(session: Session) -> bool:
     return not session.execute(orphans).scalar_one()
 
 
-def _cards_with_reading(session: Session, ids: list[str]) -> list[tuple[Card, str]]:
-    """Each card with its continue-reading titles."""
-    out: list[tuple[Card, str]] = []
+# What a card's entry is made of: its search text, not its HTML and other forms.
+_ENTRY_COLUMNS = (
+    col(Card.id),
+    col(Card.question_text),
+    col(Card.answer_text),
+    col(Card.extra_text),
+    col(Card.deck_id),
+    col(Card.ordinal),
+    col(Card.content_hash),
+)
+
+
+def _cards_with_reading(session: Session, ids: list[str]) -> list[tuple[Any, str]]:
+    """Each card's entry columns with its continue-reading titles."""
+    out: list[tuple[Any, str]] = []
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
         reading: dict[str, list[str]] = {}
@@ -144,7 +156,7 @@ def _cards_with_reading(session: Session, ids: list[str]) -> list[tuple[Card, st
             .order_by(col(CardLink.card_id), col(CardLink.position))
         ):
             reading.setdefault(card_id, []).append(title)
-        for card in session.exec(select(Card).where(col(Card.id).in_(chunk))):
+        for card in session.execute(sa.select(*_ENTRY_COLUMNS).where(col(Card.id).in_(chunk))):
             out.append((card, " · ".join(reading.get(card.id, []))))
     return out
 
@@ -158,7 +170,7 @@ def _row(fields: SearchFields, **values: Any) -> dict[str, Any]:
     }
 
 
-def _card_row(card: Card, reading: str) -> dict[str, Any]:
+def _card_row(card: Any, reading: str) -> dict[str, Any]:
     fields = SearchFields(card.question_text, card.answer_text, card.extra_text, reading)
     return _row(
         fields,

@@ -1,93 +1,48 @@
 """Parse and render sources into ready-to-store data, and validate the bank as a whole."""
 
-import hashlib
-import html
 import logging
-import multiprocessing
 import os
 from collections import deque
 from collections.abc import Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from app.content.compile.cloze import cloze_forms
-from app.content.compile.render import FormulaKey, Rendered, Renderer
-from app.content.errors import ContentError, ContentWarning, Said
-from app.content.notes.parse import (
-    Block,
-    ParsedCard,
-    ParsedDeck,
-    ParsedTopic,
-    parse_note,
+from app.content.compile.cards import compile_deck, compile_topic
+from app.content.compile.compiled import (
+    Compiled,
+    CompiledCard,
+    CompiledDeck,
+    CompiledFollowup,
+    CompiledTopic,
 )
+from app.content.compile.render import FormulaKey, Renderer
+from app.content.compile.workers import Workers, keep, restore
+from app.content.errors import ContentError, ContentWarning, Said
+from app.content.notes.parse import ParsedDeck, ParsedTopic, parse_note
 from app.content.notes.source import SourceText
 
+# The compiled shapes are read from here by the bank stage.
+__all__ = [
+    "Compiled",
+    "CompiledCard",
+    "CompiledDeck",
+    "CompiledFollowup",
+    "CompiledTopic",
+    "compile_item",
+    "compile_items",
+    "compile_sources",
+    "gather",
+    "parse_source",
+    "parse_sources",
+    "split_warnings",
+    "worker_count",
+    "worker_pool",
+]
+
 logger = logging.getLogger(__name__)
-
-
-@dataclass
-class CompiledFollowup:
-    id: str
-    position: int
-    line: int
-    question_html: str
-    answer_html: str
-    question_anki: str = ""
-    answer_anki: str = ""
-
-
-@dataclass
-class CompiledCard:
-    """A card in every form its readers need, all made from one parse of each block."""
-
-    card: ParsedCard
-    question_html: str
-    answer_html: str
-    followups_html: str
-    pitfalls_html: str
-    fingerprint: str
-    followups: list[CompiledFollowup] = field(default_factory=list)
-    # Plain text for search, formulas readable: the question, the answer, and the rest
-    # (follow-up questions and prose, pitfalls), which ranks below them.
-    question_text: str = ""
-    answer_text: str = ""
-    extra_text: str = ""
-    key_points: list[str] = field(default_factory=list)  # the answer's, as HTML fragments
-    # The Anki note's fields (formulas as TeX), the images they show and the formula count.
-    anki_fields: dict[str, str] = field(default_factory=dict)
-    anki_media: dict[str, str] = field(default_factory=dict)
-    formula_count: int = 0
-    # A cloze card's front, a block (its question_html is a one-line title for lists).
-    front_html: str = ""
-
-
-@dataclass
-class CompiledDeck:
-    deck: ParsedDeck
-    intro_html: str
-    cards: list[CompiledCard]
-
-
-@dataclass
-class CompiledTopic:
-    topic: ParsedTopic
-    body_html: str
-    wikilinks: list[tuple[str, int]]
-    # The body's plain text by group (body, extra, reading), as its level-2 headings divide it.
-    text: dict[str, str] = field(default_factory=dict)
-
-
-@dataclass
-class Compiled:
-    decks: list[CompiledDeck] = field(default_factory=list)
-    topics: list[CompiledTopic] = field(default_factory=list)
-    errors: list[ContentError] = field(default_factory=list)
-    warnings: list[ContentError] = field(default_factory=list)
-
 
 Parsed = ParsedDeck | ParsedTopic
 
@@ -146,9 +101,12 @@ def compile_item(
     item: Parsed, renderer: Renderer, errors: list[ContentError]
 ) -> CompiledDeck | CompiledTopic:
     """Render one parsed deck or topic; rendering errors are appended to `errors`."""
-    if isinstance(item, ParsedDeck):
-        return _compile_deck(item, renderer, errors)
-    return _compile_topic(item, renderer, errors)
+    try:
+        if isinstance(item, ParsedDeck):
+            return compile_deck(item, renderer, errors)
+        return compile_topic(item, renderer, errors)
+    finally:
+        item.note = None  # its tokens are rendered: let them go
 
 
 def worker_count(sources: list[SourceText]) -> int:
@@ -163,7 +121,7 @@ def worker_count(sources: list[SourceText]) -> int:
 
 
 @contextmanager
-def worker_pool(workers: int) -> Iterator[ProcessPoolExecutor | None]:
+def worker_pool(workers: int) -> Iterator[Workers | None]:
     """Worker processes to parse and render in, or None to do both in this process.
 
     Workers are spawned (forking a process that may run threads, like the web server, is
@@ -173,29 +131,57 @@ def worker_pool(workers: int) -> Iterator[ProcessPoolExecutor | None]:
     pool = None
     if workers > 1:
         try:
-            pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+            pool = Workers(workers)
         except (OSError, NotImplementedError):  # no working semaphores here (/dev/shm)
             pool = None
     try:
         yield pool
     finally:
         if pool is not None:
-            pool.shutdown(cancel_futures=True)
+            pool.shutdown()
 
 
 def parse_sources(
-    sources: list[SourceText], pool: ProcessPoolExecutor | None = None
+    sources: list[SourceText], pool: Workers | None = None
 ) -> list[tuple[Parsed | None, list[ContentError]]]:
-    """Parse every source, in `pool`'s workers when there is one; in order."""
+    """Parse every source, in `pool`'s workers when there is one; in order.
+
+    Each note is parsed by the worker that will render it, which keeps its tokens till then.
+    """
     if pool is not None:
         try:
-            # Small chunks: a deck of 500 cards and a note of five take turns evenly.
-            chunk = max(1, len(sources) // 64)
-            remote = list(pool.map(_parse_remote, sources, chunksize=chunk))
-            return [(item, _problems(problems)) for item, problems in remote]
+            return _parse_in(pool, sources)
         except BrokenProcessPool:
             _log.warning("parse workers failed; parsing the content in this process")
     return [parse_source(source) for source in sources]
+
+
+def _parse_in(
+    pool: Workers, sources: list[SourceText]
+) -> list[tuple[Parsed | None, list[ContentError]]]:
+    # Small chunks: a deck of 500 cards and a note of five take turns evenly.
+    size = max(1, len(sources) // 64)
+    chunks: list[list[int]] = [[] for _ in range(len(pool))]
+    jobs: list[tuple[list[int], Future[list[_RemoteParsed]]]] = []
+    for index, source in enumerate(sources):
+        worker = pool.place(source.path, len(source.text))
+        chunks[worker].append(index)
+        if len(chunks[worker]) >= size:
+            jobs.append(
+                (
+                    chunks[worker],
+                    pool.submit(worker, _parse_many, [sources[i] for i in chunks[worker]]),
+                )
+            )
+            chunks[worker] = []
+    for worker, chunk in enumerate(chunks):
+        if chunk:
+            jobs.append((chunk, pool.submit(worker, _parse_many, [sources[i] for i in chunk])))
+    out: list[tuple[Parsed | None, list[ContentError]]] = [(None, [])] * len(sources)
+    for chunk, job in jobs:
+        for index, (item, problems) in zip(chunk, job.result(), strict=True):
+            out[index] = (item, _problems(problems))
+    return out
 
 
 def compile_items(
@@ -203,7 +189,7 @@ def compile_items(
     renderer: Renderer,
     *,
     workers: int = 1,
-    pool: ProcessPoolExecutor | None = None,
+    pool: Workers | None = None,
 ) -> Iterator[tuple[CompiledDeck | CompiledTopic | None, list[ContentError]]]:
     """Render `items` in order, yielding (compiled, its errors) for each as soon as it is done.
 
@@ -225,14 +211,22 @@ def compile_items(
     in_flight: deque[Future[_RemoteResult] | None] = deque()
     try:
         for item in items:
-            job = pool.submit(_compile_remote, item, renderer.root) if item else None
+            job = None
+            if item is not None:
+                worker = pool.place(item.path, 0)
+                job = pool.submit(worker, _compile_remote, item, renderer.root)
             in_flight.append(job)
-            if len(in_flight) > 2 * workers:
-                yield _collect(in_flight.popleft(), renderer)
+            # Each note has its worker: a longer queue keeps both busy behind a big deck.
+            if len(in_flight) > 4 * len(pool):
+                result = _collect(in_flight.popleft(), renderer)
+                _let_go(items[done])
                 done += 1
+                yield result
         while in_flight:
-            yield _collect(in_flight.popleft(), renderer)
+            result = _collect(in_flight.popleft(), renderer)
+            _let_go(items[done])
             done += 1
+            yield result
     except BrokenProcessPool:
         # E.g. the main script cannot be imported again in a worker (stdin, no __main__ guard).
         _log.warning("render workers failed; rendering the remaining content in this process")
@@ -240,6 +234,12 @@ def compile_items(
             if job is not None:
                 job.cancel()
         yield from _compile_here(items[done:], renderer)
+
+
+def _let_go(item: Parsed | None) -> None:
+    """Drop the text a worker parsed again: the item is rendered, and it keeps the rest."""
+    if item is not None:
+        item.note = None
 
 
 def _compile_here(
@@ -262,9 +262,18 @@ def _worker_renderer(root: Path | None) -> Renderer:
     return Renderer(root)
 
 
-def _parse_remote(source: SourceText) -> tuple[Parsed | None, list[_RemoteProblem]]:
-    item, errors = parse_source(source)
-    return item, _remote_problems(errors)
+_RemoteParsed = tuple[Parsed | None, list[_RemoteProblem]]
+
+
+def _parse_many(sources: list[SourceText]) -> list[_RemoteParsed]:
+    """In a worker: parse `sources`, keeping their tokens here for their render."""
+    out: list[_RemoteParsed] = []
+    for source in sources:
+        item, errors = parse_source(source)
+        if item is not None:
+            keep(item.path, item.note)
+        out.append((item, _remote_problems(errors)))
+    return out
 
 
 def _remote_problems(errors: list[ContentError]) -> list[_RemoteProblem]:
@@ -281,6 +290,7 @@ def _problems(remote: list[_RemoteProblem]) -> list[ContentError]:
 
 
 def _compile_remote(item: Parsed, root: Path | None) -> _RemoteResult:
+    restore(item.path, item.note)
     renderer = _worker_renderer(root)
     seen = renderer.formulas_rendered
     errors: list[ContentError] = []
@@ -296,148 +306,3 @@ def _collect(
     compiled, problems, formulas = future.result()
     renderer.count_rendered(formulas)
     return compiled, _problems(problems)
-
-
-# Stored with every card's fingerprint: changing how cards compile rewrites each stored card.
-COMPILE_VERSION = "forms-1"
-
-
-def _compile_deck(deck: ParsedDeck, renderer: Renderer, errors: list[ContentError]) -> CompiledDeck:
-    def render(block: Block, *, points: bool = False) -> Rendered:
-        return renderer.render(
-            block.text,
-            path=deck.path,
-            line=block.line,
-            errors=errors,
-            breaks=deck.breaks,
-            points=points,
-        )
-
-    cards = []
-    for card in deck.cards:
-        if card.kind == "cloze":
-            cards.append(_compile_cloze(card, deck, renderer, errors))
-            continue
-        question = renderer.render(
-            card.question, path=deck.path, line=card.line, errors=errors, inline=True
-        )
-        answer = render(card.answer, points=True)
-        prose = render(card.followups)
-        pitfalls = render(card.pitfalls)
-        questions, rendered = _compile_followups(
-            card, deck.path, renderer, errors, card_breaks=deck.breaks
-        )
-        parts = [question, answer, prose, pitfalls, *rendered]
-        fingerprint = f"{COMPILE_VERSION}\x1e{card.fingerprint()}"
-        cards.append(
-            CompiledCard(
-                card=card,
-                question_html=question.html,
-                answer_html=answer.html,
-                followups_html=prose.html,
-                pitfalls_html=pitfalls.html,
-                fingerprint=hashlib.sha256(fingerprint.encode()).hexdigest(),
-                followups=questions,
-                question_text=question.text,
-                answer_text=answer.text,
-                # The follow-up questions rank with the follow-ups' prose.
-                extra_text=_joined([*(r.text for r in rendered), prose.text, pitfalls.text]),
-                key_points=answer.points,
-                anki_fields={
-                    "question": question.anki,
-                    "answer": answer.anki,
-                    "followups": prose.anki,
-                    "pitfalls": pitfalls.anki,
-                },
-                anki_media={name: path for part in parts for name, path in part.media.items()},
-                formula_count=sum(part.formulas for part in parts),
-            )
-        )
-    return CompiledDeck(deck, render(deck.intro).html, cards)
-
-
-def _compile_cloze(
-    card: ParsedCard, deck: ParsedDeck, renderer: Renderer, errors: list[ContentError]
-) -> CompiledCard:
-    """A cloze card: its front and back from the block, a title for lists, its Anki text."""
-    # Every card of a block renders the same formulas: a problem in them is reported once.
-    found: list[ContentError] = []
-
-    def render(text: str) -> Rendered:
-        return renderer.render(
-            text, path=deck.path, line=card.answer.line, errors=found, breaks=deck.breaks
-        )
-
-    forms = cloze_forms(card.answer.text, card.cloze, render)
-    errors.extend(dict.fromkeys(error for error in found if error not in errors))
-    title = " ".join(forms.front.text.split())
-    fingerprint = f"{COMPILE_VERSION}\x1e{card.fingerprint()}"
-    parts = [forms.front, forms.back]
-    return CompiledCard(
-        card=card,
-        question_html=html.escape(title),
-        answer_html=forms.back.html,
-        followups_html="",
-        pitfalls_html="",
-        fingerprint=hashlib.sha256(fingerprint.encode()).hexdigest(),
-        question_text=title,
-        answer_text=forms.back.text,
-        anki_fields={"text": forms.anki, "extra": ""},
-        anki_media={name: path for part in parts for name, path in part.media.items()},
-        formula_count=forms.back.formulas,
-        front_html=forms.front.html,
-    )
-
-
-def _joined(texts: list[str]) -> str:
-    return " ".join(text for text in texts if text)
-
-
-def _compile_followups(
-    card: ParsedCard,
-    path: str,
-    renderer: Renderer,
-    errors: list[ContentError],
-    *,
-    card_breaks: bool,
-) -> tuple[list[CompiledFollowup], list[Rendered]]:
-    compiled, rendered = [], []
-    for item in card.questions:
-        question = renderer.render(
-            item.question, path=path, line=item.line, errors=errors, inline=True
-        )
-        answer = renderer.render(
-            item.answer, path=path, line=item.answer_line, errors=errors, breaks=card_breaks
-        )
-        compiled.append(
-            CompiledFollowup(
-                item.id,
-                item.position,
-                item.line,
-                question.html,
-                answer.html,
-                question_anki=question.anki,
-                answer_anki=answer.anki,
-            )
-        )
-        rendered += [question, answer]
-    return compiled, rendered
-
-
-def _compile_topic(
-    topic: ParsedTopic, renderer: Renderer, errors: list[ContentError]
-) -> CompiledTopic:
-    body = renderer.render(
-        topic.body.text,
-        path=topic.path,
-        line=topic.body.line,
-        errors=errors,
-        breaks=topic.breaks,
-        sections=True,
-    )
-    return CompiledTopic(
-        topic=topic,
-        body_html=body.html,
-        wikilinks=[(title, topic.body.line) for title in body.wikilinks],
-        text=body.groups,
-    )

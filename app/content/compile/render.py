@@ -161,8 +161,35 @@ class Renderer:
         """
         if not text:
             return Rendered("", "")
+        tokens = self.md.parseInline(text, {}) if inline else self.md.parse(text, {})
+        return self.render_tokens(
+            tokens,
+            path=path,
+            line=line,
+            errors=errors,
+            breaks=breaks,
+            points=points,
+            sections=sections,
+        )
+
+    def render_tokens(
+        self,
+        tokens: list[Token],
+        *,
+        path: str,
+        line: int,
+        errors: list[ContentError],
+        breaks: bool = False,
+        points: bool = False,
+        sections: bool = False,
+    ) -> Rendered:
+        """Compile `tokens` (a note's, or a block's), whose line map counts from `line` of `path`.
+
+        The walk changes the tokens (formulas, images, raw HTML): each is rendered once.
+        """
+        if not tokens:
+            return Rendered("", "")
         env: dict[str, Any] = {}
-        tokens = self.md.parseInline(text, env) if inline else self.md.parse(text, env)
         walk = _Walk(path, errors)
         self._walk(tokens, line, walk)
         options = page_options(breaks=breaks)

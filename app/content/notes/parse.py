@@ -6,7 +6,6 @@ import re
 import unicodedata
 from dataclasses import dataclass, field, replace
 from typing import Any
-from urllib.parse import unquote
 
 from app.content.errors import ContentError, ContentWarning
 from app.content.names import normalise_title, note_folder, note_stem
@@ -16,26 +15,18 @@ from app.content.notes.frontmatter import (
     BLOCKS,
     VALID_ID,
     check_slug,
-    label_key,
     label_table,
     meta_list,
     meta_str,
     split_front_matter,
 )
+from app.content.notes.labels import block_label, shows_nothing
+from app.content.notes.links import Link, parse_links
 from app.content.notes.outline import Outline, build_outline
 from app.content.notes.recognise import recognise
 from app.content.notes.reversed import SUFFIX, reverse_all, with_reversed
+from app.content.notes.spans import Groups, InlineSpan, NoteTokens, Span
 from app.content.notes.wording import Found, NotTaken, Reason, Recognised, Syntax
-
-_LABEL = re.compile(r"^\*\*(.+?)\*\*[ \t]*[。.:：]?[ \t]*(.*)$")
-# A label without bold ("面试回答。 …", "Answer: …") must end in punctuation.
-_PLAIN_LABEL = re.compile(r"^([^\s*#>|`$-][^。.:：*]{0,15}?)[ \t]*([。.:：])[ \t]*(.*)$")
-_TAGS = re.compile(r"</?[A-Za-z][^<>]*>")
-_LIST_MARKER = re.compile(r"^(?:[-*+]|\d+[.)])[ \t]+")
-_WIKILINK = re.compile(r"^!?\[\[(.+?)\]\]$")
-_MDLINK = re.compile(r"^\[(.+?)\]\((\S+?)\)$")
-_URL = re.compile(r"^https?://\S+$")
-_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 
 
 @dataclass
@@ -44,14 +35,8 @@ class Block:
 
     text: str = ""
     line: int = 0
-
-
-@dataclass
-class Link:
-    title: str
-    target: str
-    external: bool
-    line: int
+    # Its tokens in the note's parse (notes.spans), None when it must be parsed on its own.
+    spans: tuple[Span, ...] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass
@@ -72,6 +57,8 @@ class ParsedCard:
     kind: str = "basic"  # basic | cloze | reversed
     # A cloze card's deletion number in its block (`answer`, in the normal form of notes.cloze).
     cloze: int = 0
+    # The question's tokens in the note's parse when it is a heading's (notes.spans).
+    question_span: InlineSpan | None = field(default=None, compare=False, repr=False)
 
     def fingerprint(self) -> str:
         """Hash everything that, when changed, makes the stored card out of date."""
@@ -105,6 +92,7 @@ class ParsedDeck:
     folder: str = ""
     breaks: bool = False  # render single line breaks as breaks (notes written as plain text)
     not_taken: list[NotTaken] = field(default_factory=list)
+    note: NoteTokens | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass
@@ -117,6 +105,7 @@ class ParsedTopic:
     body: Block
     folder: str = ""
     breaks: bool = False
+    note: NoteTokens | None = field(default=None, compare=False, repr=False)
 
 
 def derived_card_id(question: str) -> str:
@@ -135,98 +124,46 @@ def slug_from_path(path: str) -> str:
     return f"{slug}-{digest}" if slug else f"n-{digest}"
 
 
-def parse_links(block: Block, path: str, errors: list[ContentError]) -> list[Link]:
-    """Read a continue-reading block: entries split by ' / ' or one per list item."""
-    links: list[Link] = []
-    for offset, raw in enumerate(block.text.split("\n")):
-        line = _LIST_MARKER.sub("", raw.strip())
-        for entry in (part.strip() for part in line.split(" / ")):
-            if not entry:
-                continue
-            lineno = block.line + offset
-            if match := _WIKILINK.match(entry):
-                target = match.group(1).split("|", 1)
-                title = target[-1].strip()
-                links.append(Link(title, target[0].strip(), False, lineno))
-            elif match := _MDLINK.match(entry):
-                title, target = match.group(1).strip(), match.group(2).strip()
-                links.append(_target_link(title, target, lineno, path, errors))
-            elif _URL.match(entry):
-                links.append(Link(entry, entry, True, lineno))
-            else:
-                links.append(Link(entry, entry, False, lineno))
-    return [link for link in links if link.target]
-
-
-def _target_link(title: str, target: str, line: int, path: str, errors: list[ContentError]) -> Link:
-    scheme = _SCHEME.match(target)
-    if scheme is None:
-        note = unquote(target.split("#", 1)[0])
-        return Link(title, note_stem(note) if note else title, False, line)
-    if scheme.group(1).lower() in ("http", "https"):
-        return Link(title, target, True, line)
-    errors.append(ContentError.of("link_unsafe", path, line, target=target))
-    return Link(title, "", True, line)
-
-
 class _CardBuilder:
-    def __init__(self, found: Found) -> None:
+    def __init__(self, found: Found, groups: Groups | None) -> None:
         self.found = found
         self.blocks: dict[str, list[tuple[int, str]]] = {name: [] for name in BLOCKS}
         self.current = "answer"
+        self.groups = groups
+        self.cut: dict[int, int] = {}  # line: the characters its label took
 
     def add(self, index: int, text: str) -> None:
         self.blocks[self.current].append((index, text))
 
     def block(self, name: str, first_line: int) -> Block:
-        return _join_block(self.blocks[name], first_line)
+        return _join_block(self.blocks[name], first_line, self.groups, self.cut)
 
 
-def _join_block(entries: list[tuple[int, str]], first_line: int) -> Block:
-    """Join (line index, text) entries into a Block, dropping blank lines at either end."""
+def _join_block(
+    entries: list[tuple[int, str]],
+    first_line: int,
+    groups: Groups | None = None,
+    cut: dict[int, int] | None = None,
+) -> Block:
+    """Join (line index, text) entries into a Block, dropping blank lines at either end.
+
+    With the note's `groups`, the block also gets its tokens in the note's parse, if it has any.
+    """
     start, stop = 0, len(entries)
     while start < stop and not entries[start][1].strip():
         start += 1
     while stop > start and not entries[stop - 1][1].strip():
         stop -= 1
     if start == stop:
-        return Block("", 0)
+        return Block("", 0, () if groups else None)
     entries = entries[start:stop]
     # A block's lines need not be contiguous (a label or heading line, or another block, may
     # sit in between); blank lines keep each one at its file offset so errors point at it.
     lines = [entries[0][1]]
     for (previous, _), (index, text) in itertools.pairwise(entries):
         lines += [""] * (index - previous - 1) + [text]
-    return Block("\n".join(lines), first_line + entries[0][0])
-
-
-def _label(line: str, labels: dict[str, str], current: str) -> tuple[str, str] | None:
-    """(block, text after the label) when `line` opens a labelled block, bold or plain.
-
-    A plain label ends in a full stop ("面试回答。 …", as notes written without Markdown
-    do); with a colon only an answer's own label counts ("A: …" after "Q: …"), since "追问：…"
-    in running text is prose.
-    """
-    match = _LABEL.match(line)
-    if match and (block := labels.get(label_key(match.group(1)))):
-        return block, match.group(2)
-    match = _PLAIN_LABEL.match(line)
-    if not match:
-        return None
-    block = labels.get(label_key(match.group(1)))
-    if block is None or (match.group(2) in ":：" and not (block == current == "answer")):
-        return None
-    return block, match.group(3)
-
-
-# What shows nothing on a card: tags (`<hr />`, `<br>`), rules, non-breaking spaces.
-_RULE = re.compile(r"^[ \t]{0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$", re.MULTILINE)
-
-
-def _empty(text: str) -> bool:
-    """Whether an answer holds nothing to read: only rules, tags and blank space."""
-    text = _TAGS.sub("", text).replace("&nbsp;", " ")
-    return not _RULE.sub("", text).strip()
+    spans = groups.spans(entries, cut or {}) if groups else None
+    return Block("\n".join(lines), first_line + entries[0][0], spans)
 
 
 # A note of nothing but `<details` lines is one mistake, not a hundred thousand warnings.
@@ -271,10 +208,15 @@ def parse_note(
         outline = build_outline(stripped)
         lines = stripped
     found = recognise(outline, style=None if style == "auto" else style, house=house)
+    note = NoteTokens("\n".join(outline.lines), first, outline.tokens)
+    groups = Groups(outline.tokens, outline.lines)
     if kind == "topic" or (kind != "deck" and (not (found.cards or clozes) or reading)):
-        return _topic(path, meta, lines, first, found, errors), errors
-    deck = _deck(path, meta, outline, first, found, style, errors)
+        topic = _topic(path, meta, lines, first, found, errors, groups)
+        topic.note = note
+        return topic, errors
+    deck = _deck(path, meta, outline, first, found, style, errors, groups)
     deck.cards = _more_kinds(deck, meta, written, clozes, outline, first, errors)
+    deck.note = note
     return deck, errors
 
 
@@ -309,6 +251,7 @@ def _reverse_card(card: ParsedCard) -> ParsedCard:
         pitfalls=Block(),
         links=[],
         questions=[],
+        question_span=None,
     )
 
 
@@ -370,6 +313,7 @@ def _deck(
     found: Recognised,
     style: str | None,
     errors: list[ContentError],
+    groups: Groups,
 ) -> ParsedDeck:
     title = meta_str(meta, "title", path, errors) or found.title or note_stem(path)
     slug = meta_str(meta, "slug", path, errors)
@@ -382,7 +326,7 @@ def _deck(
     cards: list[ParsedCard] = []
     seen: dict[str, int] = {}
     for item in found.cards:
-        card = _finish_card(item, len(cards), first, labels, protected, path, errors)
+        card = _finish_card(item, len(cards), first, labels, protected, path, errors, groups)
         if card is None:
             continue
         if card.id in seen and not card.explicit_id:
@@ -398,7 +342,7 @@ def _deck(
         tags=meta_list(meta, "tags", path, errors),
         language=meta_str(meta, "language", path, errors) or "zh",
         style=style or "auto",
-        intro=_join_block(list(found.intro), first),
+        intro=_join_block(list(found.intro), first, groups),
         cards=cards,
         folder=note_folder(path),
         breaks=found.plain,
@@ -414,6 +358,7 @@ def _finish_card(
     protected: set[int],
     path: str,
     errors: list[ContentError],
+    groups: Groups | None = None,
 ) -> ParsedCard | None:
     line = first + found.line
     if not found.question.strip(" ?？"):
@@ -422,17 +367,18 @@ def _finish_card(
     if found.explicit_id is not None and not VALID_ID.match(found.explicit_id):
         errors.append(ContentError.of("card_id_invalid", path, line, id=found.explicit_id))
         return None
-    builder = _CardBuilder(found)
+    builder = _CardBuilder(found, groups)
     for index, text in found.body:
-        label = None if index in protected else _label(text, labels, builder.current)
+        label = None if index in protected else block_label(text, labels, builder.current)
         if label:
             builder.current = label[0]
+            builder.cut[index] = len(text) - len(label[1])
             if label[1]:
                 builder.add(index, label[1])
             continue
         builder.add(index, text)
     answer = builder.block("answer", first)
-    if _empty(answer.text):
+    if shows_nothing(answer.text):
         errors.append(ContentError.of("card_no_answer", path, line, question=found.question))
         return None
     card_id = found.explicit_id or derived_card_id(found.question)
@@ -448,12 +394,27 @@ def _finish_card(
         position=position,
         line=line,
         answer=answer,
-        followups=Block(prose, prose_line),
+        followups=_prose(followups, prose, prose_line, first, builder),
         pitfalls=builder.block("pitfalls", first),
-        links=parse_links(builder.block("reading", first), path, errors),
+        links=_links(builder.block("reading", first), path, errors),
         questions=questions,
         recogniser=found.recogniser,
+        question_span=groups.question(found.line, found.question) if groups else None,
     )
+
+
+def _links(block: Block, path: str, errors: list[ContentError]) -> list[Link]:
+    return parse_links(block.text, block.line, path, errors)
+
+
+def _prose(followups: Block, prose: str, line: int, first: int, builder: _CardBuilder) -> Block:
+    """The follow-ups block's prose: the block itself, or what is left around its questions."""
+    if prose == followups.text:
+        return followups
+    if builder.groups is None or not prose:
+        return Block(prose, line)
+    entries = [(line - first + offset, text) for offset, text in enumerate(prose.split("\n"))]
+    return Block(prose, line, builder.groups.spans(entries, builder.cut))
 
 
 def _topic(
@@ -463,6 +424,7 @@ def _topic(
     first: int,
     found: Recognised,
     errors: list[ContentError],
+    groups: Groups | None = None,
 ) -> "ParsedTopic":
     title = meta_str(meta, "title", path, errors)
     skip = -1
@@ -477,13 +439,15 @@ def _topic(
         slug = slug_from_path(path)
     leading = next((index for index, line in enumerate(body_lines) if line.strip()), 0)
     body = "\n".join(body_lines[leading:]).rstrip("\n")
+    entries = [(index, line) for index, line in enumerate(body_lines) if index != skip]
+    spans = _join_block(entries, first, groups).spans if groups else None
     return ParsedTopic(
         path=path,
         slug=slug,
         title=title or note_stem(path),
         aliases=meta_list(meta, "aliases", path, errors),
         summary=meta_str(meta, "summary", path, errors),
-        body=Block(body, first + leading if body else first),
+        body=Block(body, first + leading if body else first, spans),
         folder=note_folder(path),
         breaks=found.plain,
     )
@@ -497,7 +461,9 @@ def parse_topic(path: str, text: str) -> tuple[ParsedTopic | None, list[ContentE
     found = recognise(outline, style="question")  # only the title matters here
     found.title = _title_of(outline)
     found.plain = not outline.headings
-    return _topic(path, meta, lines, first, found, errors), errors
+    topic = _topic(path, meta, lines, first, found, errors, Groups(outline.tokens, lines))
+    topic.note = NoteTokens("\n".join(lines), first, outline.tokens)
+    return topic, errors
 
 
 def _title_of(outline: Outline) -> str:

@@ -1,0 +1,66 @@
+"""What compile makes of a note: a deck's cards or a topic, in every form their readers need."""
+
+from dataclasses import dataclass, field
+
+from app.content.errors import ContentError
+from app.content.notes.parse import ParsedCard, ParsedDeck, ParsedTopic
+
+
+@dataclass
+class CompiledFollowup:
+    id: str
+    position: int
+    line: int
+    question_html: str
+    answer_html: str
+    question_anki: str = ""
+    answer_anki: str = ""
+
+
+@dataclass
+class CompiledCard:
+    """A card in every form its readers need, all made from one parse of each block."""
+
+    card: ParsedCard
+    question_html: str
+    answer_html: str
+    followups_html: str
+    pitfalls_html: str
+    fingerprint: str
+    followups: list[CompiledFollowup] = field(default_factory=list)
+    # Plain text for search, formulas readable: the question, the answer, and the rest
+    # (follow-up questions and prose, pitfalls), which ranks below them.
+    question_text: str = ""
+    answer_text: str = ""
+    extra_text: str = ""
+    key_points: list[str] = field(default_factory=list)  # the answer's, as HTML fragments
+    # The Anki note's fields (formulas as TeX), the images they show and the formula count.
+    anki_fields: dict[str, str] = field(default_factory=dict)
+    anki_media: dict[str, str] = field(default_factory=dict)
+    formula_count: int = 0
+    # A cloze card's front, a block (its question_html is a one-line title for lists).
+    front_html: str = ""
+
+
+@dataclass
+class CompiledDeck:
+    deck: ParsedDeck
+    intro_html: str
+    cards: list[CompiledCard]
+
+
+@dataclass
+class CompiledTopic:
+    topic: ParsedTopic
+    body_html: str
+    wikilinks: list[tuple[str, int]]
+    # The body's plain text by group (body, extra, reading), as its level-2 headings divide it.
+    text: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Compiled:
+    decks: list[CompiledDeck] = field(default_factory=list)
+    topics: list[CompiledTopic] = field(default_factory=list)
+    errors: list[ContentError] = field(default_factory=list)
+    warnings: list[ContentError] = field(default_factory=list)

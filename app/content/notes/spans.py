@@ -1,0 +1,296 @@
+"""Where each block of a card sits in the note's one token stream, so compile renders from it.
+
+A card's blocks are lines of the note, less the labels that opened them (`**面试回答。** …`).
+When a block is whole top-level blocks of the note (a label may open its first paragraph), it
+is a list of token ranges of the note's parse: compile renders those tokens and never parses the
+block's text again. A block the recognisers rewrote (a callout's `>` taken off, `<details>`
+tags, a `Q: … A: …` line cut in two) has no ranges and is parsed on its own.
+"""
+
+import bisect
+import copy
+import re
+from dataclasses import dataclass, field
+
+from markdown_it.token import Token
+
+from app.content.notes.markdown import parser
+
+Lines = list[tuple[int, str]]
+
+
+@dataclass(frozen=True)
+class Span:
+    """Tokens `start`…`end` of the note's stream, less a label at the start of the first one.
+
+    The label is the first `skip` inline tokens of the paragraph and `chars` characters of the
+    token after them; `drop_line`: the label was the paragraph's whole first line.
+    """
+
+    start: int
+    end: int
+    skip: int = 0
+    chars: int = 0
+    drop_line: bool = False
+
+
+@dataclass(frozen=True)
+class InlineSpan:
+    """A question that is a heading's inline token less `prefix` and `suffix` characters."""
+
+    index: int
+    prefix: int
+    suffix: int
+
+
+@dataclass
+class NoteTokens:
+    """The one parse of a note, for compile; a worker process parses `text` again (see stream)."""
+
+    text: str  # what was parsed: the note's body, lines joined
+    first: int  # the file line of the body's first line
+    tokens: list[Token] | None = field(default=None, repr=False)
+    # Token ranges already rendered: their tokens carry that render's changes (images, HTML).
+    used: set[int] = field(default_factory=set, repr=False)
+
+    def __getstate__(self) -> dict[str, object]:
+        # Tokens pickle slowly (~30 times the text's size): another process parses the text.
+        return {"text": self.text, "first": self.first, "tokens": None, "used": set()}
+
+    def stream(self) -> list[Token]:
+        """The note's tokens, parsed here if this process has not parsed it."""
+        if self.tokens is None:
+            self.tokens = parser().parse(self.text)
+        return self.tokens
+
+    def take(self, spans: "tuple[Span, ...] | None") -> list[Token] | None:
+        """The tokens of `spans`, or None when there are none or they were rendered already."""
+        if spans is None or any(span.start in self.used for span in spans):
+            return None
+        stream = self.stream()
+        out: list[Token] = []
+        for span in spans:
+            self.used.add(span.start)
+            part = stream[span.start : span.end]
+            out += _unlabelled(part, span) if span.skip or span.chars else part
+        return _ended(out)
+
+    def inline(self, span: "InlineSpan | None") -> list[Token] | None:
+        """A question's inline token, cut as `span` says, or None."""
+        if span is None or span.index in self.used:
+            return None
+        self.used.add(span.index)
+        token = copy.copy(self.stream()[span.index])
+        children = list(token.children or [])
+        if span.prefix:
+            children[0] = _text(children[0], children[0].content[span.prefix :])
+        if span.suffix:
+            children[-1] = _text(children[-1], children[-1].content[: -span.suffix])
+        token.children = [c for c in children if c.type != "text" or c.content]
+        return [token]
+
+
+def _ended(tokens: list[Token]) -> list[Token]:
+    """`tokens` as they end a text: raw HTML that ends a text has no line break after it."""
+    last = len(tokens) - 1
+    while last >= 0 and tokens[last].nesting == -1:
+        last -= 1
+    if last >= 0 and tokens[last].type == "html_block" and tokens[last].content.endswith("\n"):
+        tokens[last] = _text(tokens[last], tokens[last].content[:-1])
+    return tokens
+
+
+def _text(token: Token, content: str) -> Token:
+    cut = copy.copy(token)
+    cut.content = content
+    return cut
+
+
+def _unlabelled(part: list[Token], span: Span) -> list[Token]:
+    """A paragraph's tokens without the label that opened it."""
+    opening, inline = copy.copy(part[0]), copy.copy(part[1])
+    children = list(inline.children or [])[span.skip :]
+    if span.chars:
+        children[0] = _text(children[0], children[0].content[span.chars :])
+    inline.children = children
+    if span.drop_line:  # the text starts a line further down: errors are reported there
+        for token in (opening, inline):
+            if token.map:
+                token.map = [token.map[0] + 1, token.map[1]]
+    return [opening, inline, *part[2:]]
+
+
+@dataclass
+class _Group:
+    start: int  # token range
+    end: int
+    first: int  # line range
+    last: int
+    kind: str
+
+
+class Groups:
+    """The note's top-level token groups with the lines each spans, to find a block's spans."""
+
+    def __init__(self, tokens: list[Token], lines: list[str]) -> None:
+        self.lines = lines
+        self.groups: list[_Group] = []
+        self.valid = True
+        index = 0
+        while index < len(tokens):
+            token = tokens[index]
+            end = index
+            if token.nesting == 1:
+                end += 1
+                while not (tokens[end].level == token.level and tokens[end].nesting == -1):
+                    end += 1
+            if token.map is None:
+                self.valid = False  # a block without lines cannot be placed
+            else:
+                first, last = token.map[0], min(token.map[1], len(lines))
+                self.groups.append(_Group(index, end + 1, first, last, token.type))
+            index = end + 1
+        self._firsts = [group.first for group in self.groups]
+        self._tokens = tokens
+
+    def spans(self, entries: Lines, cut: dict[int, int]) -> tuple[Span, ...] | None:
+        """The token ranges that are exactly the block of `entries`, or None.
+
+        `cut` maps a line to how many characters its label took from its start.
+        """
+        if not self.valid:
+            return None
+        if not entries:
+            return ()
+        present = dict(entries)
+        low, high = entries[0][0], entries[-1][0] + 1
+        at = max(0, bisect.bisect_right(self._firsts, low) - 1)
+        found: list[Span] = []
+        covered: set[int] = set()
+        for group in self.groups[at:]:
+            if group.first >= high:
+                break
+            shown = [i for i in range(group.first, group.last) if self.lines[i].strip()]
+            taken = [i for i in shown if i in present]
+            label_only = group.first in cut and group.first not in present
+            if not taken:
+                continue
+            if len(taken) + label_only != len(shown):
+                return None
+            span = self._span(group, present, cut)
+            if span is None:
+                return None
+            found.append(span)
+            covered.update(taken)
+        if any(text.strip() and index not in covered for index, text in entries):
+            return None
+        return tuple(found)
+
+    def _span(self, group: _Group, present: dict[int, str], cut: dict[int, int]) -> Span | None:
+        for index in range(group.first + 1, group.last):
+            if index in present and present[index] != self.lines[index]:
+                return None
+        opening = group.first
+        if opening not in cut:
+            same = present.get(opening, self.lines[opening]) == self.lines[opening]
+            return Span(group.start, group.end) if same else None
+        line = self.lines[opening]
+        rest = present.get(opening, "")
+        if group.kind != "paragraph_open" or not line.endswith(rest) or (rest and _blocky(rest)):
+            return None
+        if cut[opening] != len(line) - len(rest):
+            return None
+        return self._label(group, line[: cut[opening]], drop_line=not rest)
+
+    def _label(self, group: _Group, prefix: str, *, drop_line: bool) -> Span | None:
+        """The span of a paragraph whose first line opens with the label `prefix`."""
+        children = self._tokens[group.start + 1].children or []
+        if drop_line:
+            return self._label_line(group, children)
+        # Emphasis leaves an empty text token where its delimiters were.
+        lead = 0
+        while lead < len(children) and children[lead].type == "text" and not children[lead].content:
+            lead += 1
+        if lead >= len(children):
+            return None
+        head = children[lead]
+        skip, tail = lead, prefix
+        if not (head.type == "text" and head.content.startswith(prefix)):
+            close = _strong_end(children[lead:], prefix)
+            if close is None:
+                return None
+            skip, tail = lead + close[0], close[1]
+        if skip >= len(children):
+            return None
+        after = children[skip]
+        if not tail:
+            return Span(group.start, group.end, skip)
+        if after.type != "text" or not after.content.startswith(tail):
+            return None
+        if after.content == tail:
+            return Span(group.start, group.end, skip + 1)
+        return Span(group.start, group.end, skip, len(tail))
+
+    @staticmethod
+    def _label_line(group: _Group, children: list[Token]) -> Span | None:
+        """A label that is the paragraph's whole first line: every token up to its line break."""
+        depth = 0
+        for index, child in enumerate(children):
+            if child.type == "softbreak" and depth == 0:
+                return Span(group.start, group.end, index + 1, drop_line=True)
+            depth += child.nesting
+        return None
+
+    def question(self, line: int, question: str) -> InlineSpan | None:
+        """The heading at `line` as the inline tokens of `question`, or None."""
+        if not self.valid:
+            return None
+        at = bisect.bisect_left(self._firsts, line)
+        if at >= len(self.groups) or self._firsts[at] != line:
+            return None
+        group = self.groups[at]
+        if group.kind != "heading_open":
+            return None
+        inline = self._tokens[group.start + 1]
+        children = inline.children or []
+        where = inline.content.find(question)
+        if where < 0 or not children or not question:
+            return None
+        prefix, suffix = inline.content[:where], inline.content[where + len(question) :]
+        first, last = children[0], children[-1]
+        if prefix and not (first.type == "text" and first.content.startswith(prefix)):
+            return None
+        if suffix and not (last.type == "text" and last.content.endswith(suffix)):
+            return None
+        if first is last and len(prefix) + len(suffix) > len(first.content):
+            return None
+        return InlineSpan(group.start + 1, len(prefix), len(suffix))
+
+
+def _strong_end(children: list[Token], prefix: str) -> tuple[int, str] | None:
+    """After a bold label (`**Answer.**`): (tokens it takes, the rest of `prefix` after it)."""
+    head = children[0]
+    if head.type != "strong_open" or not prefix.startswith(head.markup):
+        return None
+    for index, child in enumerate(children[1:], start=1):
+        if child.type == "strong_close":
+            inner = children[1:index]
+            if any(token.type != "text" for token in inner):
+                return None
+            source = head.markup + "".join(token.content for token in inner) + child.markup
+            if not prefix.startswith(source):
+                return None
+            return index + 1, prefix[len(source) :]
+    return None
+
+
+# What could open another block than a paragraph at the start of a line.
+_BLOCK_START = re.compile(
+    r"[ \t]*(?:[-+*](?:[ \t]|$)|[-*_](?:[ \t]*[-*_]){2,}|#{1,6}(?:[ \t]|$)|[>|<]|```|~~~"
+    r"|\$\$|\\\[|\\begin|\d{1,9}[.)](?:[ \t]|$))"
+)
+
+
+def _blocky(rest: str) -> bool:
+    """Whether `rest`, parsed alone, could start a block other than a paragraph."""
+    return _BLOCK_START.match(rest) is not None

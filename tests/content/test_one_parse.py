@@ -1,0 +1,113 @@
+"""Compile renders each note from its one parse, and the result is what parsing each block gives."""
+
+import pickle
+from pathlib import Path
+
+import pytest
+
+from app.content.compile import build, workers
+from app.content.compile.compiled import CompiledDeck, CompiledTopic
+from app.content.compile.render import Renderer
+from app.content.notes.markdown import parser
+from app.content.notes.parse import ParsedDeck, parse_note
+from app.content.notes.source import SourceText, scan
+
+ROOT = Path(__file__).resolve().parents[2]
+FOLDERS = [ROOT / "content", ROOT / "tests" / "fixtures" / "notes"]
+
+NOTE = """---
+title: Drill
+---
+
+Why these questions matter, with $x^2$.
+
+## Basics
+
+### Q：什么是 $\\alpha$？ {#alpha}
+
+**面试回答。** 它是 **第一个** 字母，见 $\\alpha + 1$。
+
+<div>raw</div>
+
+**易错点 / 边界。**
+别把 $a$ 当成 $\\alpha$。
+
+### Q: What is a warp?
+
+**Answer.** 32 threads.
+
+- one
+- two
+
+```python
+x = 1
+```
+
+**Follow-ups.** Ask about divergence.
+"""
+
+
+def _forms(compiled: CompiledDeck | CompiledTopic) -> object:
+    if isinstance(compiled, CompiledTopic):
+        return (compiled.body_html, compiled.text, compiled.wikilinks)
+    cards = [
+        {key: value for key, value in vars(card).items() if key != "card"}
+        for card in compiled.cards
+    ]
+    return (compiled.intro_html, [(c, vars(f)) for c in cards for f in c["followups"]], cards)
+
+
+def _compile(item: build.Parsed, root: Path | None) -> tuple[object, list[str]]:
+    errors: list[build.ContentError] = []
+    compiled = build.compile_item(item, Renderer(root), errors)
+    return _forms(compiled), sorted(f"{e.line}:{e.said}" for e in errors)
+
+
+def test_a_note_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    md = parser()
+    real = md.parse
+    monkeypatch.setattr(md, "parse", lambda text, env=None: calls.append(text) or real(text, env))
+    monkeypatch.setattr(md, "parseInline", lambda *a, **k: pytest.fail("a line parsed again"))
+    deck, errors = parse_note("decks/drill.md", NOTE)
+    assert isinstance(deck, ParsedDeck) and not errors
+    _, problems = _compile(deck, None)
+    assert len(calls) == 1, "compile parsed a block of the note again"
+    assert not problems
+    card = deck.cards[0]
+    assert card.answer.spans and card.pitfalls.spans and card.question_span
+
+
+def _notes() -> list[tuple[Path, SourceText]]:
+    found = []
+    for folder in FOLDERS:
+        sources, _ = scan(folder)
+        found += [(folder, source) for source in sources]
+    return found
+
+
+@pytest.mark.parametrize(("root", "source"), _notes(), ids=lambda value: getattr(value, "path", ""))
+def test_rendered_from_the_notes_tokens_as_from_each_block_alone(
+    root: Path, source: SourceText
+) -> None:
+    from_tokens, _ = build.parse_source(source)
+    alone, _ = build.parse_source(source)
+    if from_tokens is None or alone is None:
+        return
+    alone.note = None  # every block parsed on its own, as compile did before
+    assert _compile(from_tokens, root) == _compile(alone, root)
+
+
+def test_a_worker_renders_the_tokens_it_parsed() -> None:
+    source = SourceText("decks/drill.md", "", NOTE)
+    [(item, _)] = build._parse_many([source])
+    sent = pickle.loads(pickle.dumps(item))  # as the note travels to the import and back
+    assert sent.note is not None and sent.note.tokens is None
+    assert "decks/drill.md" in workers._kept
+    compiled, problems, _ = build._compile_remote(sent, None)
+    assert "decks/drill.md" not in workers._kept
+    assert not problems
+    alone, _ = build.parse_source(source)
+    assert alone is not None
+    alone.note = None
+    assert _forms(compiled) == _compile(alone, None)[0]
