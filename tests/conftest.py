@@ -24,6 +24,7 @@ from sqlmodel import Session
 from app.config import Settings, get_settings
 from app.infra.db import Database, database_of
 from app.infra.models import Learner
+from tests.support import examples
 from tests.support.pgschemas import POSTGRES_URL, PostgresSchemas
 from tests.support.templates import Templates
 
@@ -59,6 +60,11 @@ def postgres_problem() -> str | None:
             "start it or point QBANK_TEST_POSTGRES_URL at one"
         )
     return None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Property tests try the `suite` profile's examples unless `--hypothesis-profile` says."""
+    examples.load(config.getoption("hypothesis_profile", None))
 
 
 BOTH_BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
