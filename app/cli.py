@@ -204,11 +204,18 @@ def _database() -> "Iterator[Database]":
 @contextmanager
 def _bank() -> "Iterator[Session]":
     """A session on the configured bank; refusals and file errors end the command in one line."""
+    with _writable_bank() as (_, session):
+        yield session
+
+
+@contextmanager
+def _writable_bank() -> "Iterator[tuple[Database, Session]]":
+    """The configured bank and a session on it, for commands that write through the bank."""
     from app.errors import AppError
 
     try:
         with _database() as database, database.session() as session:
-            yield session
+            yield database, session
     except AppError as exc:
         _fail(str(exc))
     except OSError as exc:
@@ -308,10 +315,10 @@ def restore_command(learner_name: str | None, source: Path) -> None:
     """Merge a JSON backup into a learner's history (safe to repeat)."""
     from app.backup import restore_learner
 
-    with _bank() as session:
+    with _writable_bank() as (database, session):
         raw = source.read_bytes()
         learner = _open_learner(session, learner_name, create=True)
-        report = restore_learner(session=session, learner=learner, data=raw)
+        report = restore_learner(session=session, learner=learner, data=raw, database=database)
         _echo(
             f"learner '{learner.name}': {report.reviews_added} reviews added "
             f"({report.reviews_present} already present), {report.states_added} schedules "
@@ -334,18 +341,16 @@ def optimize_command(learner_name: str | None, reset: bool) -> None:
     """Fit personal FSRS parameters to a learner's review log; keep them if they predict better."""
     from datetime import UTC, datetime
 
-    from app.infra.db import database_of
     from app.infra.jobs import FAILED
     from app.scheduling.optimize import reset_parameters, run_optimize
 
-    with _bank() as session:
+    with _writable_bank() as (database, session):
         learner = _open_learner(session, learner_name, create=False)
         if reset:
-            reset_parameters(session=session, learner=learner)
+            reset_parameters(session=session, learner=learner, database=database)
             _echo(f"learner '{learner.name}': back to the FSRS default parameters")
             return
         assert learner.id is not None
-        database = database_of(session)
         job = run_optimize(database, learner_id=learner.id, now=datetime.now(UTC))
         if job.status == FAILED:
             _fail(job.message)
@@ -398,9 +403,9 @@ def _password(password_stdin: bool) -> str:
     return click.prompt("Password", hide_input=True, confirmation_prompt=True)
 
 
-def _user_call(action: "Callable[[Session], str]") -> None:
-    with _bank() as session:
-        _echo(action(session))
+def _user_call(action: "Callable[[Database, Session], str]") -> None:
+    with _writable_bank() as (database, session):
+        _echo(action(database, session))
 
 
 @user_group.command("add")
@@ -412,12 +417,14 @@ def user_add_command(name: str, admin: bool, password_stdin: bool) -> None:
     from app.accounts import members
 
     password = _password(password_stdin)
-    _user_call(
-        lambda s: (
-            f"created {'administrator' if admin else 'user'} "
-            f"{members.create_user(s, name=name, password=password, is_admin=admin).name}"
+
+    def add(database: "Database", session: "Session") -> str:
+        made = members.create_user(
+            session, database=database, name=name, password=password, is_admin=admin
         )
-    )
+        return f"created {'administrator' if admin else 'user'} {made.name}"
+
+    _user_call(add)
 
 
 @user_group.command("list")
@@ -449,7 +456,11 @@ def user_disable_command(name: str) -> None:
     """Disable an account and end its sessions."""
     from app.accounts import members
 
-    _user_call(lambda s: f"disabled {members.set_disabled(s, name=name, disabled=True).name}")
+    _user_call(
+        lambda database, s: (
+            f"disabled {members.set_disabled(s, name=name, disabled=True, database=database).name}"
+        )
+    )
 
 
 @user_group.command("enable")
@@ -458,7 +469,11 @@ def user_enable_command(name: str) -> None:
     """Re-enable a disabled account."""
     from app.accounts import members
 
-    _user_call(lambda s: f"enabled {members.set_disabled(s, name=name, disabled=False).name}")
+    _user_call(
+        lambda database, s: (
+            f"enabled {members.set_disabled(s, name=name, disabled=False, database=database).name}"
+        )
+    )
 
 
 @user_group.command("reset-password")
@@ -468,9 +483,11 @@ def user_reset_password_command(name: str, password_stdin: bool) -> None:
     """Set a new password and end all of the user's sessions."""
     from app.accounts import members
 
-    def reset(session: "Session") -> str:
+    def reset(database: "Database", session: "Session") -> str:
         learner = members.get_user(session, name)
-        members.set_password(session, learner=learner, password=_password(password_stdin))
+        members.set_password(
+            session, learner=learner, password=_password(password_stdin), database=database
+        )
         return f"password of {name} reset; their sessions have ended"
 
     _user_call(reset)

@@ -64,6 +64,7 @@ def _content_order(session: Any) -> list[str]:
 
 
 def _simulate_history(
+    database: Any,
     session: Any,
     learner: Any,
     order: list[str],
@@ -112,6 +113,7 @@ def _simulate_history(
                 rating=rating,
                 now=t,
                 duration_ms=rng.randrange(3_000, 30_000),
+                database=database,
             )
             given += 1
             due[card_id] = result.due
@@ -200,7 +202,7 @@ def _learners(
         order = _content_order(session)
         for i in range(learners):
             name = f"{prefix}-{i:03d}"
-            learner = members.create_user(session, name=name, password=PASSWORD)
+            learner = members.create_user(session, name=name, password=PASSWORD, database=database)
             # Unlimited for the run: a learner whose queue ran dry would time 204s, not cycles.
             update_settings(
                 session,
@@ -212,11 +214,16 @@ def _learners(
                     rollover_hour=4,
                     timezone="UTC",
                 ),
+                database=database,
             )
             reviews += _simulate_history(
-                session, learner, order, now, days, seed * 1000 + i, today=today
+                database, session, learner, order, now, days, seed * 1000 + i, today=today
             )
-            tokens.append(members.create_api_token(session, learner=learner, name="bench", now=now))
+            tokens.append(
+                members.create_api_token(
+                    session, learner=learner, name="bench", now=now, database=database
+                )
+            )
             left = counts(session, learner=learner, now=datetime.now(UTC), filters=Filters())
             queues.append({"learning": left.learning, "review": left.review, "new": left.new})
     return tokens, queues, reviews

@@ -11,7 +11,7 @@ from sqlmodel.sql.expression import SelectOfScalar
 
 from app.accounts.settings import LearnerSettings, known_zone
 from app.errors import Invalid
-from app.infra.db import database_of
+from app.infra.db import Database, database_of
 from app.infra.models import Learner
 from app.scheduling.parameters import usable_parameters
 from app.scheduling.studyday import local_day
@@ -26,6 +26,8 @@ def get_learner(session: Session, name: str, timezone: str = "UTC") -> Learner:
     if learner is None:
         learner = Learner(name=name, timezone=timezone)
         try:
+            # Found from the session: every caller only reads (a request's identity, a CLI
+            # command, a backup's owner), and this first-use write is the only one it makes.
             with database_of(session).writing(session):
                 session.add(learner)
         except IntegrityError:  # another process created it first
@@ -60,14 +62,20 @@ def zone_names() -> tuple[str, ...]:
     return tuple(sorted(available_timezones() - {"localtime", "Factory"}))
 
 
-def update_settings(session: Session, *, learner: Learner, settings: LearnerSettings) -> Learner:
+def update_settings(
+    session: Session, *, database: Database, learner: Learner, settings: LearnerSettings
+) -> Learner:
     """Store a learner's settings (the zone counts as chosen)."""
-    return _store(session, learner, {**settings.columns(), "timezone_chosen": True})
+    return _store(
+        session, learner, {**settings.columns(), "timezone_chosen": True}, database=database
+    )
 
 
-def _store(session: Session, learner: Learner, changes: dict[str, object]) -> Learner:
+def _store(
+    session: Session, learner: Learner, changes: dict[str, object], *, database: Database
+) -> Learner:
     """Write `changes` to the learner's row and read it back."""
-    with database_of(session).writing(session):
+    with database.writing(session):
         for name, value in changes.items():
             setattr(learner, name, value)
         session.add(learner)
@@ -75,24 +83,33 @@ def _store(session: Session, learner: Learner, changes: dict[str, object]) -> Le
     return learner
 
 
-def choose_zone(session: Session, *, learner: Learner, timezone: object) -> Learner:
+def choose_zone(
+    session: Session, *, database: Database, learner: Learner, timezone: object
+) -> Learner:
     """Store the zone the learner chose (the browser's, offered on a first visit)."""
     zone = str(timezone).strip()
     try:
         chosen = known_zone(zone)
     except ValueError:
         raise Invalid("unknown_time_zone", zone=zone) from None
-    return _store(session, learner, {"timezone": chosen, "timezone_chosen": True})
+    return _store(
+        session, learner, {"timezone": chosen, "timezone_chosen": True}, database=database
+    )
 
 
 MAX_EXTRA_NEW = 9999
 
 
-def add_new_today(session: Session, *, learner: Learner, count: int, now: datetime) -> Learner:
+def add_new_today(
+    session: Session, *, database: Database, learner: Learner, count: int, now: datetime
+) -> Learner:
     """Raise today's new-card limit by `count`, for the learner's current study day only."""
     more = min(max(count, 1), MAX_EXTRA_NEW)  # the routes refuse anything outside
     today = local_day(learner, now)
     already = learner.extra_new if learner.extra_new_day == today else 0
     return _store(
-        session, learner, {"extra_new": min(already + more, MAX_EXTRA_NEW), "extra_new_day": today}
+        session,
+        learner,
+        {"extra_new": min(already + more, MAX_EXTRA_NEW), "extra_new_day": today},
+        database=database,
     )

@@ -18,7 +18,7 @@ from sqlmodel.sql.expression import Select
 
 from app.accounts import throttle
 from app.errors import Busy, Conflict, Invalid, NotFound, Throttled, WrongCredentials
-from app.infra.db import database_of
+from app.infra.db import Database
 from app.infra.models import ApiToken, AuthSession, Invite, Learner
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{1,39}$")
@@ -45,10 +45,12 @@ def _check_new_password(password: str) -> None:
         raise Invalid("password_too_short", min=MIN_PASSWORD)
 
 
-def create_user(session: Session, *, name: str, password: str, is_admin: bool = False) -> Learner:
+def create_user(
+    session: Session, *, database: Database, name: str, password: str, is_admin: bool = False
+) -> Learner:
     """Add an account; the name must be free and the password long enough."""
     password_hash = _new_password_hash(name, password)
-    with database_of(session).writing(session):
+    with database.writing(session):
         learner = _add_user(session, name=name, password_hash=password_hash, is_admin=is_admin)
     session.refresh(learner)
     return learner
@@ -90,9 +92,9 @@ def list_users(session: Session) -> list[Learner]:
     return list(session.exec(query))
 
 
-def set_disabled(session: Session, *, name: str, disabled: bool) -> Learner:
+def set_disabled(session: Session, *, database: Database, name: str, disabled: bool) -> Learner:
     """Disable (or re-enable) an account; disabling ends its sessions and tokens stop working."""
-    with database_of(session).writing(session):
+    with database.writing(session):
         learner = get_user(session, name)
         learner.disabled = disabled
         session.add(learner)
@@ -102,7 +104,12 @@ def set_disabled(session: Session, *, name: str, disabled: bool) -> Learner:
 
 
 def set_password(
-    session: Session, *, learner: Learner, password: str, keep: str | None = None
+    session: Session,
+    *,
+    database: Database,
+    learner: Learner,
+    password: str,
+    keep: str | None = None,
 ) -> None:
     """Store a new password and end every session of the learner except `keep`."""
     _check_new_password(password)
@@ -110,18 +117,24 @@ def set_password(
     query = delete(AuthSession).where(col(AuthSession.learner_id) == learner.id)
     if keep is not None:
         query = query.where(col(AuthSession.id) != _digest(keep))
-    with database_of(session).writing(session):
+    with database.writing(session):
         learner.password_hash = password_hash
         session.add(learner)
         session.exec(query)
 
 
 def change_password(
-    session: Session, *, learner: Learner, old: str, new: str, current_token: str | None
+    session: Session,
+    *,
+    database: Database,
+    learner: Learner,
+    old: str,
+    new: str,
+    current_token: str | None,
 ) -> None:
     if not _verify(learner.password_hash, old):
         raise WrongCredentials("wrong_password")
-    set_password(session, learner=learner, password=new, keep=current_token)
+    set_password(session, learner=learner, password=new, keep=current_token, database=database)
 
 
 @functools.cache
@@ -145,7 +158,7 @@ def _verify(stored: str | None, password: str) -> bool:
 
 
 def authenticate(
-    session: Session, *, name: str, password: str, client: str, now: datetime
+    session: Session, *, database: Database, name: str, password: str, client: str, now: datetime
 ) -> Learner:
     """Check a sign-in; beyond the limit for the account or the address none is checked."""
     account = name.strip().casefold()
@@ -153,7 +166,7 @@ def authenticate(
     taken: list[str] = []
     try:
         for key in keys:
-            if not throttle.take(session, key=key, now=now):
+            if not throttle.take(session, key=key, now=now, database=database):
                 raise Throttled("sign_in_throttled")
             taken.append(key)
         learner = session.exec(select(Learner).where(func.lower(Learner.name) == account)).first()
@@ -163,15 +176,15 @@ def authenticate(
         # A disabled or unknown account costs the same check: its name stays private.
         if not _verify(stored, password) or disabled:
             taken.clear()  # a failure keeps its places
-            throttle.forget_ended(session, now=now)
+            throttle.forget_ended(session, now=now, database=database)
             raise WrongCredentials("wrong_credentials")
     finally:
         for key in taken:
-            throttle.give_back(session, key=key)
+            throttle.give_back(session, key=key, database=database)
     assert learner is not None
     if _hasher.check_needs_rehash(learner.password_hash or ""):
         password_hash = hash_password(password)
-        with database_of(session).writing(session):
+        with database.writing(session):
             learner.password_hash = password_hash
             session.add(learner)
     return learner
@@ -183,12 +196,14 @@ class SignedIn:
     csrf_token: str
 
 
-def start_session(session: Session, *, learner: Learner, now: datetime, days: int) -> SignedIn:
+def start_session(
+    session: Session, *, database: Database, learner: Learner, now: datetime, days: int
+) -> SignedIn:
     assert learner.id is not None  # a stored learner
     token, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
     # Deleted in the database without loading the expired rows into this session.
     expired = delete(AuthSession).where(col(AuthSession.expires_at) < now)
-    with database_of(session).writing(session):
+    with database.writing(session):
         session.add(
             AuthSession(
                 id=_digest(token),
@@ -202,8 +217,8 @@ def start_session(session: Session, *, learner: Learner, now: datetime, days: in
     return SignedIn(token, csrf)
 
 
-def end_session(session: Session, token: str) -> None:
-    with database_of(session).writing(session):
+def end_session(session: Session, token: str, *, database: Database) -> None:
+    with database.writing(session):
         session.exec(delete(AuthSession).where(col(AuthSession.id) == _digest(token)))
 
 
@@ -231,12 +246,18 @@ def _session_statement() -> Select[AuthSession, Learner]:
 
 
 def create_invite(
-    session: Session, *, admin: Learner, now: datetime, days: int, is_admin: bool = False
+    session: Session,
+    *,
+    database: Database,
+    admin: Learner,
+    now: datetime,
+    days: int,
+    is_admin: bool = False,
 ) -> str:
     """A single-use sign-up link token that expires after `days`."""
     assert admin.id is not None  # a stored learner
     token = secrets.token_urlsafe(24)
-    with database_of(session).writing(session):
+    with database.writing(session):
         session.add(
             Invite(
                 id=_digest(token),
@@ -261,13 +282,13 @@ def check_invite(session: Session, token: str, now: datetime) -> Invite:
 
 
 def redeem_invite(
-    session: Session, *, token: str, name: str, password: str, now: datetime
+    session: Session, *, database: Database, token: str, name: str, password: str, now: datetime
 ) -> Learner:
     """Create the account an invite allows, and claim the invite, in one transaction."""
     invite = check_invite(session, token, now)
     invite_id, is_admin = invite.id, invite.is_admin
     password_hash = _new_password_hash(name, password)
-    with database_of(session).writing(session):
+    with database.writing(session):
         learner = _add_user(session, name=name, password_hash=password_hash, is_admin=is_admin)
         # Of two simultaneous sign-ups with one invite only one claims it; the other adds no one.
         claimed = session.exec(
@@ -286,14 +307,16 @@ def list_invites(session: Session, now: datetime) -> list[Invite]:
     return list(session.exec(query.order_by(col(Invite.created_at))))
 
 
-def create_api_token(session: Session, *, learner: Learner, name: str, now: datetime) -> str:
+def create_api_token(
+    session: Session, *, database: Database, learner: Learner, name: str, now: datetime
+) -> str:
     """A personal token for scripts (`Authorization: Bearer …`); shown once, stored hashed."""
     name = name.strip()
     if not 1 <= len(name) <= 100:
         raise Invalid("token_name_invalid")
     assert learner.id is not None  # a stored learner
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
-    with database_of(session).writing(session):
+    with database.writing(session):
         session.add(
             ApiToken(
                 learner_id=learner.id,
@@ -313,11 +336,13 @@ def api_tokens(session: Session, *, learner: Learner) -> list[ApiToken]:
     return list(session.exec(query.order_by(col(ApiToken.created_at))))
 
 
-def revoke_api_token(session: Session, *, learner: Learner, token_id: int, now: datetime) -> None:
+def revoke_api_token(
+    session: Session, *, database: Database, learner: Learner, token_id: int, now: datetime
+) -> None:
     token = session.get(ApiToken, token_id)
     if token is None or token.learner_id != learner.id or token.revoked_at is not None:
         raise NotFound("token_not_found")
-    with database_of(session).writing(session):
+    with database.writing(session):
         token.revoked_at = now
         session.add(token)
 
@@ -332,7 +357,9 @@ def _token_statement() -> Select[ApiToken, Learner]:
     )
 
 
-def token_learner(session: Session, token: str, now: datetime) -> Learner | None:
+def token_learner(
+    session: Session, token: str, now: datetime, *, database: Database
+) -> Learner | None:
     """The (enabled) learner of a live API token, recording its use."""
     found = session.exec(_token_statement(), params={"digest": _digest(token)}).first()
     if found is None:
@@ -342,7 +369,7 @@ def token_learner(session: Session, token: str, now: datetime) -> Learner | None
         return None
     # Only touch the row once a minute or so: tokens are used in hot loops by scripts.
     if row.last_used_at is None or now - row.last_used_at > timedelta(minutes=1):
-        with database_of(session).writing(session):
+        with database.writing(session):
             row.last_used_at = now
             session.add(row)
     return learner

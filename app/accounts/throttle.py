@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import case, delete, or_, update
 from sqlmodel import Session, col
 
-from app.infra.db import database_of
+from app.infra.db import Database
 from app.infra.models import LoginThrottle, table_of
 
 WINDOW = timedelta(minutes=15)
@@ -25,13 +25,12 @@ def client_key(address: str) -> str:
     return f"client:{address}"
 
 
-def take(session: Session, *, key: str, now: datetime) -> bool:
+def take(session: Session, *, database: Database, key: str, now: datetime) -> bool:
     """Take one of `key`'s attempts in the window that holds `now`; False when none is left.
 
     The window starts at the first attempt after the last one ended, so no window of the
     counter ever holds more than LIMIT checks. A refused attempt is not counted.
     """
-    database = database_of(session)
     table = table_of(LoginThrottle)
     ended = table.c.window_start <= now - WINDOW
     statement = (
@@ -52,9 +51,9 @@ def take(session: Session, *, key: str, now: datetime) -> bool:
     return taken is not None
 
 
-def give_back(session: Session, *, key: str) -> None:
+def give_back(session: Session, *, database: Database, key: str) -> None:
     """Return an attempt taken for a check that turned out right (or never ran)."""
-    with database_of(session).writing(session) as connection:
+    with database.writing(session) as connection:
         connection.execute(
             update(LoginThrottle)
             .where(col(LoginThrottle.key) == key, col(LoginThrottle.attempts) > 0)
@@ -70,9 +69,9 @@ def attempts(session: Session, *, key: str, now: datetime) -> int:
     return row.attempts if row.window_start > now - WINDOW else 0
 
 
-def forget_ended(session: Session, *, now: datetime) -> None:
+def forget_ended(session: Session, *, database: Database, now: datetime) -> None:
     """Drop counters whose window has ended, so that the table stays small."""
-    with database_of(session).writing(session) as connection:
+    with database.writing(session) as connection:
         connection.execute(
             delete(LoginThrottle).where(col(LoginThrottle.window_start) <= now - WINDOW)
         )

@@ -23,7 +23,7 @@ from app.backup.document import (
 )
 from app.backup.export import learner_marks, learner_states
 from app.backup.interviews import interview_card_ids, restore_interviews
-from app.infra.db import database_of
+from app.infra.db import Database
 from app.infra.models import Card, CardMark, CardState, Deck, Learner, PracticeSession, ReviewLog
 from app.scheduling.parameters import BadParameters, check_parameters
 
@@ -63,6 +63,7 @@ class RestoreReport:
 
 def restore_learner(
     *,
+    database: Database,
     session: Session,
     learner: Learner,
     data: Mapping[str, Any] | str | bytes,
@@ -79,7 +80,6 @@ def restore_learner(
     assert learner.id is not None  # a stored learner
     doc = parse_backup(data)
     report = RestoreReport()
-    database = database_of(session)
     try:
         with database.writing(session):
             # Held to the commit, like an upload's: the quota is checked against every

@@ -52,11 +52,11 @@ class WriteOutsidePath(RuntimeError):
 class Database:
     """The bank's engine, with what differs between SQLite and PostgreSQL kept in one place.
 
-    The app keeps one (`app.state.database`) and hands it to jobs, imports and the CLI.
-    Sessions made by `session()` carry it in `session.info`, so the functions that take a
-    session find the write path (`writing`) and their services' state through it. Every write
-    goes through `writing`; on SQLite a transaction that wrote and commits anywhere else is
-    refused (`WriteOutsidePath`).
+    The app keeps one (`app.state.database`) and hands it to the services, jobs, imports and
+    the CLI (routes take it as `DatabaseDep`); a function that writes is given it with its
+    session. Sessions made by `session()` also carry it in `session.info`, for the two lookups
+    that cannot be handed it (`database_of`). Every write goes through `writing`; on SQLite a
+    transaction that wrote and commits anywhere else is refused (`WriteOutsidePath`).
     """
 
     def __init__(self, engine: Engine) -> None:
@@ -114,6 +114,12 @@ class Database:
         SQLite the transaction begins IMMEDIATE: one that began as a reader could not take the
         write lock once another process wrote meanwhile. Yields the transaction's connection.
         """
+        if session.info.get("database") is not self:
+            # Services are handed the database apart from the session: one handed another
+            # bank's (or a plain Session) would write outside this database's writer lock.
+            raise WriteOutsidePath(
+                "this session was not made by this Database: write through its own"
+            )
         if session.info.get(_WRITING):
             # Within another write of this session (a service calling another): one transaction.
             yield session.connection()

@@ -5,7 +5,7 @@ from datetime import date, datetime, timedelta
 from sqlmodel import Session, col, func, select
 
 from app.errors import Invalid
-from app.infra.db import database_of
+from app.infra.db import Database
 from app.infra.models import Card, Deck, Interview, Learner
 from app.infra.owned import owned
 from app.scheduling.studyday import local_day
@@ -33,6 +33,7 @@ def scope_size(session: Session, filters: Filters) -> int:
 def create_interview(
     session: Session,
     *,
+    database: Database,
     learner: Learner,
     name: str,
     day: date,
@@ -70,7 +71,7 @@ def create_interview(
         target=target,
         created_at=now,
     )
-    with database_of(session).writing(session):
+    with database.writing(session):
         session.add(interview)
     session.refresh(interview)
     return interview
@@ -97,7 +98,9 @@ def get_interview(session: Session, *, learner: Learner, interview_id: int) -> I
     return owned(session, Interview, interview_id, learner=learner, code="interview_not_found")
 
 
-def delete_interview(session: Session, *, learner: Learner, interview_id: int) -> None:
-    with database_of(session).writing(session):
+def delete_interview(
+    session: Session, *, database: Database, learner: Learner, interview_id: int
+) -> None:
+    with database.writing(session):
         found = get_interview(session, learner=learner, interview_id=interview_id)
         session.delete(found)

@@ -14,7 +14,7 @@ from sqlmodel import Session, col, select
 
 from app.accounts.learners import personal_parameters
 from app.errors import Conflict, Invalid
-from app.infra.db import database_of
+from app.infra.db import Database
 from app.infra.models import CardState, Learner, MockAnswer, MockSession, ReviewLog
 from app.infra.owned import owned
 from app.interview.keypoints import card_points, points_key, suggested_rating
@@ -64,6 +64,7 @@ def _weakness(
 def start_mock(
     session: Session,
     *,
+    database: Database,
     learner: Learner,
     filters: Filters,
     count: int,
@@ -99,7 +100,6 @@ def start_mock(
         label=filters.label,
         started_at=now,
     )
-    database = database_of(session)
     with database.writing(session):
         # Held to the commit: two starts at once, in any worker, count one another.
         database.lock_learner(session, learner.id)  # type: ignore[arg-type]
@@ -121,10 +121,12 @@ def unfinished(session: Session, *, learner: Learner) -> list[MockSession]:
     )
 
 
-def end_mock(session: Session, *, run: MockSession, now: datetime) -> MockSession:
+def end_mock(
+    session: Session, *, database: Database, run: MockSession, now: datetime
+) -> MockSession:
     """End a mock interview now; the questions not answered stay unanswered."""
     if run.finished_at is None:
-        with database_of(session).writing(session):
+        with database.writing(session):
             run.finished_at = now
             session.add(run)
         session.refresh(run)

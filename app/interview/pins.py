@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from sqlalchemy import BindParameter, bindparam, delete
 from sqlmodel import Session, col, select
 
-from app.infra.db import database_of
+from app.infra.db import Database
 from app.infra.generation import bank_generation
 from app.infra.models import (
     Card,
@@ -52,6 +52,7 @@ def pinned_today(session: Session, *, learner: Learner, now: datetime) -> list[S
 def set_pins(
     session: Session,
     *,
+    database: Database,
     learner: Learner,
     now: datetime,
     card_ids: Sequence[str],
@@ -70,7 +71,7 @@ def set_pins(
     wanted = list(dict.fromkeys(card_ids))
     if replace and mine == wanted:
         return 0
-    with database_of(session).writing(session):
+    with database.writing(session):
         if replace:
             session.execute(
                 delete(StudyPin).where(
@@ -106,7 +107,7 @@ def set_pins(
     return added
 
 
-def refresh_plan(session: Session, *, learner: Learner, now: datetime) -> None:
+def refresh_plan(session: Session, *, database: Database, learner: Learner, now: datetime) -> None:
     """Make today's plan for the learner's interviews ahead, unless the kept one still holds.
 
     The write side of the plan: run after an interview is set or removed and after a rating
@@ -128,7 +129,14 @@ def refresh_plan(session: Session, *, learner: Learner, now: datetime) -> None:
     kept = _kept(session, learner, today)
     if kept is not None and kept.basis == basis:
         return
-    _keep(session, learner, today, basis, _plan(session, learner, [row.id for row in rows], now))
+    _keep(
+        session,
+        learner,
+        today,
+        basis,
+        _plan(session, learner, [row.id for row in rows], now),
+        database=database,
+    )
 
 
 def planned_today(session: Session, *, learner: Learner, now: datetime) -> tuple[str, ...]:
@@ -174,10 +182,15 @@ def _plan(
 
 
 def _keep(
-    session: Session, learner: Learner, today: date, basis: str, card_ids: Sequence[str]
+    session: Session,
+    learner: Learner,
+    today: date,
+    basis: str,
+    card_ids: Sequence[str],
+    *,
+    database: Database,
 ) -> None:
     """Store today's plan; past days' plans go. Workers that make it at once write the same."""
-    database = database_of(session)
     table = table_of(DayPlan)
     values = {"learner_id": learner.id, "day": today, "basis": basis, "card_ids": list(card_ids)}
     with database.writing(session) as connection:
@@ -309,5 +322,7 @@ class InterviewPins:
     ) -> str | None:
         return next_pinned(session, learner=learner, now=now, filters=filters, exclude=exclude)
 
-    def refresh(self, session: Session, *, learner: Learner, now: datetime) -> None:
-        refresh_plan(session, learner=learner, now=now)
+    def refresh(
+        self, session: Session, *, database: Database, learner: Learner, now: datetime
+    ) -> None:
+        refresh_plan(session, learner=learner, now=now, database=database)

@@ -14,7 +14,7 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from app.errors import Invalid, NotFound, TooLarge, WrongType
-from app.infra.db import database_of
+from app.infra.db import Database
 from app.infra.models import Learner, MockSession, Recording, TeamLimits
 from app.infra.owned import owned
 
@@ -45,11 +45,11 @@ def team_quota_mb(session: Session) -> int | None:
     return limits.recording_quota_mb if limits is not None else None
 
 
-def set_team_quota(session: Session, *, quota_mb: int | None) -> None:
+def set_team_quota(session: Session, *, database: Database, quota_mb: int | None) -> None:
     """Set every member's recording quota (None: the server's setting)."""
     if quota_mb is not None and not 0 <= quota_mb <= 1024 * 1024:
         raise Invalid("quota_out_of_range", key="limits.quota_range")
-    with database_of(session).writing(session):
+    with database.writing(session):
         limits = session.get(TeamLimits, 1) or TeamLimits(id=1)
         limits.recording_quota_mb = quota_mb
         session.add(limits)
@@ -127,6 +127,7 @@ def check_audio(content_type: str, data: bytes) -> str:
 def save_recording(
     session: Session,
     *,
+    database: Database,
     learner: Learner,
     run: MockSession,
     card_id: str,
@@ -139,7 +140,6 @@ def save_recording(
     mime = check_audio(content_type, data)
     if card_id not in run.card_ids:
         raise NotFound("question_not_in_mock")
-    database = database_of(session)
     with database.writing(session):
         database.lock_learner(session, learner.id)  # type: ignore[arg-type]
         old = session.exec(
@@ -167,8 +167,10 @@ def get_recording(session: Session, *, learner: Learner, recording_id: int) -> R
     return owned(session, Recording, recording_id, learner=learner, code="recording_not_found")
 
 
-def delete_recording(session: Session, *, learner: Learner, recording_id: int) -> Recording:
-    with database_of(session).writing(session):
+def delete_recording(
+    session: Session, *, database: Database, learner: Learner, recording_id: int
+) -> Recording:
+    with database.writing(session):
         found = get_recording(session, learner=learner, recording_id=recording_id)
         session.delete(found)
     return found

@@ -8,7 +8,7 @@ from sqlalchemy import insert, update
 from sqlmodel import Session, col, select
 
 from app.errors import Invalid, NotFound
-from app.infra.db import database_of
+from app.infra.db import Database
 from app.infra.models import Card, Learner, PracticeSession, ReviewLog
 from app.infra.owned import owned
 from app.scheduling.cardstate import Rating
@@ -23,6 +23,7 @@ MAX_SECONDS = 60 * 60
 def start_practice(
     session: Session,
     *,
+    database: Database,
     learner: Learner,
     filters: Filters,
     order: str,
@@ -55,7 +56,7 @@ def start_practice(
         label=filters.label,
         started_at=now,
     )
-    with database_of(session).writing(session):
+    with database.writing(session):
         session.add(run)
     session.refresh(run)
     return run
@@ -74,6 +75,7 @@ def current_card(session: Session, run: PracticeSession) -> Card | None:
 def rate_practice(
     session: Session,
     *,
+    database: Database,
     learner: Learner,
     run: PracticeSession,
     card_id: str,
@@ -91,7 +93,6 @@ def rate_practice(
     if run.card_ids[run.position] != card_id:
         raise Invalid("practice_not_current")
     position, finished = run.position, run.position + 1 >= len(run.card_ids)
-    database = database_of(session)
     with database.writing(session) as connection:
         current = _card_state(session, learner=learner, card_id=card_id)
         # Compare-and-set on the position: of a double submit arriving at once, one moves on.

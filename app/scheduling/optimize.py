@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import DateTime, and_, column, distinct, func, values
 from sqlmodel import Session, col, select
 
-from app.infra.db import Database, database_of
+from app.infra.db import Database
 from app.infra.jobs import ACTIVE, DONE, Work, latest_job, run_job, start_job
 from app.infra.models import Job, Learner, ReviewLog
 from app.scheduling import fitting
@@ -161,7 +161,9 @@ def report(fit: Fit, *, stored: bool, seconds: float) -> dict[str, Any]:
     }
 
 
-def optimize_learner(*, session: Session, learner: Learner, now: datetime) -> dict[str, Any]:
+def optimize_learner(
+    *, database: Database, session: Session, learner: Learner, now: datetime
+) -> dict[str, Any]:
     """Fit parameters to the learner's log; store them if they predict it better."""
     reviews = study_reviews(session, learner)
     current = current_parameters(learner)
@@ -171,7 +173,7 @@ def optimize_learner(*, session: Session, learner: Learner, now: datetime) -> di
     seconds = time.perf_counter() - started
     stored = fit.better and fit.parameters != tuple(current)
     if stored:
-        with database_of(session).writing(session):
+        with database.writing(session):
             learner.fsrs_parameters = list(fit.parameters)
             learner.fsrs_optimized_at = now
             session.add(learner)
@@ -193,11 +195,11 @@ def summary(result: dict[str, Any]) -> str:
     )
 
 
-def _work(learner_id: int, now: datetime) -> Work:
+def _work(database: Database, learner_id: int, now: datetime) -> Work:
     def work(session: Session, job: Job) -> tuple[str, dict[str, Any]]:
         learner = session.get(Learner, learner_id)
         assert learner is not None
-        result = optimize_learner(session=session, learner=learner, now=now)
+        result = optimize_learner(session=session, learner=learner, now=now, database=database)
         return summary(result), result
 
     return work
@@ -205,17 +207,21 @@ def _work(learner_id: int, now: datetime) -> Work:
 
 def start_optimize(database: Database, *, learner_id: int, now: datetime) -> Job:
     """Start fitting the learner's parameters, or return the fit already running."""
-    return start_job(database, kind=KIND, learner_id=learner_id, work=_work(learner_id, now))
+    return start_job(
+        database, kind=KIND, learner_id=learner_id, work=_work(database, learner_id, now)
+    )
 
 
 def run_optimize(database: Database, *, learner_id: int, now: datetime) -> Job:
     """Fit the learner's parameters and wait for the outcome (the CLI)."""
-    return run_job(database, kind=KIND, learner_id=learner_id, work=_work(learner_id, now))
+    return run_job(
+        database, kind=KIND, learner_id=learner_id, work=_work(database, learner_id, now)
+    )
 
 
-def reset_parameters(*, session: Session, learner: Learner) -> Learner:
+def reset_parameters(*, database: Database, session: Session, learner: Learner) -> Learner:
     """Go back to the FSRS default parameters; the schedule itself is left as it is."""
-    with database_of(session).writing(session):
+    with database.writing(session):
         learner.fsrs_parameters = None
         learner.fsrs_optimized_at = None
         session.add(learner)

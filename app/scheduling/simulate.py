@@ -26,7 +26,7 @@ from fsrs_rs_python import default_simulator_config, simulate
 from sqlalchemy import ColumnElement
 from sqlmodel import Session, col, func, select
 
-from app.infra.db import database_of
+from app.infra.db import Database
 from app.infra.models import Card, CardMark, CardState, Learner
 from app.scheduling.parameters import DEFAULT_PARAMETERS, usable_parameters
 from app.scheduling.simulate_reviews import Seen, simulate_seen
@@ -280,7 +280,9 @@ class WorkloadCache:
             self._curves[learner_id] = (key, workload)
 
 
-def learner_workload(*, session: Session, learner: Learner, now: datetime) -> Workload:
+def learner_workload(
+    *, database: Database, session: Session, learner: Learner, now: datetime
+) -> Workload:
     """The workload curve for this learner's bank, schedule, limits and parameters."""
     personal = usable_parameters(learner.fsrs_parameters)
     parameters = personal or DEFAULT_PARAMETERS
@@ -296,7 +298,7 @@ def learner_workload(*, session: Session, learner: Learner, now: datetime) -> Wo
         learner.max_reviews_per_day,
     )
     assert learner.id is not None
-    cache = database_of(session).kept(WorkloadCache)
+    cache = database.kept(WorkloadCache)
     cached = cache.get(learner.id, key)
     if cached is not None:
         return cached

@@ -120,6 +120,8 @@ def card_view(session: Session, card_id: str, generation: int | None = None) -> 
     app.infra.generation).
     """
     current = generation if generation is not None else bank_generation(session)
+    # Found from the session: a cache, not a write, looked up by every read that shows a card
+    # (the queue, pages, search, reports), which would otherwise all carry the database.
     views = database_of(session).kept(CardViews)
     view = views.get(current, card_id)
     if view is None:

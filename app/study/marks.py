@@ -10,7 +10,7 @@ from sqlalchemy import bindparam, or_, select
 from sqlmodel import Session, col
 
 from app.errors import Invalid, NotFound
-from app.infra.db import Database, database_of
+from app.infra.db import Database
 from app.infra.models import Card, CardMark, Learner, table_of
 from app.scheduling.studyday import study_day
 
@@ -117,9 +117,15 @@ def learner_marks(session: Session, *, learner: Learner) -> dict[str, Mark]:
     return {row.card_id: Mark.from_row(row) for row in rows}
 
 
-def _write(session: Session, learner: Learner, card_id: str, now: datetime, **values: Any) -> Mark:
+def _write(
+    database: Database,
+    session: Session,
+    learner: Learner,
+    card_id: str,
+    now: datetime,
+    **values: Any,
+) -> Mark:
     """Set some of the learner's marks on an existing card, leaving the others as they are."""
-    database = database_of(session)
     with database.writing(session) as connection:
         if connection.execute(select(col(Card.id)).where(col(Card.id) == card_id)).first() is None:
             raise NotFound("card_not_found", card=card_id)
@@ -128,42 +134,66 @@ def _write(session: Session, learner: Learner, card_id: str, now: datetime, **va
     return get_mark(session, learner=learner, card_id=card_id)
 
 
-def suspend(session: Session, *, learner: Learner, card_id: str, now: datetime) -> Mark:
+def suspend(
+    session: Session, *, database: Database, learner: Learner, card_id: str, now: datetime
+) -> Mark:
     """Take the card out of study and practice until it is unsuspended."""
-    return _write(session, learner, card_id, now, suspended=True)
+    return _write(database, session, learner, card_id, now, suspended=True)
 
 
-def unsuspend(session: Session, *, learner: Learner, card_id: str, now: datetime) -> Mark:
-    return _write(session, learner, card_id, now, suspended=False)
+def unsuspend(
+    session: Session, *, database: Database, learner: Learner, card_id: str, now: datetime
+) -> Mark:
+    return _write(database, session, learner, card_id, now, suspended=False)
 
 
-def bury(session: Session, *, learner: Learner, card_id: str, now: datetime) -> Mark:
+def bury(
+    session: Session, *, database: Database, learner: Learner, card_id: str, now: datetime
+) -> Mark:
     """Take the card out of study until the learner's next study day begins."""
     _, next_day = study_day(learner, now)
-    return _write(session, learner, card_id, now, buried_until=next_day)
+    return _write(database, session, learner, card_id, now, buried_until=next_day)
 
 
-def unbury(session: Session, *, learner: Learner, card_id: str, now: datetime) -> Mark:
-    return _write(session, learner, card_id, now, buried_until=None)
+def unbury(
+    session: Session, *, database: Database, learner: Learner, card_id: str, now: datetime
+) -> Mark:
+    return _write(database, session, learner, card_id, now, buried_until=None)
 
 
-def set_flag(session: Session, *, learner: Learner, card_id: str, flag: int, now: datetime) -> Mark:
+def set_flag(
+    session: Session,
+    *,
+    database: Database,
+    learner: Learner,
+    card_id: str,
+    flag: int,
+    now: datetime,
+) -> Mark:
     """Flag the card with colour `flag` (1-7, see Flag), or clear its flag (0)."""
     if not 0 <= flag <= len(FLAGS):
         raise Invalid("flag_out_of_range", count=len(FLAGS))
-    return _write(session, learner, card_id, now, flag=flag)
+    return _write(database, session, learner, card_id, now, flag=flag)
 
 
-def unleech(session: Session, *, learner: Learner, card_id: str, now: datetime) -> Mark:
+def unleech(
+    session: Session, *, database: Database, learner: Learner, card_id: str, now: datetime
+) -> Mark:
     """Clear the leech mark (after rewriting the card), and let it be studied again."""
-    return _write(session, learner, card_id, now, leech=False, suspended=False)
+    return _write(database, session, learner, card_id, now, leech=False, suspended=False)
 
 
 def releech(
-    session: Session, *, learner: Learner, card_id: str, suspended: bool, now: datetime
+    session: Session,
+    *,
+    database: Database,
+    learner: Learner,
+    card_id: str,
+    suspended: bool,
+    now: datetime,
 ) -> Mark:
     """Mark the card a leech again, suspended or not (what clearing its mark undoes)."""
-    return _write(session, learner, card_id, now, leech=True, suspended=suspended)
+    return _write(database, session, learner, card_id, now, leech=True, suspended=suspended)
 
 
 def leech_hit(lapses: int, threshold: int) -> bool:

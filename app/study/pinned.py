@@ -11,6 +11,7 @@ from typing import Protocol
 
 from sqlmodel import Session
 
+from app.infra.db import Database
 from app.infra.models import Learner
 from app.study.filters import Filters
 
@@ -28,7 +29,9 @@ class PinnedCards(Protocol):
         """Today's first pinned card in scope not studied today; reads only."""
         ...
 
-    def refresh(self, session: Session, *, learner: Learner, now: datetime) -> None:
+    def refresh(
+        self, session: Session, *, database: Database, learner: Learner, now: datetime
+    ) -> None:
         """Make today's pins again if what they are made from changed; may write."""
         ...
 
@@ -47,7 +50,9 @@ class NoPins:
     ) -> str | None:
         return None
 
-    def refresh(self, session: Session, *, learner: Learner, now: datetime) -> None:
+    def refresh(
+        self, session: Session, *, database: Database, learner: Learner, now: datetime
+    ) -> None:
         return None
 
 

@@ -12,7 +12,7 @@ from sqlmodel import Session, col
 
 from app.accounts.learners import personal_parameters
 from app.errors import Conflict, Invalid, NotFound
-from app.infra.db import database_of
+from app.infra.db import Database
 from app.infra.models import Card, CardState, Learner, ReviewLog, table_of
 from app.scheduling import schedule
 from app.scheduling.cardstate import CardStateValue, Mode, Rating
@@ -54,6 +54,7 @@ REVIEWED_AT_WINDOW = timedelta(days=7)
 def record_review(
     session: Session,
     *,
+    database: Database,
     learner: Learner,
     card_id: str,
     rating: int,
@@ -73,7 +74,6 @@ def record_review(
         raise Invalid("rating_out_of_range")
     if duration_ms is not None and not 0 <= duration_ms <= 24 * 3600 * 1000:
         raise Invalid("duration_out_of_range")
-    database = database_of(session)
     assert learner.id is not None  # a stored learner
     learner_id = learner.id
     key = {"learner_id": learner_id, "card_id": card_id}
@@ -251,6 +251,7 @@ def _advance_cursor() -> Any:
 def undo_last(
     session: Session,
     *,
+    database: Database,
     learner: Learner,
     now: datetime,
     card_id: str | None = None,
@@ -262,7 +263,6 @@ def undo_last(
     that rating is of this card, as the client believes. A repeat of an `idempotency_key`
     answers with the card the first call restored, undoing nothing more.
     """
-    database = database_of(session)
     with database.writing(session) as connection:
         if idempotency_key and (done := _undone(session, learner, idempotency_key)):
             return done

@@ -145,16 +145,24 @@ class Study:
             expected_version=version,
             idempotency_key=key,
             reviewed_at=reviewed_at,
+            database=self.database,
         )
         if not review.replayed:
             # The day's first rating makes the day's pins; a later one after a change.
-            self.pins.refresh(self.session, learner=self.learner, now=self.now)
+            self.pins.refresh(
+                self.session, database=self.database, learner=self.learner, now=self.now
+            )
         return Rated(review, self.next(scope, exclude) if scope is not None else None)
 
     def undo(self, card_id: str | None = None, key: str | None = None) -> UndoResult:
         """Undo the learner's last live study rating (of `card_id`, if given)."""
         return undo_last(
-            self.session, learner=self.learner, now=self.now, card_id=card_id, idempotency_key=key
+            self.session,
+            learner=self.learner,
+            now=self.now,
+            card_id=card_id,
+            idempotency_key=key,
+            database=self.database,
         )
 
     def act(
@@ -162,7 +170,12 @@ class Study:
     ) -> Acted:
         """Apply a card action; the marks before and after, and the action that undoes it."""
         before = marks.get_mark(self.session, learner=self.learner, card_id=card_id)
-        args: dict[str, Any] = {"learner": self.learner, "card_id": card_id, "now": self.now}
+        args: dict[str, Any] = {
+            "database": self.database,
+            "learner": self.learner,
+            "card_id": card_id,
+            "now": self.now,
+        }
         if action is CardAction.FLAG:
             after = marks.set_flag(self.session, flag=flag, **args)
         elif action is CardAction.LEECH:

@@ -16,6 +16,7 @@ from app.accounts.kept import KeptPages, kept_pages
 from app.accounts.learners import get_learner
 from app.config import Settings
 from app.errors import Forbidden, NotSignedIn
+from app.infra.db import Database
 from app.infra.models import AuthSession, Learner
 from app.study import Filters
 from app.study.filters import FOLDER_MAX_LENGTH
@@ -46,6 +47,12 @@ async def get_session(request: Request) -> AsyncIterator[Session]:
         database.end_read(session)
 
 
+async def get_database(request: Request) -> Database:
+    """The app's one Database, which services write through (`Database.writing`)."""
+    database: Database = request.app.state.database
+    return database
+
+
 async def get_now() -> datetime:
     """The current time; tests override this to travel through study days."""
     return datetime.now(UTC)
@@ -58,6 +65,7 @@ RowId = Annotated[int, Path(ge=0, le=MAX_ROW_ID)]
 
 SettingsDep = Annotated[Settings, Depends(get_settings_dep)]
 SessionDep = Annotated[Session, Depends(get_session)]
+DatabaseDep = Annotated[Database, Depends(get_database)]
 NowDep = Annotated[datetime, Depends(get_now)]
 
 # The client's key for a state change it may send again (the outbox retries until answered).
@@ -111,7 +119,9 @@ def _identify(request: Request, session: Session, settings: Settings, now: datet
         return Identity(get_learner(session, settings.learner_name, settings.timezone), "local")
     header = request.headers.get("authorization", "")
     if header[:7].lower() == "bearer ":
-        learner = members.token_learner(session, header[7:].strip(), now)
+        learner = members.token_learner(
+            session, header[7:].strip(), now, database=request.app.state.database
+        )
         if learner is None:
             raise NotSignedIn("token_invalid")
         return Identity(learner, "token")

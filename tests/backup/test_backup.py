@@ -212,7 +212,7 @@ def test_the_schedule_reviewed_last_wins(
     with other.session() as session:
         learner = get_learner(session, "local")
         # On this instance 'hbm' was studied after the backup was taken.
-        record_review(session, learner=learner, card_id="hbm", rating=3, now=later)
+        record_review(session, learner=learner, card_id="hbm", rating=3, now=later, database=other)
         mine = session.get(CardState, (learner.id, "hbm"))
         assert mine is not None
         mine_due = mine.due

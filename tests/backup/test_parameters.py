@@ -85,7 +85,9 @@ def test_a_restored_backup_with_bad_parameters_keeps_the_defaults_and_the_rest(
     text = backup_text(settings, parameters)
     with settings_database.session() as session:
         learner = get_learner(session, settings.learner_name)
-        report = restore_learner(session=session, learner=learner, data=text)
+        report = restore_learner(
+            session=session, learner=learner, data=text, database=settings_database
+        )
         assert report.parameters_refused is not None
         assert (learner.fsrs_parameters, learner.new_per_day) == (None, 7)
 
@@ -115,7 +117,7 @@ def test_a_backup_with_a_non_finite_parameter_is_refused_whole(
         learner = get_learner(session, settings.learner_name)
         before = learner.new_per_day
         with pytest.raises(BackupError, match=f"{literal.lstrip('-')} is not a number"):
-            restore_learner(session=session, learner=learner, data=text)
+            restore_learner(session=session, learner=learner, data=text, database=settings_database)
     with settings_database.session() as session:
         learner = get_learner(session, settings.learner_name)
         assert (learner.fsrs_parameters, learner.new_per_day) == (None, before)
@@ -128,7 +130,9 @@ def test_a_restored_backup_with_good_parameters_uses_them(
     text = backup_text(settings, json.dumps(personal))
     with settings_database.session() as session:
         learner = get_learner(session, settings.learner_name)
-        report = restore_learner(session=session, learner=learner, data=text)
+        report = restore_learner(
+            session=session, learner=learner, data=text, database=settings_database
+        )
         assert report.parameters_refused is None and report.settings_changed
         assert learner.fsrs_parameters == personal
 
@@ -149,6 +153,8 @@ def test_load_balancing_and_easy_days_travel_with_a_backup(
         learner.load_balance, learner.easy_days = False, ""
         session.add(learner)
         commit(session)
-        report = restore_learner(session=session, learner=learner, data=dump_backup(doc))
+        report = restore_learner(
+            session=session, learner=learner, data=dump_backup(doc), database=settings_database
+        )
         assert report.settings_changed
         assert (learner.load_balance, learner.easy_days) == (True, "06")

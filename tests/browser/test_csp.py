@@ -93,7 +93,9 @@ def team_origin(tmp_path_factory: pytest.TempPathFactory, bundled_bank: Path) ->
     settings = team_settings(db)
     database = open_bank(settings)
     with database.session() as session:
-        members.create_user(session, name="admin", password=PASSWORD, is_admin=True)
+        members.create_user(
+            session, name="admin", password=PASSWORD, is_admin=True, database=database
+        )
     try:
         with serve(settings) as origin:
             yield origin

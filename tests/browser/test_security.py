@@ -34,7 +34,7 @@ def team_server(
     settings = team_settings(db)
     database = open_bank(settings)
     with database.session() as session:
-        members.create_user(session, name="member", password=PASSWORD)
+        members.create_user(session, name="member", password=PASSWORD, database=database)
     try:
         with serve(settings) as url:
             yield url, settings

@@ -62,7 +62,7 @@ class Team:
     def member(self, name: str) -> str:
         """Add a member called `name`; her name."""
         with self.database.session() as session:
-            members.create_user(session, name=name, password=PASSWORD)
+            members.create_user(session, name=name, password=PASSWORD, database=self.database)
         return name
 
 
@@ -217,7 +217,7 @@ def test_an_account_disabled_elsewhere_clears_the_study_page_when_its_rating_is_
     kept_on_device(page)
 
     with team.database.session() as session:
-        members.set_disabled(session, name=name, disabled=True)
+        members.set_disabled(session, name=name, disabled=True, database=team.database)
     # Still on the study page: the rating's answer (401) is the first sign of it.
     page.locator("#reveal").click()
     page.locator("#rate-form button[data-key='3']").click()

@@ -40,9 +40,11 @@ def invited(tmp_path: Path, bundled_bank: Path) -> Iterator[tuple[str, str, Path
     try:
         with database.session() as session:
             admin = members.create_user(
-                session, name="admin", password="admin-password-1", is_admin=True
+                session, name="admin", password="admin-password-1", is_admin=True, database=database
             )
-            token = members.create_invite(session, admin=admin, now=datetime.now(UTC), days=1)
+            token = members.create_invite(
+                session, admin=admin, now=datetime.now(UTC), days=1, database=database
+            )
         with serve(settings) as origin:
             yield origin, token, db
     finally:

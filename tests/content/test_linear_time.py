@@ -56,6 +56,13 @@ NOTES: dict[str, Callable[[int], str]] = {
     "details": lambda n: CARD + _repeat("<details>\n", n),
     "summary openings": lambda n: CARD + _repeat("<details><summary>", n) + "\n",
     "unclosed details tags": lambda n: CARD + "<details>\n" + _repeat("<details ", n) + "\n",
+    # MkDocs admonitions: a run of answer folds, and folds nested ever deeper.
+    "answer folds": lambda n: (
+        "# Deck\n\n" + _repeat('## Q\n\n??? success "View Answer"\n    A.\n\n', n)
+    ),
+    "nested admonitions": lambda n: (
+        CARD + "".join("    " * k + "!!! note\n" for k in range(max(1, int((n / 2) ** 0.5))))
+    ),
     # Formulas.
     "inline math": lambda n: CARD + _repeat("$x$ ", n) + "\n",
     "display math": lambda n: CARD + _repeat("$$x$$\n", n),

@@ -6,7 +6,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.content.notes.headings import _heading_label
+from app.content.notes.labelled import _heading_label
 from app.content.notes.outline import _without_closing_hashes, explicit_id
 from app.content.notes.wording import unwrap
 

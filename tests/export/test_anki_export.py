@@ -294,8 +294,8 @@ def test_cli_carries_a_named_learners_marks(
     with database.session() as session:
         learner = get_learner(session, "ada")
         now = datetime.now(UTC)
-        marks.suspend(session, learner=learner, card_id="roofline", now=now)
-        marks.set_flag(session, learner=learner, card_id="hbm", flag=3, now=now)
+        marks.suspend(session, learner=learner, card_id="roofline", now=now, database=database)
+        marks.set_flag(session, learner=learner, card_id="hbm", flag=3, now=now, database=database)
     out = tmp_path / "gpu.apkg"
 
     plain = CliRunner().invoke(main, ["export", "anki", "--deck", "gpu", str(out)])

@@ -149,7 +149,9 @@ def undo_or_conflict(database: Database, learner_id: int, now: datetime) -> obje
     """Undo the learner's last rating in a session of its own; the Conflict if it loses a race."""
     with database.session() as session:
         try:
-            return undo_last(session, learner=session.get_one(Learner, learner_id), now=now)
+            return undo_last(
+                session, learner=session.get_one(Learner, learner_id), now=now, database=database
+            )
         except Conflict as exc:
             return exc
 
@@ -207,7 +209,9 @@ def test_interleaved_submissions_are_refused_by_the_database(
         learner = get_learner(session, "local")
         learner_id = learner.id
         if reviewed_before:
-            record_review(session, learner=learner, card_id="q01", rating=1, now=now)
+            record_review(
+                session, learner=learner, card_id="q01", rating=1, now=now, database=database
+            )
     version = int(reviewed_before)
 
     def submit() -> ReviewResult | Conflict:
@@ -220,6 +224,7 @@ def test_interleaved_submissions_are_refused_by_the_database(
                     rating=3,
                     now=now,
                     expected_version=version if send_version else None,
+                    database=database,
                 )
             except Conflict as exc:
                 return exc
@@ -264,7 +269,9 @@ def test_an_undo_racing_a_review_of_the_same_card_never_overwrites_it(
     with database.session() as session:
         for _ in range(ratings_before):
             learner = session.get_one(Learner, learner_id)
-            record_review(session, learner=learner, card_id="q01", rating=1, now=now)
+            record_review(
+                session, learner=learner, card_id="q01", rating=1, now=now, database=database
+            )
 
     def review() -> object:
         with database.session() as session:
@@ -276,6 +283,7 @@ def test_an_undo_racing_a_review_of_the_same_card_never_overwrites_it(
                     rating=3,
                     now=now,
                     expected_version=ratings_before,
+                    database=database,
                 )
             except Conflict as exc:
                 return exc
@@ -392,13 +400,16 @@ def test_concurrent_first_ratings_and_an_undo_keep_every_card_before_the_cursor_
                 card_id=card_id,
                 rating=3,
                 now=now,
+                database=database,
             )
 
     def rate(card_id: str) -> Callable[[], object]:
         def call() -> object:
             with database.session() as session:
                 learner = session.get_one(Learner, learner_id)
-                return record_review(session, learner=learner, card_id=card_id, rating=3, now=now)
+                return record_review(
+                    session, learner=learner, card_id=card_id, rating=3, now=now, database=database
+                )
 
         return call
 

@@ -284,7 +284,8 @@ def assert_history_kept(engine: Engine) -> None:
 
 def assert_study_goes_on(engine: Engine) -> None:
     """The migrated history is usable: rate a card where its schedule left off, then undo."""
-    with Database(engine).session() as session:
+    database = Database(engine)
+    with database.session() as session:
         learner = session.get_one(Learner, 1)
         result = record_review(
             session,
@@ -293,9 +294,15 @@ def assert_study_goes_on(engine: Engine) -> None:
             rating=3,
             now=at(days=3, minutes=5),
             expected_version=3,
+            database=database,
         )
         assert (result.version, result.state.reps, result.log_id) == (4, 4, 8)
-        undone = undo_last(session, learner=session.get_one(Learner, 1), now=at(days=3, minutes=6))
+        undone = undo_last(
+            session,
+            learner=session.get_one(Learner, 1),
+            now=at(days=3, minutes=6),
+            database=database,
+        )
         assert undone.log_id == 8
         assert session.get_one(ReviewLog, 3).state_after == S3
 

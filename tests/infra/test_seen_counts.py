@@ -10,7 +10,7 @@ from sqlmodel import Session
 from app.backup.export import export_learner
 from app.backup.restore import restore_learner
 from app.content.bank.sync import import_content
-from app.infra.db import Database
+from app.infra.db import Database, database_of
 from app.infra.seencount import RECOUNT
 from app.study import Filters, counts, get_learner, record_review, undo_last
 from app.study import queue as study
@@ -55,10 +55,13 @@ def recounted(engine: Engine) -> dict[tuple[str, str], int]:
 
 
 def rate(session: Session, name: str, *card_ids: str, days_ago: int = 1) -> None:
+    database = database_of(session)
     learner = get_learner(session, name)
     for card_id in card_ids:
         when = NOW - timedelta(days=days_ago)
-        record_review(session, learner=learner, card_id=card_id, rating=3, now=when)
+        record_review(
+            session, learner=learner, card_id=card_id, rating=3, now=when, database=database
+        )
 
 
 def new_left(session: Session, name: str, filters: Filters) -> int:
@@ -81,7 +84,12 @@ def test_ratings_undos_and_imports_keep_the_counts(
     with database.session() as session:
         rate(session, "ana", "a1", "a2", "b1")
         rate(session, "bo", "a1", "a3")
-        undo_last(session, learner=get_learner(session, "bo"), now=NOW - timedelta(hours=23))
+        undo_last(
+            session,
+            learner=get_learner(session, "bo"),
+            now=NOW - timedelta(hours=23),
+            database=database,
+        )
         assert kept(engine) == {("ana", "a"): 2, ("ana", "b"): 1, ("bo", "a"): 1}
         assert new_left(session, "ana", Filters()) == 2
         assert new_left(session, "ana", Filters(deck="a")) == 1
@@ -115,7 +123,9 @@ def test_a_restored_backup_is_counted(
             session=session, learner=get_learner(session, "ana")
         )
         document["states"].append({**document["states"][0], "card_id": "gone"})
-        restore_learner(session=session, learner=get_learner(session, "cy"), data=document)
+        restore_learner(
+            session=session, learner=get_learner(session, "cy"), data=document, database=database
+        )
         # The card the bank lacks came back as a retired placeholder: not counted.
         assert kept(engine) == recounted(engine) == {("ana", "a"): 2, ("cy", "a"): 2}
         assert new_left(session, "cy", Filters()) == 1

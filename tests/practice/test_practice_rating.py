@@ -30,6 +30,7 @@ def test_a_double_submit_read_before_either_wrote_logs_once(
             order="content",
             seconds_per_card=0,
             now=NOW,
+            database=database,
         ).id
     with database.session() as first, database.session() as second:
         # Both submissions read the run at its first card before either writes.
@@ -38,7 +39,15 @@ def test_a_double_submit_read_before_either_wrote_logs_once(
         assert [r.position for r in runs if r is not None] == [0, 0]
         for session, run, learner in zip((first, second), runs, learners, strict=True):
             assert run is not None
-            rate_practice(session, learner=learner, run=run, card_id="q01", rating=3, now=NOW)
+            rate_practice(
+                session,
+                learner=learner,
+                run=run,
+                card_id="q01",
+                rating=3,
+                now=NOW,
+                database=database,
+            )
     with database.session() as session:
         logs = session.exec(select(ReviewLog).where(ReviewLog.practice_id == run_id)).all()
         assert [(log.card_id, log.rating) for log in logs] == [("q01", 3)]

@@ -14,6 +14,7 @@ from sqlmodel import Session
 from app.cli import main as cli
 from app.config import Settings
 from app.infra import jobs
+from app.infra.db import Database, database_of
 from app.infra.models import CardState, Job, Learner
 from app.main import create_app
 from app.practice.quiz import rate_practice, start_practice
@@ -83,6 +84,7 @@ def simulate(
     Each day: the due cards, then the day's new ones, then learning steps as they fall due,
     thirty seconds per card, until nothing is due before tomorrow.
     """
+    database = database_of(session)
     model = ForgetfulLearner(seed=2025)
     states: dict[str, dict] = {}
     unseen = list(card_ids)
@@ -101,6 +103,7 @@ def simulate(
                     rating=model.rate(states.get(card_id), now),
                     now=now,
                     duration_ms=8000,
+                    database=database,
                 )
                 states[card_id] = log_json(result.state)
                 now += timedelta(seconds=30)
@@ -132,17 +135,24 @@ def text_of(page: str, element_id: str) -> str:
 # Only live study ratings count.
 
 
-def test_practice_and_undone_ratings_do_not_count(session: Session, make_learner) -> None:
+def test_practice_and_undone_ratings_do_not_count(
+    session: Session, database: Database, make_learner
+) -> None:
     learner = make_learner()
     cards = make_cards(session, 3)
     for day in range(4):  # each card: first sight, then three reviews a day apart
         for card in cards:
             record_review(
-                session, learner=learner, card_id=card, rating=3, now=START + timedelta(days=day)
+                session,
+                learner=learner,
+                card_id=card,
+                rating=3,
+                now=START + timedelta(days=day),
+                database=database,
             )
     assert optimization_status(session=session, learner=learner, now=START).counted == 9
 
-    undo_last(session, learner=learner, now=START + timedelta(days=4))
+    undo_last(session, learner=learner, now=START + timedelta(days=4), database=database)
     run = start_practice(
         session,
         learner=learner,
@@ -150,10 +160,17 @@ def test_practice_and_undone_ratings_do_not_count(session: Session, make_learner
         order="content",
         seconds_per_card=0,
         now=START + timedelta(days=5),
+        database=database,
     )
     for card in cards:
         rate_practice(
-            session, learner=learner, run=run, card_id=card, rating=1, now=START + timedelta(days=5)
+            session,
+            learner=learner,
+            run=run,
+            card_id=card,
+            rating=1,
+            now=START + timedelta(days=5),
+            database=database,
         )
     status = optimization_status(session=session, learner=learner, now=START)
     assert (status.counted, status.needed, status.personal) == (8, MIN_REVIEWS, False)
@@ -186,7 +203,9 @@ def test_too_few_reviews_are_refused_saying_how_many_are_needed(
         for day in range(3):
             for card in cards:
                 at = START + timedelta(days=day)
-                record_review(session, learner=learner, card_id=card, rating=3, now=at)
+                record_review(
+                    session, learner=learner, card_id=card, rating=3, now=at, database=database
+                )
 
     page = client.get("/settings").text
     assert text_of(page, "optimizer-in-use") == "The FSRS default parameters are in use."
@@ -260,7 +279,9 @@ def test_stored_parameters_schedule_until_reset(settings_database, settings: Set
         session.add(learner)
         commit(session)
 
-        rated = record_review(session, learner=learner, card_id=card, rating=3, now=START)
+        rated = record_review(
+            session, learner=learner, card_id=card, rating=3, now=START, database=database
+        )
         assert rated.state.stability == pytest.approx(personal[2])
         spread = spread_for(session, learner=learner, card_id=card, now=START)
         assert rated.state != schedule.review(None, 3, START, spread=spread)
@@ -271,7 +292,9 @@ def test_stored_parameters_schedule_until_reset(settings_database, settings: Set
         spread = spread_for(session, learner=learner, card_id=card, now=later)
         expected = schedule.preview(shown.state, later, parameters=personal, spread=spread)
         assert shown.intervals == expected
-        rated = record_review(session, learner=learner, card_id=card, rating=3, now=later)
+        rated = record_review(
+            session, learner=learner, card_id=card, rating=3, now=later, database=database
+        )
         expected_state = schedule.review(shown.state, 3, later, parameters=personal, spread=spread)
         assert rated.state == expected_state
 
@@ -285,7 +308,9 @@ def test_stored_parameters_schedule_until_reset(settings_database, settings: Set
         assert (learner.fsrs_parameters, learner.fsrs_optimized_at) == (None, None)
         before = rated.state
         at = later + timedelta(days=30)
-        rated = record_review(session, learner=learner, card_id=card, rating=3, now=at)
+        rated = record_review(
+            session, learner=learner, card_id=card, rating=3, now=at, database=database
+        )
         spread = spread_for(session, learner=learner, card_id=card, now=at)
         assert rated.state == schedule.review(before, 3, at, spread=spread)
         assert rated.state != schedule.review(before, 3, at, parameters=personal, spread=spread)
@@ -346,12 +371,18 @@ def test_fitted_parameters_are_stored_and_schedule_from_then_on(
         # A rating is scheduled with them too, and undo still restores the exact state before.
         before_state = shown.state
         rated = record_review(
-            session, learner=learner, card_id=shown.card.id, rating=3, now=now, duration_ms=5000
+            session,
+            learner=learner,
+            card_id=shown.card.id,
+            rating=3,
+            now=now,
+            duration_ms=5000,
+            database=database,
         )
         expected = schedule.review(before_state, 3, now, parameters=personal, spread=spread)
         assert rated.state == expected
         assert rated.state != schedule.review(before_state, 3, now, spread=spread)
-        undo_last(session, learner=learner, now=now)
+        undo_last(session, learner=learner, now=now, database=database)
         assert _state_json(session.get(CardState, (learner.id, shown.card.id))) == log_json(
             before_state
         )
@@ -370,14 +401,16 @@ def test_fitted_parameters_are_stored_and_schedule_from_then_on(
 
 
 def test_a_refit_is_suggested_a_month_on_once_the_log_has_grown(
-    session: Session, make_learner
+    session: Session, database: Database, make_learner
 ) -> None:
     learner = make_learner()
     cards = make_cards(session, 4)
     for day in range(4):  # each card: first sight, then three reviews a day apart: 12 counted
         for card in cards:
             at = START + timedelta(days=day)
-            record_review(session, learner=learner, card_id=card, rating=3, now=at)
+            record_review(
+                session, learner=learner, card_id=card, rating=3, now=at, database=database
+            )
     learner.fsrs_parameters = [*DEFAULT_PARAMETERS[:20], 0.2]
     learner.fsrs_optimized_at = START + timedelta(days=4)
     session.add(learner)

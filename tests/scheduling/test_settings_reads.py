@@ -11,6 +11,7 @@ from sqlalchemy import event
 from sqlmodel import Session
 
 from app.config import Settings
+from app.infra.db import Database, database_of
 from app.infra.models import Learner
 from app.main import create_app
 from app.practice.quiz import rate_practice, start_practice
@@ -74,13 +75,16 @@ def make_cards(session: Session, count: int) -> list[str]:
 
 def study_log(session: Session, learner: Learner, cards: list[str], days: int) -> None:
     """Ratings across a change of summer time, some an hour either side of the rollover."""
+    database = database_of(session)
     for day in range(days):
         for n, card in enumerate(cards):
             # Around 04:00 New York time: 08:00 or 09:00 UTC depending on summer time.
             at = START + timedelta(days=day, hours=-2 + (n * 37 + day * 11) % 5, minutes=n)
             if (n + day) % 3:
-                record_review(session, learner=learner, card_id=card, rating=3, now=at)
-    undo_last(session, learner=learner, now=START + timedelta(days=days))
+                record_review(
+                    session, learner=learner, card_id=card, rating=3, now=at, database=database
+                )
+    undo_last(session, learner=learner, now=START + timedelta(days=days), database=database)
     run = start_practice(
         session,
         learner=learner,
@@ -88,6 +92,7 @@ def study_log(session: Session, learner: Learner, cards: list[str], days: int) -
         order="content",
         seconds_per_card=0,
         now=START + timedelta(days=days),
+        database=database,
     )
     rate_practice(
         session,
@@ -96,6 +101,7 @@ def study_log(session: Session, learner: Learner, cards: list[str], days: int) -
         card_id=cards[0],
         rating=1,
         now=START + timedelta(days=days),
+        database=database,
     )
 
 
@@ -111,13 +117,19 @@ def test_the_database_counts_what_the_fit_would_learn_from(session: Session, mak
     assert counted_reviews(session, learner) == len(fsrs_items(study_reviews(session, learner)))
 
 
-def test_nothing_to_count_in_an_empty_log_or_a_single_day(session: Session, make_learner) -> None:
+def test_nothing_to_count_in_an_empty_log_or_a_single_day(
+    session: Session, database: Database, make_learner
+) -> None:
     learner = make_learner()
     assert counted_reviews(session, learner) == 0
     cards = make_cards(session, 2)
     for card in cards:
-        record_review(session, learner=learner, card_id=card, rating=3, now=START)
-        record_review(session, learner=learner, card_id=card, rating=3, now=START)
+        record_review(
+            session, learner=learner, card_id=card, rating=3, now=START, database=database
+        )
+        record_review(
+            session, learner=learner, card_id=card, rating=3, now=START, database=database
+        )
     assert counted_reviews(session, learner) == 0
 
 
@@ -188,7 +200,14 @@ def test_a_rating_moves_the_curve_on(
         learner = get_learner(session, settings.learner_name, settings.timezone)
         for n in range(20):
             at = datetime.now(UTC) - timedelta(days=3)
-            record_review(session, learner=learner, card_id=f"reads-{n:03d}", rating=3, now=at)
+            record_review(
+                session,
+                learner=learner,
+                card_id=f"reads-{n:03d}",
+                rating=3,
+                now=at,
+                database=database,
+            )
     after = client.get("/api/simulate").json()
     assert (before["seen"], after["seen"]) == (0, 20)
     assert after["points"] != before["points"]

@@ -9,6 +9,7 @@ from fastapi.testclient import TestClient
 from fsrs_rs_python import Card as EngineCard
 
 from app.config import Settings
+from app.infra.db import database_of
 from app.infra.models import Card, Deck
 from app.main import create_app
 from app.scheduling import simulate
@@ -225,9 +226,12 @@ def test_an_empty_bank_has_no_workload(client: TestClient) -> None:
 def study(settings: Settings, cards: int, *, at: datetime) -> None:
     """The local learner rates the first `cards` cards Good once, through the study code."""
     with bank_session(settings) as session:
+        database = database_of(session)
         learner = get_learner(session, settings.learner_name, settings.timezone)
         for n in range(cards):
-            record_review(session, learner=learner, card_id=f"w-{n}", rating=3, now=at)
+            record_review(
+                session, learner=learner, card_id=f"w-{n}", rating=3, now=at, database=database
+            )
 
 
 def test_the_curve_starts_from_the_cards_the_learner_has_studied(
@@ -260,5 +264,11 @@ def test_a_suspended_card_is_left_out_of_the_simulation(
     add_cards(settings, 30)
     with settings_database.session() as session:
         learner = get_learner(session, settings.learner_name, settings.timezone)
-        suspend(session, learner=learner, card_id="w-0", now=datetime.now(UTC))
+        suspend(
+            session,
+            learner=learner,
+            card_id="w-0",
+            now=datetime.now(UTC),
+            database=settings_database,
+        )
     assert client.get("/api/simulate").json()["cards"] == 29

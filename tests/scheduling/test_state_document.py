@@ -46,7 +46,9 @@ def bank(write_content: Callable[[Mapping[str, str]], Path], database: Database)
 def _rate(database: Database, card_id: str, rating: int, now: datetime) -> None:
     with database.session() as session:
         learner = get_learner(session, "local")
-        record_review(session, learner=learner, card_id=card_id, rating=rating, now=now)
+        record_review(
+            session, learner=learner, card_id=card_id, rating=rating, now=now, database=database
+        )
 
 
 def _state(database: Database, card_id: str) -> CardState | None:
@@ -94,7 +96,10 @@ def test_a_log_row_written_before_reps_and_lapses_is_still_undone(bank: Database
                 update(ReviewLog).where(col(ReviewLog.id) == last.id).values(state_before=old)
             )
         undone = undo_last(
-            session, learner=get_learner(session, "local"), now=NOW + timedelta(days=2)
+            session,
+            learner=get_learner(session, "local"),
+            now=NOW + timedelta(days=2),
+            database=bank,
         )
     assert undone.state is not None
     assert undone.state.due == datetime.fromisoformat(old["due"])
@@ -123,7 +128,9 @@ def test_a_backup_in_the_older_layout_restores(bank: Database, other: Database) 
             key: value for key, value in review["state_after"].items() if key not in _COUNTS
         }
     with other.session() as session:
-        restore_learner(session=session, learner=get_learner(session, "local"), data=data)
+        restore_learner(
+            session=session, learner=get_learner(session, "local"), data=data, database=other
+        )
     for card_id in ("gemm-core", "roofline"):
         before, after = _state(bank, card_id), _state(other, card_id)
         assert before is not None and after is not None

@@ -16,6 +16,7 @@ from sqlmodel import Session, col, select
 
 from app.config import Settings
 from app.content.bank.store import number_cards
+from app.infra.db import Database
 from app.infra.models import Card, CardState, Deck, Learner, ReviewLog
 from app.main import create_app
 from app.practice.quiz import rate_practice, start_practice
@@ -658,7 +659,7 @@ def test_deck_page_shows_progress_per_section(client: tuple[TestClient, Engine])
 # --- A week of simulated study ------------------------------------------------------------------
 
 
-def test_a_week_of_simulated_reviews_matches_the_log(session: Session) -> None:
+def test_a_week_of_simulated_reviews_matches_the_log(database: Database, session: Session) -> None:
     zone = ZoneInfo("America/New_York")  # the week crosses the switch to daylight saving time
     learner = Learner(name="sim", timezone="America/New_York", rollover_hour=4, new_per_day=4)
     deck = Deck(slug="sim", title="Sim", path="sim.md")
@@ -693,10 +694,11 @@ def test_a_week_of_simulated_reviews_matches_the_log(session: Session) -> None:
                     now=now,
                     duration_ms=1_000 * (day + 1),
                     expected_version=current.version,
+                    database=database,
                 )
                 now += timedelta(minutes=1)
         if day % 2 == 0:
-            undo_last(session, learner=learner, now=now)
+            undo_last(session, learner=learner, now=now, database=database)
         run = start_practice(
             session,
             learner=learner,
@@ -704,8 +706,17 @@ def test_a_week_of_simulated_reviews_matches_the_log(session: Session) -> None:
             order="content",
             seconds_per_card=0,
             now=now,
+            database=database,
         )
-        rate_practice(session, learner=learner, run=run, card_id=run.card_ids[0], rating=1, now=now)
+        rate_practice(
+            session,
+            learner=learner,
+            run=run,
+            card_id=run.card_ids[0],
+            rating=1,
+            now=now,
+            database=database,
+        )
     # 03:30 on 03-12 is before the rollover: still the week's last study day, 03-11.
     now = datetime(2025, 3, 12, 3, 30, tzinfo=zone).astimezone(UTC)
 

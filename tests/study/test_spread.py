@@ -8,6 +8,7 @@ from fastapi.testclient import TestClient
 from sqlmodel import Session
 
 from app.config import Settings
+from app.infra.db import database_of
 from app.infra.models import Learner
 from app.main import create_app
 from app.study import Filters, get_learner, next_card, record_review
@@ -22,10 +23,11 @@ def make_cards(session: Session, count: int) -> list[str]:
 
 def learn_together(session: Session, learner: Learner, cards: list[str], days: int) -> dict:
     """Rate every card Easy on day 0, then Good whenever it is due; return the due dates."""
+    database = database_of(session)
     due = {}
     for card in cards:
         due[card] = record_review(
-            session, learner=learner, card_id=card, rating=4, now=START
+            session, learner=learner, card_id=card, rating=4, now=START, database=database
         ).state.due
     for day in range(1, days):
         now = START + timedelta(days=day)
@@ -33,7 +35,9 @@ def learn_together(session: Session, learner: Learner, cards: list[str], days: i
             if due[card] <= now:
                 shown = next_card(session, learner=learner, now=now, filters=Filters(), pinned=card)
                 assert shown is not None and shown.card.id == card
-                rated = record_review(session, learner=learner, card_id=card, rating=3, now=now)
+                rated = record_review(
+                    session, learner=learner, card_id=card, rating=3, now=now, database=database
+                )
                 # The button showed exactly the interval the rating gave.
                 assert rated.state.due - now == shown.intervals[3]
                 due[card] = rated.state.due

@@ -40,13 +40,20 @@ def test_new_cards_left_are_the_unseen_ones_within_the_daily_limit(
         commit(session)
         for card_id in EARLIER:
             record_review(
-                session, learner=learner, card_id=card_id, rating=3, now=NOW - timedelta(days=2)
+                session,
+                learner=learner,
+                card_id=card_id,
+                rating=3,
+                now=NOW - timedelta(days=2),
+                database=database,
             )
         rated_today = 1 if new_per_day else 0
         if rated_today:
             found = study.next_card(session, learner=learner, now=NOW, filters=Filters())
             assert found is not None and found.queue == "learning"  # yesterday's learning first
-            record_review(session, learner=learner, card_id="q04", rating=3, now=NOW)
+            record_review(
+                session, learner=learner, card_id="q04", rating=3, now=NOW, database=database
+            )
         session.refresh(learner)
         unseen = DRILL_CARDS - len(EARLIER) - rated_today
         expected = min(unseen, max(new_per_day - rated_today, 0))

@@ -80,10 +80,11 @@ def simulate_week(database: Database, name: str = "local") -> None:
                     rating=rating,
                     now=now,
                     duration_ms=1000 + turn,
+                    database=database,
                 )
                 turn += 1
                 now += timedelta(minutes=11)
-        undo_last(session, learner=learner, now=now)
+        undo_last(session, learner=learner, now=now, database=database)
         run = start_practice(
             session,
             learner=learner,
@@ -91,11 +92,18 @@ def simulate_week(database: Database, name: str = "local") -> None:
             order="content",
             seconds_per_card=60,
             now=now,
+            database=database,
         )
         for card_id, rating in zip(run.card_ids[:2], (1, 3), strict=True):
             now += timedelta(seconds=40)
             rate_practice(
-                session, learner=learner, run=run, card_id=card_id, rating=rating, now=now
+                session,
+                learner=learner,
+                run=run,
+                card_id=card_id,
+                rating=rating,
+                now=now,
+                database=database,
             )
 
 
@@ -114,7 +122,9 @@ def backup(database: Database, name: str = "local") -> dict[str, Any]:
 
 def restore(database: Database, data: Any, name: str = "local") -> Any:
     with database.session() as session:
-        return restore_learner(session=session, learner=get_learner(session, name), data=data)
+        return restore_learner(
+            session=session, learner=get_learner(session, name), data=data, database=database
+        )
 
 
 def dump(database: Database) -> dict[str, list[tuple[Any, ...]]]:

@@ -80,7 +80,11 @@ def users(app: FastAPI) -> dict[str, Learner]:
     for name, password in PASSWORDS.items():
         with app.state.database.session() as session:
             made[name] = members.create_user(
-                session, name=name, password=password, is_admin=name == "admin"
+                session,
+                name=name,
+                password=password,
+                is_admin=name == "admin",
+                database=app.state.database,
             )
     return made
 
@@ -92,7 +96,9 @@ def api_token(app: FastAPI, users: dict[str, Learner], clock: Clock) -> Callable
     def make(name: str, label: str = "script") -> str:
         with app.state.database.session() as session:
             learner = members.get_user(session, name)
-            return members.create_api_token(session, learner=learner, name=label, now=clock.now)
+            return members.create_api_token(
+                session, learner=learner, name=label, now=clock.now, database=app.state.database
+            )
 
     return make
 

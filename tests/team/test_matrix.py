@@ -20,6 +20,7 @@ from team_support import NEW_PASSWORD, PASSWORDS, START
 
 from app.accounts import members
 from app.backup import dump_backup, export_learner
+from app.infra.db import database_of
 from app.infra.jobs import run_job
 from app.infra.models import Learner
 from app.interview.interviews import create_interview
@@ -94,7 +95,9 @@ class Ids:
     def invite(self) -> str:
         with self.app.state.database.session() as session:
             admin = members.get_user(session, "admin")
-            return members.create_invite(session, admin=admin, now=START, days=7)
+            return members.create_invite(
+                session, admin=admin, now=START, days=7, database=self.app.state.database
+            )
 
 
 @dataclass
@@ -242,7 +245,14 @@ def ids(matrix_app: FastAPI, users: dict[str, Learner]) -> Ids:
             learner = members.get_user(session, name)
             # Two ratings each, so both undo routes have something to undo.
             for card_id in ("paged", "kv"):
-                record_review(session, learner=learner, card_id=card_id, rating=3, now=START)
+                record_review(
+                    session,
+                    learner=learner,
+                    card_id=card_id,
+                    rating=3,
+                    now=START,
+                    database=matrix_app.state.database,
+                )
             run = start_practice(
                 session,
                 learner=learner,
@@ -251,9 +261,16 @@ def ids(matrix_app: FastAPI, users: dict[str, Learner]) -> Ids:
                 seconds_per_card=0,
                 now=START,
                 card_ids=["kernel", "fusion"],
+                database=matrix_app.state.database,
             )
             practice[name] = run.id
-            members.create_api_token(session, learner=learner, name="script", now=START)
+            members.create_api_token(
+                session,
+                learner=learner,
+                name="script",
+                now=START,
+                database=matrix_app.state.database,
+            )
             token[name] = members.api_tokens(session, learner=learner)[0].id
             backup[name] = dump_backup(export_learner(session=session, learner=learner)).encode()
             done = run_job(
@@ -279,6 +296,7 @@ def ids(matrix_app: FastAPI, users: dict[str, Learner]) -> Ids:
 
 def interview_rows(session: Session, learner: Learner) -> dict[str, int]:
     """An interview, a mock interview over every card and recordings, to read and delete."""
+    database = database_of(session)
     rows = {}
     for key in ("interview", "interview_api", "interview_form"):
         made = create_interview(
@@ -288,6 +306,7 @@ def interview_rows(session: Session, learner: Learner) -> dict[str, int]:
             day=START.date() + timedelta(days=5),
             filters=Filters(),
             now=START,
+            database=database,
         )
         rows[key] = made.id
     for key in ("mock_end", "mock"):
@@ -300,6 +319,7 @@ def interview_rows(session: Session, learner: Learner) -> dict[str, int]:
             seconds_per_question=60,
             followup_seconds=30,
             now=START,
+            database=database,
         )
         rows[key] = run.id
     for key, card_id in (
@@ -316,6 +336,7 @@ def interview_rows(session: Session, learner: Learner) -> dict[str, int]:
             data=WEBM,
             now=START,
             quota=MB,
+            database=database,
         )
         rows[key] = kept.id
     return rows
@@ -433,7 +454,9 @@ def test_every_get_writes_nothing_but_bookkeeping(role, matrix_app, ids, browser
     if role == "script":
         with matrix_app.state.database.session() as session:
             member = members.get_user(session, "member")
-            secret = members.create_api_token(session, learner=member, name="reads", now=START)
+            secret = members.create_api_token(
+                session, learner=member, name="reads", now=START, database=matrix_app.state.database
+            )
         headers = {"Authorization": f"Bearer {secret}"}
     engine = matrix_app.state.database.engine
     gets = [path for method, path in app_routes(matrix_app) if method == "GET"]

@@ -256,7 +256,7 @@ def test_throttling_holds_in_a_real_server_with_two_workers(
     create_schema(engine)
     with database.session() as session:
         for name, password in PASSWORDS.items():
-            members.create_user(session, name=name, password=password)
+            members.create_user(session, name=name, password=password, database=database)
     engine.dispose()
     env = {"QBANK_MODE": "team", "QBANK_SECRET_KEY": SECRET}
     server = live_server(database_url, bank_dir, workers=2, env=env)

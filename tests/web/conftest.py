@@ -214,7 +214,9 @@ class Bank:
             row = get_learner(session, learner)
             values = LearnerSettings.of(row).columns() | changes
             settings = LearnerSettings.model_validate(values)
-            return learners.update_settings(session, learner=row, settings=settings)
+            return learners.update_settings(
+                session, learner=row, settings=settings, database=self.database
+            )
 
     def make_learner(self, name: str, **fields: Any) -> Learner:
         with self.database.session() as session:

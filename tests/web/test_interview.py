@@ -172,6 +172,7 @@ def test_a_rating_s_answer_serves_the_cards_pinned_today_in_order(client, bank, 
             card_ids=["fusion", "paged", "line"],
             source="mock",
             replace=True,
+            database=bank.database,
         )
     card = client.get("/api/study/next").json()
     answered = []

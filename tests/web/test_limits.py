@@ -63,7 +63,7 @@ def stored(engine) -> tuple[int, int]:
 
 def team_quota(database, megabytes: int | None) -> None:
     with database.session() as session:
-        set_team_quota(session, quota_mb=megabytes)
+        set_team_quota(session, quota_mb=megabytes, database=database)
 
 
 def test_recordings_fill_the_quota_exactly_and_not_a_byte_more(client, bank):
@@ -169,7 +169,7 @@ def test_a_restore_adds_recordings_only_if_they_all_fit(client, second, find):
 
     second.post("/interview/mock", data={"count": "1"})  # the learner exists with a mock
     with second.app.state.database.session() as session:
-        set_team_quota(session, quota_mb=1)
+        set_team_quota(session, quota_mb=1, database=second.app.state.database)
     refused = restore(second, backup)
     assert refused.status_code == 413
     assert find(refused.text, "restore-error").text.startswith("The backup's recordings take")
@@ -179,7 +179,7 @@ def test_a_restore_adds_recordings_only_if_they_all_fit(client, second, find):
         assert session.exec(select(func.count()).select_from(MockSession)).one() == 1
 
     with second.app.state.database.session() as session:
-        set_team_quota(session, quota_mb=2)
+        set_team_quota(session, quota_mb=2, database=second.app.state.database)
     assert restore(second, backup).status_code == 200
     assert stored(second.app.state.database.engine) == (2, MB + 1)
 

@@ -39,7 +39,7 @@ def rows(bank, model, *where):
 def test_the_page_holds_every_question_left(client, find):
     url = start_mock(client, deck="mock")
     page = client.get(url).text
-    assert page.count('<template class="mock-later">') == 1
+    assert page.count('<template class="mock-later" data-slot="later-question">') == 1
     assert find(page, "mock-state") is not None
 
 
@@ -131,7 +131,7 @@ def test_answers_after_one_refused_are_kept_and_it_is_asked_again(client, bank, 
     assert find(again.text, "mock-card").attrs["data-card-id"] == cards[0]
     assert "tick them again" in find(again.text, "mock-error").text
     assert 'name="rating" value="2" checked' in again.text
-    assert '<template class="mock-later">' not in again.text
+    assert '<template class="mock-later" data-slot="later-question">' not in again.text
     done = send(client, mock_id, cards[0], keys[cards[0]], "r-3")
     assert done.json()["finished"] is True
     assert [(a.card_id, a.position) for a in rows(bank, MockAnswer)] == [

@@ -479,11 +479,15 @@ def test_one_learners_new_cards_do_not_move_anothers_place(bank):
     with bank.database.session() as session:
         ann, bob = get_learner(session, "ann"), get_learner(session, "bob")
         for card_id in ("gemm-core", "roofline"):
-            record_review(session, learner=ann, card_id=card_id, rating=4, now=now)
+            record_review(
+                session, learner=ann, card_id=card_id, rating=4, now=now, database=bank.database
+            )
         assert ann.new_cursor == 2  # reloaded after the commit
         assert bob.new_cursor == 0
         assert pick(session, learner=ann, now=now, filters=Filters()).card.id == "kv-cache"
         assert pick(session, learner=bob, now=now, filters=Filters()).card.id == "gemm-core"
-        record_review(session, learner=bob, card_id="gemm-core", rating=4, now=now)
+        record_review(
+            session, learner=bob, card_id="gemm-core", rating=4, now=now, database=bank.database
+        )
         assert bob.new_cursor == 1
         assert pick(session, learner=bob, now=now, filters=Filters()).card.id == "roofline"

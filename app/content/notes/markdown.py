@@ -1,7 +1,8 @@
 """The one Markdown configuration: the syntax notes are read with, and nothing about output.
 
 markdown-it with math (`$…$`, `$$…$$`, `\\(…\\)`, `\\[…\\]`, ```` ```math ````, `\\begin{…}`),
-wikilinks, CJK-friendly emphasis, raw HTML blocks, tables, strikethrough and `==highlight==`.
+wikilinks, CJK-friendly emphasis, raw HTML blocks, tables, strikethrough, `==highlight==` and
+MkDocs admonitions (`!!! note`, `??? success "View Answer"`).
 A note is parsed with it once (app.content.notes.parse); the outline, the recognisers and the
 compile stage all read that token stream. How tokens become HTML is compile's
 (app.content.compile.markup): this module has no render rules.
@@ -16,6 +17,7 @@ from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 from markdown_it.rules_inline.backticks import backtick
 from markdown_it.token import Token
+from mdit_py_plugins.admon import admon_plugin
 from mdit_py_plugins.amsmath import amsmath_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
@@ -108,6 +110,9 @@ def parser() -> MarkdownIt:
     md.use(amsmath_plugin)
     md.use(cjk_emphasis_plugin)
     md.use(mark_plugin)
+    # MkDocs / Material admonitions: `!!! note "Title"` and the collapsible `??? success "View
+    # Answer"`, the body indented under them.
+    md.use(admon_plugin)
     md.inline.ruler.before("link", "wikilink", _wikilink_rule)
     md.inline.ruler.at("backticks", _backtick_rule)
     md.core.ruler.after("block", "math_fence", _math_fences)

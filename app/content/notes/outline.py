@@ -96,6 +96,8 @@ class Block:
     items: list[Item] = field(default_factory=list)
     ordered: bool = False
     inline: Token | None = None  # a paragraph's inline token (its children: the inline parse)
+    title: str = ""  # an admonition's title (`??? success "View Answer"`: "View Answer")
+    indent: int = 0  # the column an admonition's body starts at
 
 
 @dataclass
@@ -113,10 +115,15 @@ class Outline:
     headings: list[Heading]
     blocks: list[Block]  # headings excluded, in line order
     tokens: list[Token] = field(default_factory=list)  # the parse everything here is read from
+    # Each line of a paragraph or raw HTML block as the parse read it, by line: without the
+    # list marker, quote prefix or indentation its container took (`read_texts`).
+    texts: dict[int, str] = field(default_factory=dict)
+    inlines: dict[int, Token] = field(default_factory=dict)  # a paragraph's, by its first line
     protected: set[int] = field(default_factory=set)  # math, code and raw HTML
     code: set[int] = field(default_factory=set)  # math and code: not even HTML is read there
     unclosed: list[Unclosed] = field(default_factory=list)
     _starts: list[int] = field(default_factory=list, repr=False)
+    _heading_lines: list[int] = field(default_factory=list, repr=False)
 
     def blocks_between(self, start: int, end: int) -> list[Block]:
         """The blocks inside lines `start`…`end`, found by bisection (blocks are in order)."""
@@ -125,6 +132,27 @@ class Outline:
         first = bisect.bisect_left(self._starts, start)
         last = bisect.bisect_left(self._starts, end, lo=first)
         return [block for block in self.blocks[first:last] if block.end <= end]
+
+    def block_at(self, line: int) -> Block | None:
+        """The top-level block that starts on `line`, if any."""
+        if len(self._starts) != len(self.blocks):
+            self._starts = [block.start for block in self.blocks]
+        at = bisect.bisect_left(self._starts, line)
+        return self.blocks[at] if at < len(self.blocks) and self._starts[at] == line else None
+
+    def holds_text(self, start: int, end: int) -> bool:
+        """Whether the parse found anything in lines `start`…`end`: a block or a heading."""
+        if len(self._starts) != len(self.blocks):
+            self._starts = [block.start for block in self.blocks]
+        first = bisect.bisect_left(self._starts, start)
+        if first < len(self.blocks) and self.blocks[first].start < end:
+            return True
+        if first and self.blocks[first - 1].end > start:  # a block running on into them
+            return True
+        if len(self._heading_lines) != len(self.headings):
+            self._heading_lines = [heading.line for heading in self.headings]
+        at = bisect.bisect_left(self._heading_lines, start)
+        return at < len(self.headings) and self._heading_lines[at] < end
 
 
 def build_outline(lines: list[str]) -> Outline:
@@ -151,6 +179,10 @@ def build_outline(lines: list[str]) -> Outline:
             elif kind == "paragraph":
                 block.inline = tokens[position + 1]
                 protected |= _inline_protected(block.inline, start)
+            elif kind == "admonition":
+                block.title = token.content
+                # The body is indented four columns past the marker, as MkDocs reads it.
+                block.indent = len(lines[start]) - len(lines[start].lstrip(" ")) + 4
             blocks.append(block)
         if kind in PROTECTED_KINDS:
             protected.update(range(start, end))
@@ -164,7 +196,25 @@ def build_outline(lines: list[str]) -> Outline:
     for index, heading in enumerate(headings):
         heading.index = index
     _link_headings(headings, len(lines))
-    return Outline(lines, headings, blocks, tokens, protected, code, unclosed)
+    texts, inlines = read_texts(tokens)
+    return Outline(lines, headings, blocks, tokens, texts, inlines, protected, code, unclosed)
+
+
+def read_texts(tokens: list[Token]) -> tuple[dict[int, str], dict[int, Token]]:
+    """The text of each paragraph and raw HTML line, from the tokens that hold it; and each
+    paragraph's inline token by the line it starts on."""
+    texts: dict[int, str] = {}
+    inlines: dict[int, Token] = {}
+    for position, token in enumerate(tokens):
+        if token.map is None:
+            continue
+        paragraph = position > 0 and tokens[position - 1].type == "paragraph_open"
+        if token.type == "inline" and paragraph:
+            inlines.setdefault(token.map[0], token)
+        if (token.type == "inline" and paragraph) or token.type == "html_block":
+            for offset, text in enumerate(token.content.split("\n")):
+                texts.setdefault(token.map[0] + offset, text)
+    return texts, inlines
 
 
 def _heading(index: int, token: Token, inline: Token, end: int) -> Heading:

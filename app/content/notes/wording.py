@@ -106,9 +106,8 @@ BOLD_LINE = re.compile(r"^(?:\*\*|__)(.+?)(?:\*\*|__)[ \t]*[:：]?[ \t]*(.*)$")
 SEPARATOR = re.compile(r"^[ \t]*\?{1,2}[ \t]*$")
 INLINE_CARD = re.compile(r"^(?P<q>.*?\S)[ \t]*:{2,3}[ \t]*(?P<a>\S.*)$")
 IDENTIFIER_SCOPE = re.compile(r"[A-Za-z0-9_>)\]]::[A-Za-z_~*&<]")
-CALLOUT = re.compile(
-    r"^[ \t]*>[ \t]?\[!(question|faq|help|quiz|card|flashcard)\][+-]?[ \t]*(.*)$", re.I
-)
+# A callout's first line as the parse reads it inside its quote: `[!question]- Title`.
+CALLOUT = re.compile(r"^\[!(question|faq|help|quiz|card|flashcard)\][+-]?[ \t]*(.*)$", re.I)
 NESTED_CALLOUT = re.compile(r"^[ \t]*>[ \t]?\[![A-Za-z-]+\][+-]?[ \t]*(.*)$")
 QUOTE = re.compile(r"^[ \t]{0,3}>[ \t]?")
 # `[^<>]` and a summary that stops at the next summary tag: each run is read once, however many

@@ -9,7 +9,15 @@ from starlette.responses import Response
 from app.accounts import members
 from app.errors import AppError, Invalid, NotSignedIn
 from app.web.auth import clear_session_cookie, set_session_cookie
-from app.web.deps import IdentityDep, LearnerDep, NowDep, RowId, SessionDep, SettingsDep
+from app.web.deps import (
+    DatabaseDep,
+    IdentityDep,
+    LearnerDep,
+    NowDep,
+    RowId,
+    SessionDep,
+    SettingsDep,
+)
 from app.web.i18n import language, say
 from app.web.redirects import safe_local_path
 from app.web.templating import render
@@ -43,6 +51,7 @@ def login_page(
 def login(
     request: Request,
     session: SessionDep,
+    database: DatabaseDep,
     settings: SettingsDep,
     now: NowDep,
     name: Text,
@@ -53,7 +62,12 @@ def login(
         return RedirectResponse("/", status_code=303)
     try:
         learner = members.authenticate(
-            session, name=name, password=password, client=_client(request), now=now
+            session,
+            name=name,
+            password=password,
+            client=_client(request),
+            now=now,
+            database=database,
         )
     except AppError as exc:
         context = {
@@ -62,14 +76,16 @@ def login(
             "name": name,
         }
         return render(request, "login.html", context, status_code=exc.status)
-    signed = members.start_session(session, learner=learner, now=now, days=settings.session_days)
+    signed = members.start_session(
+        session, learner=learner, now=now, days=settings.session_days, database=database
+    )
     return _signed_in(request, settings, signed.token, next)
 
 
 @router.post("/logout")
-def logout(session: SessionDep, identity: IdentityDep) -> Response:
+def logout(session: SessionDep, database: DatabaseDep, identity: IdentityDep) -> Response:
     if identity.token:
-        members.end_session(session, identity.token)
+        members.end_session(session, identity.token, database=database)
     response = RedirectResponse("/login", status_code=303)
     clear_session_cookie(response)
     # A shared device keeps nothing of the member who leaves: the pages the service worker kept
@@ -91,17 +107,22 @@ def accept_invite(
     request: Request,
     token: str,
     session: SessionDep,
+    database: DatabaseDep,
     settings: SettingsDep,
     now: NowDep,
     name: Text,
     password: Text,
 ) -> Response:
     try:
-        learner = members.redeem_invite(session, token=token, name=name, password=password, now=now)
+        learner = members.redeem_invite(
+            session, token=token, name=name, password=password, now=now, database=database
+        )
     except AppError as exc:
         context = {"action": f"/invite/{token}", "error": say(exc, language(request)), "name": name}
         return render(request, "signup.html", context, status_code=exc.status)
-    signed = members.start_session(session, learner=learner, now=now, days=settings.session_days)
+    signed = members.start_session(
+        session, learner=learner, now=now, days=settings.session_days, database=database
+    )
     return _signed_in(request, settings, signed.token, "/")
 
 
@@ -116,6 +137,7 @@ def signup_page(request: Request, settings: SettingsDep) -> Response:
 def signup(
     request: Request,
     session: SessionDep,
+    database: DatabaseDep,
     settings: SettingsDep,
     now: NowDep,
     name: Text,
@@ -124,11 +146,13 @@ def signup(
     if not (settings.team and settings.open_signup):
         raise Invalid("signup_invite_only")
     try:
-        learner = members.create_user(session, name=name, password=password)
+        learner = members.create_user(session, name=name, password=password, database=database)
     except AppError as exc:
         context = {"action": "/signup", "error": say(exc, language(request)), "name": name}
         return render(request, "signup.html", context, status_code=exc.status)
-    signed = members.start_session(session, learner=learner, now=now, days=settings.session_days)
+    signed = members.start_session(
+        session, learner=learner, now=now, days=settings.session_days, database=database
+    )
     return _signed_in(request, settings, signed.token, "/")
 
 
@@ -151,6 +175,7 @@ def account_page(
 def change_password(
     request: Request,
     session: SessionDep,
+    database: DatabaseDep,
     identity: IdentityDep,
     old_password: Text,
     new_password: Text,
@@ -164,6 +189,7 @@ def change_password(
             old=old_password,
             new=new_password,
             current_token=identity.token,
+            database=database,
         )
     except AppError as exc:
         tokens = members.api_tokens(session, learner=identity.learner)
@@ -175,9 +201,16 @@ def change_password(
 
 @router.post("/account/tokens")
 def create_token(
-    request: Request, session: SessionDep, learner: LearnerDep, now: NowDep, name: Text
+    request: Request,
+    session: SessionDep,
+    database: DatabaseDep,
+    learner: LearnerDep,
+    now: NowDep,
+    name: Text,
 ) -> Response:
-    new_token = members.create_api_token(session, learner=learner, name=name, now=now)
+    new_token = members.create_api_token(
+        session, learner=learner, name=name, now=now, database=database
+    )
     tokens = members.api_tokens(session, learner=learner)
     context = {"tokens": tokens, "done": None, "error": None, "new_token": new_token}
     return render(request, "account.html", context)
@@ -185,7 +218,9 @@ def create_token(
 
 @router.post("/account/tokens/{token_id}/revoke")
 def revoke_token(
-    token_id: RowId, session: SessionDep, learner: LearnerDep, now: NowDep
+    token_id: RowId, session: SessionDep, database: DatabaseDep, learner: LearnerDep, now: NowDep
 ) -> Response:
-    members.revoke_api_token(session, learner=learner, token_id=token_id, now=now)
+    members.revoke_api_token(
+        session, learner=learner, token_id=token_id, now=now, database=database
+    )
     return RedirectResponse("/account?done=revoked", status_code=303)

@@ -18,7 +18,7 @@ from app.interview.recordings import (
     used_by_learner,
 )
 from app.study.browse import team_leeches
-from app.web.deps import AdminDep, NowDep, SessionDep, SettingsDep
+from app.web.deps import AdminDep, DatabaseDep, NowDep, SessionDep, SettingsDep
 from app.web.i18n import language, say
 from app.web.routes.data import backup_download, log_download, read_backup
 from app.web.templating import render
@@ -52,6 +52,7 @@ def users(
 def add_user(
     request: Request,
     session: SessionDep,
+    database: DatabaseDep,
     admin: AdminDep,
     now: NowDep,
     name: Text,
@@ -59,32 +60,44 @@ def add_user(
     is_admin: Annotated[bool, Form()] = False,
 ) -> Response:
     try:
-        members.create_user(session, name=name, password=password, is_admin=is_admin)
+        members.create_user(
+            session, name=name, password=password, is_admin=is_admin, database=database
+        )
     except AppError as exc:
         return _users_page(request, session, now, error=say(exc, language(request)))
     return RedirectResponse("/admin/users?done=added", status_code=303)
 
 
 @router.post("/users/{name}/disable")
-def disable_user(name: str, session: SessionDep, admin: AdminDep) -> Response:
+def disable_user(
+    name: str, session: SessionDep, database: DatabaseDep, admin: AdminDep
+) -> Response:
     if name == admin.name:
         raise Invalid("cannot_disable_self")
-    members.set_disabled(session, name=name, disabled=True)
+    members.set_disabled(session, name=name, disabled=True, database=database)
     return RedirectResponse("/admin/users?done=disabled", status_code=303)
 
 
 @router.post("/users/{name}/enable")
-def enable_user(name: str, session: SessionDep, admin: AdminDep) -> Response:
-    members.set_disabled(session, name=name, disabled=False)
+def enable_user(name: str, session: SessionDep, database: DatabaseDep, admin: AdminDep) -> Response:
+    members.set_disabled(session, name=name, disabled=False, database=database)
     return RedirectResponse("/admin/users?done=enabled", status_code=303)
 
 
 @router.post("/users/{name}/password")
 def reset_password(
-    request: Request, name: str, session: SessionDep, admin: AdminDep, now: NowDep, password: Text
+    request: Request,
+    name: str,
+    session: SessionDep,
+    database: DatabaseDep,
+    admin: AdminDep,
+    now: NowDep,
+    password: Text,
 ) -> Response:
     try:
-        members.set_password(session, learner=members.get_user(session, name), password=password)
+        members.set_password(
+            session, learner=members.get_user(session, name), password=password, database=database
+        )
     except AppError as exc:
         return _users_page(request, session, now, error=say(exc, language(request)))
     return RedirectResponse("/admin/users?done=password", status_code=303)
@@ -105,6 +118,7 @@ def user_restore(
     request: Request,
     name: str,
     session: SessionDep,
+    database: DatabaseDep,
     settings: SettingsDep,
     admin: AdminDep,
     now: NowDep,
@@ -116,7 +130,12 @@ def user_restore(
         # The bank is shared: history of cards it lacks is left out, never added to it.
         data = read_backup(file)
         restore_learner(
-            session=session, learner=learner, data=data, new_cards=False, recording_quota=quota
+            session=session,
+            learner=learner,
+            data=data,
+            new_cards=False,
+            recording_quota=quota,
+            database=database,
         )
     except (BackupError, TooLarge) as exc:  # TooLarge: the file, or its recordings
         return _users_page(request, session, now, error=f"{name}: {say(exc, language(request))}")
@@ -127,13 +146,19 @@ def user_restore(
 def create_invite(
     request: Request,
     session: SessionDep,
+    database: DatabaseDep,
     settings: SettingsDep,
     admin: AdminDep,
     now: NowDep,
     is_admin: Annotated[bool, Form()] = False,
 ) -> Response:
     token = members.create_invite(
-        session, admin=admin, now=now, days=settings.invite_days, is_admin=is_admin
+        session,
+        admin=admin,
+        now=now,
+        days=settings.invite_days,
+        is_admin=is_admin,
+        database=database,
     )
     url = str(request.url_for("invite_page", token=token))
     return _users_page(request, session, now, invite_url=url)
@@ -164,11 +189,12 @@ def team(
 @router.post("/limits")
 def set_limits(
     session: SessionDep,
+    database: DatabaseDep,
     admin: AdminDep,
     recording_quota_mb: Annotated[int | None, Form(ge=0, le=1024 * 1024)] = None,
 ) -> Response:
     """Set every member's recording space; left empty, the server's setting applies."""
-    set_team_quota(session, quota_mb=recording_quota_mb)
+    set_team_quota(session, quota_mb=recording_quota_mb, database=database)
     return RedirectResponse("/admin/team?saved=true#team-limits", status_code=303)
 
 

@@ -14,7 +14,7 @@ from app.scheduling.studyday import learner_zone
 from app.study import counts, next_due
 from app.study.browse import failed_today
 from app.study.recap import today_recap
-from app.web.deps import FiltersDep, LearnerDep, NowDep, SessionDep
+from app.web.deps import DatabaseDep, FiltersDep, LearnerDep, NowDep, SessionDep
 from app.web.schemas import CountsOut, counts_out
 
 api = APIRouter(prefix="/api", tags=["custom study"])
@@ -49,12 +49,13 @@ class TodayOut(BaseModel):
 def more_new_today(
     body: NewTodayIn,
     session: SessionDep,
+    database: DatabaseDep,
     learner: LearnerDep,
     now: NowDep,
     filters: FiltersDep,
 ) -> NewTodayOut:
     """Take `count` more new cards today (a raise of the limit for this study day only)."""
-    learner = add_new_today(session, learner=learner, count=body.count, now=now)
+    learner = add_new_today(session, learner=learner, count=body.count, now=now, database=database)
     return NewTodayOut(
         new_per_day=learner.new_per_day,
         extra_today=new_limit(learner, now) - learner.new_per_day,
@@ -85,11 +86,12 @@ def study_today(
 @router.post("/study/custom/new")
 def more_new_form(
     session: SessionDep,
+    database: DatabaseDep,
     learner: LearnerDep,
     now: NowDep,
     filters: FiltersDep,
     count: Annotated[int, Form(ge=1, le=MAX_EXTRA_NEW)],
 ) -> Response:
-    add_new_today(session, learner=learner, count=count, now=now)
+    add_new_today(session, learner=learner, count=count, now=now, database=database)
     params = filters.as_params()
     return RedirectResponse("/study" + (f"?{urlencode(params)}" if params else ""), 303)

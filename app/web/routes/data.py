@@ -15,7 +15,7 @@ from app.export.anki import export_apkg
 from app.infra.models import Learner
 from app.interview.recordings import quota_bytes
 from app.study.marks import learner_marks
-from app.web.deps import LearnerDep, SessionDep, SettingsDep
+from app.web.deps import DatabaseDep, LearnerDep, SessionDep, SettingsDep
 from app.web.i18n import language, say
 from app.web.routes.settings import settings_response
 
@@ -93,6 +93,7 @@ def backup_log(session: SessionDep, learner: LearnerDep) -> Response:
 def restore(
     request: Request,
     session: SessionDep,
+    database: DatabaseDep,
     learner: LearnerDep,
     settings: SettingsDep,
     file: Annotated[UploadFile, File()],
@@ -106,6 +107,7 @@ def restore(
             data=raw,
             new_cards=not settings.team,
             recording_quota=quota_bytes(session, default_mb=settings.recording_quota_mb),
+            database=database,
         )
     except (BackupError, TooLarge) as exc:  # TooLarge: the file, or its recordings
         error = say(exc, language(request))

@@ -16,7 +16,7 @@ from app.interview.readiness import readiness
 from app.interview.today import ahead
 from app.scheduling.studyday import local_day
 from app.study import Filters, catalog
-from app.web.deps import LearnerDep, NowDep, RowId, SessionDep
+from app.web.deps import DatabaseDep, LearnerDep, NowDep, RowId, SessionDep
 from app.web.i18n import language, say
 from app.web.scope import folders
 from app.web.templating import render
@@ -62,6 +62,7 @@ def interviews_page(
 def interviews_add(
     request: Request,
     session: SessionDep,
+    database: DatabaseDep,
     learner: LearnerDep,
     now: NowDep,
     name: Annotated[str, Form(max_length=200)] = "",
@@ -89,8 +90,9 @@ def interviews_add(
             ),
             now=now,
             target=target / 100,
+            database=database,
         )
-        refresh_plan(session, learner=learner, now=now)
+        refresh_plan(session, learner=learner, now=now, database=database)
     except AppError as exc:
         # The form comes back filled in, with the reason, so nothing typed is lost.
         return _interviews_page(
@@ -131,8 +133,12 @@ def interview_page(
 
 @router.post("/interviews/{interview_id}/delete")
 def interview_delete(
-    interview_id: RowId, session: SessionDep, learner: LearnerDep, now: NowDep
+    interview_id: RowId,
+    session: SessionDep,
+    database: DatabaseDep,
+    learner: LearnerDep,
+    now: NowDep,
 ) -> Response:
-    delete_interview(session, learner=learner, interview_id=interview_id)
-    refresh_plan(session, learner=learner, now=now)
+    delete_interview(session, learner=learner, interview_id=interview_id, database=database)
+    refresh_plan(session, learner=learner, now=now, database=database)
     return RedirectResponse("/interviews", status_code=303)

@@ -25,7 +25,15 @@ from app.interview.recordings import (
 from app.interview.today import ahead
 from app.scheduling.cardstate import Rating
 from app.study import Filters
-from app.web.deps import IdempotencyKey, LearnerDep, NowDep, RowId, SessionDep, SettingsDep
+from app.web.deps import (
+    DatabaseDep,
+    IdempotencyKey,
+    LearnerDep,
+    NowDep,
+    RowId,
+    SessionDep,
+    SettingsDep,
+)
 from app.web.study_deps import StudyDep
 
 router = APIRouter(prefix="/api", tags=["interviews"])
@@ -150,7 +158,7 @@ def readiness_out(found: Readiness) -> ReadinessOut:
 
 @router.post("/interviews", status_code=201)
 def add_interview(
-    body: InterviewIn, session: SessionDep, learner: LearnerDep, now: NowDep
+    body: InterviewIn, session: SessionDep, database: DatabaseDep, learner: LearnerDep, now: NowDep
 ) -> InterviewOut:
     """Set an interview: its name, date and scope (folder, deck, section, tag)."""
     interview = create_interview(
@@ -166,8 +174,9 @@ def add_interview(
         ),
         now=now,
         target=body.target,
+        database=database,
     )
-    refresh_plan(session, learner=learner, now=now)
+    refresh_plan(session, learner=learner, now=now, database=database)
     return interview_out(interview)
 
 
@@ -179,10 +188,14 @@ def list_interviews(session: SessionDep, learner: LearnerDep) -> list[InterviewO
 
 @router.delete("/interviews/{interview_id}", status_code=204)
 def remove_interview(
-    interview_id: RowId, session: SessionDep, learner: LearnerDep, now: NowDep
+    interview_id: RowId,
+    session: SessionDep,
+    database: DatabaseDep,
+    learner: LearnerDep,
+    now: NowDep,
 ) -> Response:
-    delete_interview(session, learner=learner, interview_id=interview_id)
-    refresh_plan(session, learner=learner, now=now)
+    delete_interview(session, learner=learner, interview_id=interview_id, database=database)
+    refresh_plan(session, learner=learner, now=now, database=database)
     return Response(status_code=204)
 
 
@@ -305,6 +318,7 @@ async def upload_recording(
     mock_id: RowId,
     card_id: Annotated[str, Query(max_length=200)],
     session: SessionDep,
+    database: DatabaseDep,
     settings: SettingsDep,
     learner: LearnerDep,
     now: NowDep,
@@ -324,6 +338,7 @@ async def upload_recording(
             data=data,
             now=now,
             quota=quota_bytes(session, default_mb=settings.recording_quota_mb),
+            database=database,
         )
         return _recording_out(found.id, found.mock_id, found.card_id, found.mime, found.size)  # type: ignore[arg-type]
 
@@ -350,6 +365,8 @@ def recordings_usage(session: SessionDep, settings: SettingsDep, learner: Learne
 
 
 @router.delete("/recordings/{recording_id}", status_code=204)
-def remove_recording(recording_id: RowId, session: SessionDep, learner: LearnerDep) -> Response:
-    delete_recording(session, learner=learner, recording_id=recording_id)
+def remove_recording(
+    recording_id: RowId, session: SessionDep, database: DatabaseDep, learner: LearnerDep
+) -> Response:
+    delete_recording(session, learner=learner, recording_id=recording_id, database=database)
     return Response(status_code=204)

@@ -33,6 +33,7 @@ from app.interview.report import history, recordings_of, report
 from app.scheduling.studyday import learner_zone
 from app.study import Filters
 from app.web.deps import (
+    DatabaseDep,
     FiltersDep,
     LearnerDep,
     NowDep,
@@ -122,6 +123,7 @@ def mock_form(
 def mock_start(
     request: Request,
     session: SessionDep,
+    database: DatabaseDep,
     settings: SettingsDep,
     learner: LearnerDep,
     now: NowDep,
@@ -141,6 +143,7 @@ def mock_start(
             seconds_per_question=round(minutes * 60),
             followup_seconds=followup_seconds,
             now=now,
+            database=database,
         )
     except TooManyOpen as exc:
         error = say(exc, language(request))
@@ -151,13 +154,17 @@ def mock_start(
 
 
 @router.post("/interview/mock/{mock_id}/end")
-def mock_end(mock_id: RowId, session: SessionDep, learner: LearnerDep, now: NowDep) -> Response:
+def mock_end(
+    mock_id: RowId, session: SessionDep, database: DatabaseDep, learner: LearnerDep, now: NowDep
+) -> Response:
     """End a mock interview before every question is answered; its report shows what was."""
-    run = end_mock(session, run=get_mock(session, learner=learner, mock_id=mock_id), now=now)
+    run = end_mock(
+        session, run=get_mock(session, learner=learner, mock_id=mock_id), now=now, database=database
+    )
     return RedirectResponse(f"/interview/mock/{run.id}/summary", status_code=303)
 
 
-# What static/interview.js paints the session's status and recordings with.
+# What static/interview-paint.js paints the session's status and recordings with.
 CLIENT_STRINGS = (
     "study.saving",
     "study.saved",
@@ -330,9 +337,17 @@ def mock_summary(
 
 @router.post("/interview/mock/{mock_id}/study")
 def mock_study_missed(
-    mock_id: RowId, session: SessionDep, learner: LearnerDep, now: NowDep
+    mock_id: RowId, session: SessionDep, database: DatabaseDep, learner: LearnerDep, now: NowDep
 ) -> Response:
     run = get_mock(session, learner=learner, mock_id=mock_id)
     missed = report(session, run).missed_ids
-    set_pins(session, learner=learner, now=now, card_ids=missed, source="mock", replace=False)
+    set_pins(
+        session,
+        learner=learner,
+        now=now,
+        card_ids=missed,
+        source="mock",
+        replace=False,
+        database=database,
+    )
     return RedirectResponse("/study", status_code=303)

@@ -11,7 +11,15 @@ from app.practice.quiz import current_card, get_practice, rate_practice, start_p
 from app.scheduling.cardstate import Rating
 from app.study import catalog
 from app.study.cardview import card_view
-from app.web.deps import FiltersDep, LearnerDep, NowDep, RowId, ScopeFormDep, SessionDep
+from app.web.deps import (
+    DatabaseDep,
+    FiltersDep,
+    LearnerDep,
+    NowDep,
+    RowId,
+    ScopeFormDep,
+    SessionDep,
+)
 from app.web.scope import scope_choices
 from app.web.templating import render
 
@@ -34,6 +42,7 @@ def practice_form(
 @router.post("/practice")
 def practice_start(
     session: SessionDep,
+    database: DatabaseDep,
     learner: LearnerDep,
     now: NowDep,
     filters: ScopeFormDep,
@@ -49,6 +58,7 @@ def practice_start(
         seconds_per_card=seconds,
         now=now,
         card_ids=cards.split(",") if cards else None,
+        database=database,
     )
     return RedirectResponse(f"/practice/{run.id}", status_code=303)
 
@@ -81,6 +91,7 @@ def practice_card(
 def practice_rate(
     practice_id: RowId,
     session: SessionDep,
+    database: DatabaseDep,
     learner: LearnerDep,
     now: NowDep,
     card_id: Annotated[str, Form(max_length=200)],
@@ -99,6 +110,7 @@ def practice_rate(
         rating=rating,
         now=now,
         duration_ms=duration,
+        database=database,
     )
     return RedirectResponse(f"/practice/{run.id}", status_code=303)
 

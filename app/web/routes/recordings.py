@@ -18,7 +18,7 @@ from app.interview.recordings import (
     quota_bytes,
     usage,
 )
-from app.web.deps import LearnerDep, RowId, SessionDep, SettingsDep
+from app.web.deps import DatabaseDep, LearnerDep, RowId, SessionDep, SettingsDep
 from app.web.templating import render, templates
 
 router = APIRouter(include_in_schema=False)
@@ -56,10 +56,11 @@ def recording_audio(recording_id: RowId, session: SessionDep, learner: LearnerDe
 def recording_delete(
     recording_id: RowId,
     session: SessionDep,
+    database: DatabaseDep,
     learner: LearnerDep,
     back: Annotated[Literal["summary", "list"], Form()] = "summary",
 ) -> Response:
-    found = delete_recording(session, learner=learner, recording_id=recording_id)
+    found = delete_recording(session, learner=learner, recording_id=recording_id, database=database)
     if back == "list":
         return RedirectResponse("/interview/recordings", status_code=303)
     return RedirectResponse(f"/interview/mock/{found.mock_id}/summary", status_code=303)

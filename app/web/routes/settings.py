@@ -15,7 +15,7 @@ from app.errors import AppError
 from app.infra.models import Learner
 from app.scheduling.optimize import optimization_status, reset_parameters, start_optimize
 from app.scheduling.simulate import DAYS, learner_workload
-from app.web.deps import LearnerDep, NowDep, SessionDep
+from app.web.deps import DatabaseDep, LearnerDep, NowDep, SessionDep
 from app.web.i18n import language, say, translator
 from app.web.redirects import back
 from app.web.svg_workload import workload_chart
@@ -34,7 +34,9 @@ def settings_response(
 ) -> Response:
     """The settings page; `context` adds what an action has to report."""
     now = now or datetime.now(UTC)
-    workload = learner_workload(session=session, learner=learner, now=now)
+    workload = learner_workload(
+        session=session, learner=learner, now=now, database=request.app.state.database
+    )
     base = {
         "learner": learner,
         "zones": learners.zone_names(),
@@ -65,6 +67,7 @@ def settings_page(
 def save_settings(
     request: Request,
     session: SessionDep,
+    database: DatabaseDep,
     learner: LearnerDep,
     desired_retention: Annotated[str, Form()],
     new_per_day: Annotated[str, Form()],
@@ -95,7 +98,7 @@ def save_settings(
     except AppError as exc:
         error = say(exc, language(request))
         return settings_response(request, session, learner, status_code=400, error=error)
-    learners.update_settings(session, learner=learner, settings=chosen)
+    learners.update_settings(session, learner=learner, settings=chosen, database=database)
     return RedirectResponse("/settings?saved=1", status_code=303)
 
 
@@ -103,11 +106,12 @@ def save_settings(
 def choose_timezone(
     request: Request,
     session: SessionDep,
+    database: DatabaseDep,
     learner: LearnerDep,
     timezone: Annotated[str, Form(max_length=64)],
 ) -> Response:
     """The first visit's offer: the browser's zone, or keep the current one."""
-    learners.choose_zone(session, learner=learner, timezone=timezone)
+    learners.choose_zone(session, learner=learner, timezone=timezone, database=database)
     return RedirectResponse(back(request), status_code=303)
 
 
@@ -120,8 +124,8 @@ def optimize(request: Request, learner: LearnerDep, now: NowDep) -> Response:
 
 
 @router.post("/settings/optimize/reset")
-def reset_optimized(session: SessionDep, learner: LearnerDep) -> Response:
-    reset_parameters(session=session, learner=learner)
+def reset_optimized(session: SessionDep, database: DatabaseDep, learner: LearnerDep) -> Response:
+    reset_parameters(session=session, learner=learner, database=database)
     return RedirectResponse("/settings?reset=1", status_code=303)
 
 
@@ -160,12 +164,14 @@ class SimulationOut(BaseModel):
 
 
 @api.get("/simulate")
-def simulate_workload(session: SessionDep, learner: LearnerDep, now: NowDep) -> SimulationOut:
+def simulate_workload(
+    session: SessionDep, database: DatabaseDep, learner: LearnerDep, now: NowDep
+) -> SimulationOut:
     """Simulated reviews and minutes a day over a year for desired retention 0.70-0.97.
 
     Every 0.03, and every 0.01 within 0.02 of the cheapest of those.
     """
-    workload = learner_workload(session=session, learner=learner, now=now)
+    workload = learner_workload(session=session, learner=learner, now=now, database=database)
     best = workload.best
     return SimulationOut(
         days=DAYS,

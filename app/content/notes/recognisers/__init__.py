@@ -9,6 +9,7 @@ written, or to the note's introduction. Adding a syntax is one module, one line 
 and one fixture folder in tests/fixtures/notes/<syntax>/.
 """
 
+from app.content.notes.admonitions import is_answer_fold, unfolded
 from app.content.notes.outline import Outline
 from app.content.notes.recognisers import (
     bold_question,
@@ -58,6 +59,9 @@ def recognise_region(outline: Outline, start: int, end: int, section: str) -> Re
                     _lines(unit, region, paragraph=False)
         elif block.kind == "paragraph":
             _lines(Unit("block", block.start, block.end, block), region, paragraph=True)
+        elif is_answer_fold(block):
+            for index, text in unfolded(outline, block):
+                region.take(index, text)
         else:
             region.take_range(block.start, block.end)
     # Blank lines between blocks belong with the text around them.

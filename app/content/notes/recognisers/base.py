@@ -47,6 +47,10 @@ class Region:
     def lines(self) -> list[str]:
         return self.outline.lines
 
+    def read(self, index: int) -> str:
+        """Line `index` of a paragraph or raw HTML as the parse read it ("" elsewhere)."""
+        return self.outline.texts.get(index, "")
+
     def following(self) -> Block | None:
         after = self.position + 1
         return self.blocks[after] if after < len(self.blocks) else None

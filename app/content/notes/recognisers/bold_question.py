@@ -14,7 +14,7 @@ class BoldQuestion:
     def claim(self, unit: Unit, region: Region) -> Found | None:
         if not unit.paragraph or unit.start != unit.block.start:
             return None
-        text = region.lines[unit.start]
+        text = region.read(unit.start)
         bold = bold_question(text) or bold_task(text)
         if bold is None:
             return None

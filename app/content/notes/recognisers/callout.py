@@ -14,7 +14,7 @@ class Callout:
     def claim(self, unit: Unit, region: Region) -> Found | None:
         if unit.block.kind != "blockquote":
             return None
-        match = CALLOUT.match(region.lines[unit.start])
+        match = CALLOUT.match(region.read(unit.start))
         if not match:
             return None
         question, body = callout(region.lines, unit.block, match.group(2))

@@ -19,12 +19,11 @@ class Details:
     units: ClassVar[frozenset[UnitKind]] = frozenset({"block"})
 
     def claim(self, unit: Unit, region: Region) -> Found | _Taken | None:
-        lines = region.lines
-        if unit.block.kind != "html_block" or not DETAILS_OPEN.search(lines[unit.start]):
+        if unit.block.kind != "html_block" or not DETAILS_OPEN.search(region.read(unit.start)):
             return None
-        stop = details_end(lines, unit.start, region.end)
+        stop = details_end(region.outline, unit.start, region.end)
         region.skip_until = stop
-        summary, answer = details(lines, unit.start, stop)
+        summary, answer = details(region.outline, unit.start, stop)
         if summary and not is_fold_label(summary) and not FOLD.match(summary):
             card = region.add(region.card(summary, unit.start, self.name))
             card.body += answer

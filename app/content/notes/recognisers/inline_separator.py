@@ -16,7 +16,7 @@ class InlineSeparator:
             return self._separated(unit, region)
         if region.current is not None or (unit.kind == "line" and not unit.paragraph):
             return None
-        text = region.lines[unit.start]
+        text = region.read(unit.start)
         inline = inline_card(strip_marker(text) if unit.kind == "item" else text)
         if inline is None:
             return None
@@ -28,13 +28,12 @@ class InlineSeparator:
         """Question lines, a line of `?`, then the answer, in one paragraph."""
         if unit.block.kind != "paragraph":
             return None
-        lines = region.lines
         separator = next(
-            (i for i in range(unit.start, unit.end) if SEPARATOR.match(lines[i])), None
+            (i for i in range(unit.start, unit.end) if SEPARATOR.match(region.read(i))), None
         )
         if separator is None or separator == unit.start:
             return None
-        question = " ".join(lines[i].strip() for i in range(unit.start, separator))
+        question = " ".join(region.read(i).strip() for i in range(unit.start, separator))
         card = region.add(region.card(question, unit.start, self.name))
         card.body = outline_lines(region.outline, separator + 1, unit.end)
         return card

@@ -165,7 +165,7 @@ def split_id(text: str) -> tuple[str, str | None]:
 def short_line(outline: Outline, block: Block) -> bool:
     if block.kind != "paragraph" or block.end - block.start != 1:
         return False
-    text = outline.lines[block.start].strip()
+    text = outline.texts.get(block.start, "").strip()
     return (
         0 < len(text) <= 40
         and not SENTENCE_END.search(text)
@@ -175,18 +175,29 @@ def short_line(outline: Outline, block: Block) -> bool:
     )
 
 
-def details_end(lines: list[str], start: int, end: int) -> int:
+def details_end(outline: Outline, start: int, end: int) -> int:
+    """The line after the `</details>` closing the fold opened on `start`.
+
+    Tags are counted in the HTML and paragraphs the parse found, not in code or math: a
+    `<details>` quoted in a code block inside the fold neither opens nor closes it.
+    """
     depth = 0
     for index in range(start, end):
-        depth += len(DETAILS_OPEN.findall(lines[index])) - len(DETAILS_CLOSE.findall(lines[index]))
+        text = outline.texts.get(index, "")
+        depth += len(DETAILS_OPEN.findall(text)) - len(DETAILS_CLOSE.findall(text))
         if depth <= 0:
             return index + 1
     return end
 
 
-def details(lines: list[str], start: int, stop: int) -> tuple[str, Lines]:
-    """The summary of a <details> block and its content lines, the wrapper tags removed."""
-    text = "\n".join(lines[start:stop])
+def details(outline: Outline, start: int, stop: int) -> tuple[str, Lines]:
+    """The summary of a <details> block and its content lines, the wrapper tags removed.
+
+    The summary is read from the HTML and text the parse found (a `<summary>` quoted in code is
+    none); the content lines are the answer as written.
+    """
+    lines = outline.lines
+    text = "\n".join(outline.texts.get(index, "") for index in range(start, stop))
     summary_match = SUMMARY.search(text)
     summary = TAGS.sub("", summary_match.group(1)).strip() if summary_match else ""
     body: Lines = []

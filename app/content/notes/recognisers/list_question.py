@@ -3,7 +3,7 @@
 from typing import ClassVar
 
 from app.content.notes.recognisers.base import Region, Unit, UnitKind
-from app.content.notes.recognisers.lines import dedent, strip_marker
+from app.content.notes.recognisers.lines import dedent
 from app.content.notes.wording import Found, Syntax, question_text
 
 
@@ -14,7 +14,8 @@ class ListQuestion:
     def claim(self, unit: Unit, region: Region) -> Found | None:
         if region.current is not None or unit.item is None:
             return None
-        question, says = question_text(strip_marker(region.lines[unit.start]))
+        # The parse took the item's marker off: its text is the question as written.
+        question, says = question_text(region.read(unit.start))
         rest = dedent(region.outline, unit.start + 1, unit.end, unit.item.indent)
         if not says or not any(text.strip() for _, text in rest):
             return None

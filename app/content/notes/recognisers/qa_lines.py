@@ -14,7 +14,7 @@ class QaLines:
     def claim(self, unit: Unit, region: Region) -> Found | None:
         if not unit.paragraph:
             return None
-        lead, after = unbold(region.lines[unit.start])
+        lead, after = unbold(region.read(unit.start))
         match = Q_PREFIX.match(lead)
         if not match:
             return None

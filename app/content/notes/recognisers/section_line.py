@@ -18,10 +18,10 @@ class SectionLine:
             return None
         if following.kind != "paragraph" or not short_line(outline, unit.block):
             return None
-        first = outline.lines[following.start]
+        first = region.read(following.start)
         if not (Q_PREFIX.match(unbold(first)[0]) or following.start in region.openers):
             return None
-        region.section = outline.lines[unit.start].strip()
+        region.section = region.read(unit.start).strip()
         region.not_taken(unit.start, region.section, Reason.SECTION)
         region.current = None
         return TAKEN

@@ -17,6 +17,6 @@ class TitleLine:
             return None
         if not short_line(outline, unit.block):
             return None
-        region.out.title = outline.lines[unit.start].strip()
+        region.out.title = region.read(unit.start).strip()
         region.not_taken(unit.start, region.out.title, Reason.TITLE)
         return TAKEN

@@ -1,0 +1,102 @@
+"""Headings named Question and Answer (`# Question (EN)` … `## Answer (EN)`): one card each pair."""
+
+import bisect
+import unicodedata
+
+from app.content.notes.outline import Heading, Outline
+from app.content.notes.recognisers.lines import outline_lines
+from app.content.notes.wording import Found, Syntax, unwrap
+
+_QUESTION_LABELS = {"question", "вопрос", "vopros", "问题", "题目", "问", "q", "题"}
+_ANSWER_LABELS = {"answer", "ответ", "otvet", "答案", "回答", "解答", "参考答案", "答", "a"}
+
+
+def _heading_label(text: str) -> tuple[str, str]:
+    """A heading's label and its tag: `Answer (EN):` is ("answer", "en")."""
+    # By string methods, not a regular expression: `(.*?)\s*(…)?\s*` backtracks in cubic time
+    # over a run of spaces.
+    name, tag = unwrap(text), ""
+    if "\n" in name:
+        name = text
+    else:
+        name = (name[:-1] if name.endswith((":", "：")) else name).rstrip()
+        if name.endswith((")", "）")):
+            # The tag opens at the first `(` after the last `)` before its own.
+            after = max(name.rfind(")", 0, -1), name.rfind("）", 0, -1)) + 1
+            openings = [i for i in (name.find("(", after), name.find("（", after)) if i >= 0]
+            if openings and (opening := min(openings)) < len(name) - 1:
+                name, tag = name[:opening], name[opening + 1 : -1]
+    return unicodedata.normalize("NFKC", name).casefold().strip(), tag.casefold().strip()
+
+
+def labelled_pairs(outline: Outline) -> tuple[list[Found], set[int]]:
+    """Headings named Question and Answer (`# Question (EN)` … `## Answer (EN)`): one card.
+
+    The question is the text under its heading; the answer everything under the matching
+    answer heading (by its tag such as "(EN)", else in order). Returns the cards and the
+    headings they hold.
+    """
+    headings = outline.headings
+    labels = [_heading_label(h.text) for h in headings]
+    questions = [h for h in headings if labels[h.index][0] in _QUESTION_LABELS]
+    answers = [h for h in headings if labels[h.index][0] in _ANSWER_LABELS]
+    cards: list[Found] = []
+    held: set[int] = set()
+    lines = [h.line for h in headings]
+    pending = _Answers(answers, labels)
+    for number, question in enumerate(questions):
+        answer = pending.take(question, number, labels[question.index][1])
+        if answer is None:
+            continue
+        body = outline_lines(outline, answer.end, answer.stop)
+        own = range(question.end, question.stop)
+        # The question as the parse read its paragraphs (a quote's `>` already gone).
+        text = " ".join(outline.texts[i].strip() for i in own if i in outline.texts).strip(" -")
+        if not text or not any(t.strip() for _, t in body):
+            pending.give_back(answer)
+            continue
+        held |= {question.index, answer.index}
+        first = bisect.bisect_right(lines, answer.line)
+        held |= {h.index for h in headings[first : bisect.bisect_left(lines, answer.stop)]}
+        cards.append(Found(text, question.line, None, body, "", Syntax.LABELLED_HEADINGS))
+    return cards, held
+
+
+class _Answers:
+    """The answer headings not yet matched, in order, and by tag: each found in constant time."""
+
+    def __init__(self, answers: list[Heading], labels: list[tuple[str, str]]) -> None:
+        self.order = answers
+        self.by_tag: dict[str, list[Heading]] = {}
+        for answer in reversed(answers):
+            self.by_tag.setdefault(labels[answer.index][1], []).append(answer)
+        self.used: set[int] = set()
+        self.used_lines: list[int] = []  # sorted
+        self.lines = [answer.line for answer in answers]
+        self.next = 0  # first of `order` neither used nor before the last question
+
+    def take(self, question: Heading, number: int, tag: str) -> Heading | None:
+        """The next answer after `question` with its tag, else (untagged) the next in order."""
+        tagged = self.by_tag.get(tag, [])
+        while tagged and (tagged[-1].index in self.used or tagged[-1].line < question.line):
+            tagged.pop()
+        answer = tagged[-1] if tagged else None
+        if answer is None and not tag and number < self._left_after(question.line):
+            while self.next < len(self.order) and (
+                self.order[self.next].index in self.used
+                or self.order[self.next].line < question.line
+            ):
+                self.next += 1
+            answer = self.order[self.next] if self.next < len(self.order) else None
+        if answer is not None:
+            self.used.add(answer.index)
+            bisect.insort(self.used_lines, answer.line)
+        return answer
+
+    def _left_after(self, line: int) -> int:
+        after = len(self.lines) - bisect.bisect_right(self.lines, line)
+        return after - (len(self.used_lines) - bisect.bisect_right(self.used_lines, line))
+
+    def give_back(self, answer: Heading) -> None:
+        self.used.discard(answer.index)
+        self.used_lines.remove(answer.line)
