@@ -102,10 +102,9 @@ def _followup(
         answers = _ANSWERS.match(body[answer_at])
         assert answers is not None
         answer_lines = [answers.group(1), *body[answer_at + 1 :]]
-        answer_line = where + answer_at
-        while answer_lines and not answer_lines[0].strip():
-            answer_lines.pop(0)
-            answer_line += 1
+        blank = next((i for i, t in enumerate(answer_lines) if t.strip()), len(answer_lines))
+        answer_lines = answer_lines[blank:]
+        answer_line = where + answer_at + blank
     answer = "\n".join(answer_lines).rstrip()
     if not answer:
         errors.append(ContentError.of("followup_no_answer", path, where, question=question))

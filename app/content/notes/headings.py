@@ -163,12 +163,12 @@ def _title_heading(outline: Outline) -> Heading | None:
 
 def _answer_stop(heading: Heading, kinds: list[Kind]) -> int:
     stop = heading.stop
-    pending = list(heading.children)
+    pending = list(reversed(heading.children))  # a stack: children in order, depth first
     while pending:
-        child = pending.pop(0)
+        child = pending.pop()
         if kinds[child.index] == Kind.CARD:
             return min(stop, child.line)
-        pending[:0] = child.children
+        pending.extend(reversed(child.children))
     return stop
 
 

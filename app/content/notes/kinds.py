@@ -287,12 +287,12 @@ def sibling_groups(headings: list[Heading]) -> Iterable[list[Heading]]:
 
 def _first_child_question(heading: Heading, asked: list[bool]) -> int:
     """Where a question heading's own answer stops: its first sub-heading that asks, if any."""
-    pending = list(heading.children)
+    pending = list(reversed(heading.children))  # a stack: children in order, depth first
     while pending:
-        child = pending.pop(0)
+        child = pending.pop()
         if asked[child.index]:
             return child.line
-        pending[:0] = child.children
+        pending.extend(reversed(child.children))
     return heading.stop
 
 

@@ -184,12 +184,14 @@ class _CardBuilder:
 
 def _join_block(entries: list[tuple[int, str]], first_line: int) -> Block:
     """Join (line index, text) entries into a Block, dropping blank lines at either end."""
-    while entries and not entries[0][1].strip():
-        entries.pop(0)
-    while entries and not entries[-1][1].strip():
-        entries.pop()
-    if not entries:
+    start, stop = 0, len(entries)
+    while start < stop and not entries[start][1].strip():
+        start += 1
+    while stop > start and not entries[stop - 1][1].strip():
+        stop -= 1
+    if start == stop:
         return Block("", 0)
+    entries = entries[start:stop]
     # A block's lines need not be contiguous (a label or heading line, or another block, may
     # sit in between); blank lines keep each one at its file offset so errors point at it.
     lines = [entries[0][1]]
