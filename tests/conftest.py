@@ -22,8 +22,10 @@ from sqlalchemy.pool import NullPool
 from sqlmodel import Session
 
 from app.config import Settings, get_settings
+from app.content.bank.sync import import_content
 from app.infra.db import Database, database_of
 from app.infra.models import Learner
+from tests.support import examples
 from tests.support.pgschemas import POSTGRES_URL, PostgresSchemas
 from tests.support.templates import Templates
 
@@ -59,6 +61,11 @@ def postgres_problem() -> str | None:
             "start it or point QBANK_TEST_POSTGRES_URL at one"
         )
     return None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Property tests try the `suite` profile's examples unless `--hypothesis-profile` says."""
+    examples.load(config.getoption("hypothesis_profile", None))
 
 
 BOTH_BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
@@ -144,6 +151,34 @@ def database(database_url: str, templates: Templates) -> Iterator[Database]:
     templates.schema(database_url)
     database = Database.open(database_url)
     database.upgrade()  # creates the tables on PostgreSQL; finds them current in a copy
+    yield database
+    database.dispose()
+
+
+# The bank that ships with qbank (content/ at the repository's root).
+BUNDLED = Path(__file__).resolve().parent.parent / "content"
+
+
+@pytest.fixture
+def bundled_database_url(make_database_url: Callable[[str], str], templates: Templates) -> str:
+    """A fresh database holding the bundled bank, imported once per process and copied per test
+    (importing it renders every formula: seconds each time)."""
+    url = make_database_url("bundled")
+    if not templates.bank(url, BUNDLED):
+        database = Database.open(url)
+        try:
+            database.upgrade()
+            import_content(BUNDLED, database)
+        finally:
+            database.dispose()
+    return url
+
+
+@pytest.fixture
+def bundled_database(bundled_database_url: str) -> Iterator[Database]:
+    """The Database of `bundled_database_url`."""
+    database = Database.open(bundled_database_url)
+    database.upgrade()  # finds the copy current
     yield database
     database.dispose()
 

@@ -244,8 +244,8 @@ def test_every_new_card_links_a_topic_page_that_cites_its_sources(name: str) -> 
     assert {card_id for card_id in CARD_SOURCES if card_id.startswith(prefix)} <= set(cards)
 
 
-def test_import_stores_followup_rows_for_the_bundled_decks(database, engine: Engine) -> None:
-    import_content(CONTENT, database)
+def test_import_stores_followup_rows_for_the_bundled_decks(bundled_database) -> None:
+    database = bundled_database  # the bundled bank as import_content left it
     for name, prefix in (("interview-notes", "notes-"), ("llm-systems-interview", "llm-")):
         expected = sum(len(c.questions) for c in bundled_deck(name).cards)
         with database.session() as session:

@@ -12,6 +12,7 @@ from app.cli import main
 from app.config import Settings
 from app.content.notes.frontmatter import NEWLINE
 from app.content.notes.parse import parse_note
+from tests.support.examples import examples
 
 BODY = "# 部署\n\n## Q: 什么是 warp？\n\n32 个线程一起执行。\n"
 
@@ -110,7 +111,7 @@ def front_matters(draw: st.DrawFn) -> str:
     return "\n".join(lines)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(front_matters())
 def test_no_front_matter_raises_and_every_problem_has_its_line(front: str) -> None:
     _deck, errors = parse_note("decks/a.md", note(front))
@@ -119,7 +120,7 @@ def test_no_front_matter_raises_and_every_problem_has_its_line(front: str) -> No
 
 
 @settings(
-    max_examples=10,
+    max_examples=examples(10),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )

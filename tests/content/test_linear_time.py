@@ -3,7 +3,8 @@ spaces, `$`, `*`, `<`, brackets, formulas or tags takes about ten times what 100
 
 Measured as CPU time (the least of a few runs), and judged by the ratio between two sizes ten
 times apart, never against a wall clock: linear work gives ~10, a quadratic pattern ~100. The
-suite compares 4 KB with 40 KB (a few seconds in all); the `slow` run, 100 KB with 1 MB.
+suite compares 4 KB with 40 KB (a few seconds in all); the `megabyte` run (`pytest -m megabyte`,
+which CI makes after the suite), 100 KB with 1 MB: about five minutes of CPU.
 """
 
 import gc
@@ -97,6 +98,7 @@ def test_a_hostile_note_costs_time_in_proportion_to_its_size(tmp_path: Path, nam
 
 
 @pytest.mark.slow
+@pytest.mark.megabyte
 @pytest.mark.parametrize("name", NOTES)
 def test_a_hostile_megabyte_costs_ten_times_a_hostile_100_kb(tmp_path: Path, name: str) -> None:
     _assert_linear(tmp_path, name, 100_000)

@@ -17,6 +17,7 @@ from app.content.notes.markdown import MATH_TYPES, parser
 from app.content.notes.outline import build_outline
 from app.content.notes.parse import ParsedDeck, parse_note
 from app.content.notes.wording import Found, Reason, Syntax
+from tests.support.examples import examples
 
 
 def _html(text: str) -> str:
@@ -83,7 +84,7 @@ def _spans(tokens: list[Token]) -> list[tuple[int, int, str]]:
     return found
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     kind=st.sampled_from(sorted(_SPANS)),
     inside=st.lists(_STRUCTURE, min_size=1, max_size=6),

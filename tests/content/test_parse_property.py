@@ -10,6 +10,7 @@ from app.content.compile.render import Renderer
 from app.content.errors import ContentError
 from app.content.notes.parse import parse_deck, parse_topic
 from app.content.notes.source import SourceText
+from tests.support.examples import examples
 
 DECK_PATH = "decks/fuzz.md"
 TOPIC_PATH = "topics/fuzz.md"
@@ -141,7 +142,9 @@ documents = st.one_of(
     st.text(max_size=300),
 )
 
-SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def file_lines(text: str) -> list[str]:

@@ -6,20 +6,18 @@ that list. As the test runs on SQLite and on PostgreSQL, both give the same rank
 """
 
 import re
-from pathlib import Path
 
 import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from app.content.bank.sync import import_content
 from app.content.compile.searchtext import FIELDS
+from app.infra.db import Database
 from app.infra.models import Card, Followup, SearchEntry, Topic
 from app.search.query import MAX_TERMS, search, terms_of
 
 pytestmark = pytest.mark.storage
 
-CONTENT = Path(__file__).resolve().parents[2] / "content"
 QUERIES = ("融合", "显存", "roofline", "ＧＥＭＭ", "kv cache", "flashattention 显存")
 # What a snippet must never show: TeX commands, math delimiters, Markdown markers (`__` is
 # left out: code such as `__expf` is text a snippet may show).
@@ -51,9 +49,8 @@ def expected(entries: list[SearchEntry], query: str, limit: int = 50) -> list[tu
 
 
 @pytest.fixture
-def bundled(database, engine: Engine) -> Engine:
-    import_content(CONTENT, database)
-    return engine
+def bundled(bundled_database: Database) -> Engine:
+    return bundled_database.engine
 
 
 def test_the_issues_queries_rank_by_the_rule_with_clean_snippets(bundled: Engine) -> None:

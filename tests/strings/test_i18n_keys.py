@@ -22,6 +22,7 @@ from app.study.browse import MarkKind
 from app.study.marks import FLAGS
 from app.study.service import CardAction
 from app.web.i18n import STRINGS
+from app.web.routes.mock import CLIENT_STRINGS
 from app.web.routes.study import MESSAGES
 from tests.support.refusals import raised_keys
 
@@ -74,6 +75,11 @@ DYNAMIC: dict[str, Iterable[str]] = {
     "interview.warn_": set(
         re.findall(r'f"(\w+)\|', (ROOT / "app/interview/plan.py").read_text(encoding="utf-8"))
     ),
+    # static/interview-state.js: answers still to send, by the queue's state; the page gets these
+    # keys from app/web/routes/mock.py.
+    "mock.sync_": {
+        key.removeprefix("mock.sync_") for key in CLIENT_STRINGS if key.startswith("mock.sync_")
+    },
     # templates/search.html: a hit's kind (app/search/query.py).
     "search.": ("card", "topic"),
     # app/errors.py: a refusal's message is `error.<code>` (tests/support/refusals.py finds them).

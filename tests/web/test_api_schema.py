@@ -8,11 +8,12 @@ from schemathesis.config import SchemathesisConfig
 
 from app.config import Settings
 from app.main import create_app
+from tests.support.examples import examples
 
 # A fixed seed and no example database: every run sends the same requests, locally and in CI.
 CONFIG = {
     "seed": 20250310,
-    "generation": {"max-examples": 30, "deterministic": True, "database": "none"},
+    "generation": {"max-examples": examples(30), "deterministic": True, "database": "none"},
 }
 
 

@@ -14,9 +14,7 @@ from pathlib import Path
 
 import httpx2 as httpx
 import pytest
-from sqlalchemy.engine import Engine
 
-from app.content.bank.sync import import_content
 from tests.conftest import LiveServer
 
 pytestmark = pytest.mark.storage
@@ -75,10 +73,10 @@ def _study_answers_again(url: str) -> list[int]:
 
 @pytest.mark.slow
 def test_a_search_burst_is_shed_or_answered_and_the_study_path_recovers(
-    database, live_server: Callable[..., LiveServer], engine: Engine, database_url: str
+    bundled_database_url: str, live_server: Callable[..., LiveServer]
 ) -> None:
-    import_content(REPO / "content", database)  # before the server starts, not in its start-up
-    server = live_server(database_url, REPO / "content")
+    # The bank is in the database before the server starts, not imported in its start-up.
+    server = live_server(bundled_database_url, REPO / "content")
 
     # A thread of its own: the browser tests' Playwright keeps an event loop in this one.
     with ThreadPoolExecutor(1) as pool:
