@@ -8,7 +8,7 @@ from sqlalchemy import delete, insert, update
 from sqlmodel import Session, col, select
 
 from app.content.compile.searchtext import FIELDS, SearchFields, topic_fields
-from app.infra.models import Card, CardLink, SearchEntry, Topic
+from app.infra.models import Card, CardLink, SearchEntry, Topic, table_of
 
 # Part of every entry's source hash: changing how search text is made remakes every entry.
 SEARCH_TEXT_VERSION = "2"
@@ -17,67 +17,84 @@ SEARCH_TEXT_VERSION = "2"
 def refresh_search_index(session: Session) -> int:
     """Remake the entries of new or changed cards and topics, drop those gone; return the count.
 
-    Cheap when nothing changed (one read of ids and hashes), so every import calls it, which
-    also fills the entries of a bank imported before search entries existed. The text is the
-    plain text the import compiled and stored with each card and topic.
+    Cheap when little changed: the database finds the cards whose entry is missing or out of
+    date and mends the places of those that moved, so a vault's tens of thousands of cards and
+    entries are not read here. Every import calls it, which also fills the entries of a bank
+    imported before search entries existed. The text is the plain text the import compiled and
+    stored with each card and topic.
     """
-    # A bank whose card entries are all in line (every import that changed no card) is told
-    # by two counts in the database, not by reading every card and entry here.
-    cards_in_line = _cards_in_line(session)
+    remake, stale = _cards_out_of_line(session)
+    rows = [_card_row(card, reading) for card, reading in _cards_with_reading(session, remake)]
     query = sa.select(
         col(SearchEntry.id),
-        col(SearchEntry.kind),
         col(SearchEntry.key),
         col(SearchEntry.source_hash),
-        col(SearchEntry.deck_id),
         col(SearchEntry.ordinal),
-    )
-    if cards_in_line:
-        query = query.where(col(SearchEntry.kind) != "card")
-    entries = {
-        (row.kind, row.key): (row.id, row.source_hash, row.deck_id, row.ordinal)
-        for row in session.execute(query)
-    }
-    cards = (
-        []
-        if cards_in_line
-        else session.exec(
-            select(Card.id, Card.content_hash, Card.deck_id, Card.ordinal).where(
-                col(Card.retired).is_(False)
-            )
-        ).all()
-    )
-    remake: list[str] = []
+    ).where(col(SearchEntry.kind) == "topic")
+    entries = {row.key: (row.id, row.source_hash, row.ordinal) for row in session.execute(query)}
     moved: list[dict[str, Any]] = []
-    stale: list[int] = []  # entries to delete: gone, or about to be made again
-    for card_id, content_hash, deck_id, ordinal in cards:
-        known = entries.pop(("card", card_id), None)
-        if known is None or known[1] != f"{SEARCH_TEXT_VERSION}:{content_hash}":
-            remake.append(card_id)
-            stale += [known[0]] if known else []
-        elif (known[2], known[3]) != (deck_id, ordinal):
-            moved.append({"id": known[0], "deck_id": deck_id, "ordinal": ordinal})
-    rows = [_card_row(card, reading) for card, reading in _cards_with_reading(session, remake)]
-
     topics = sorted(session.exec(select(Topic)).all(), key=lambda t: t.title)
     for ordinal, topic in enumerate(topics):
         source_hash = _topic_hash(topic)
-        known = entries.pop(("topic", topic.slug), None)
+        known = entries.pop(topic.slug, None)
         if known is None or known[1] != source_hash:
             rows.append(_topic_row(topic, source_hash, ordinal))
             stale += [known[0]] if known else []
-        elif known[3] != ordinal:
+        elif known[2] != ordinal:
             moved.append({"id": known[0], "deck_id": None, "ordinal": ordinal})
-
     stale += [entry_id for entry_id, *_ in entries.values()]
     for start in range(0, len(stale), 500):
         chunk = stale[start : start + 500]
         session.exec(delete(SearchEntry).where(col(SearchEntry.id).in_(chunk)))
+    _drop_and_move_card_entries(session)
     if rows:
         session.exec(insert(SearchEntry), params=rows)
     if moved:
         session.exec(update(SearchEntry), params=moved)
     return len(rows)
+
+
+def _cards_out_of_line(session: Session) -> tuple[list[str], list[int]]:
+    """Active cards whose entry is missing or made from other text, and those entries' ids."""
+    card, entry = table_of(Card), table_of(SearchEntry)
+    joined = card.outerjoin(entry, sa.and_(entry.c.kind == "card", entry.c.key == card.c.id))
+    query = (
+        sa.select(card.c.id, entry.c.id)
+        .select_from(joined)
+        .where(
+            card.c.retired.is_(False),
+            sa.or_(
+                entry.c.id.is_(None),
+                entry.c.source_hash != sa.literal(f"{SEARCH_TEXT_VERSION}:") + card.c.content_hash,
+            ),
+        )
+    )
+    remake: list[str] = []
+    stale: list[int] = []
+    for card_id, entry_id in session.connection().execute(query).tuples():
+        remake.append(str(card_id))
+        stale += [] if entry_id is None else [int(entry_id)]
+    return remake, stale
+
+
+def _drop_and_move_card_entries(session: Session) -> None:
+    """Drop the entries of cards retired or gone; give the others their card's deck and place."""
+    card, entry = table_of(Card), table_of(SearchEntry)
+    connection = session.connection()
+    active = sa.select(card.c.id).where(card.c.retired.is_(False))
+    connection.execute(entry.delete().where(entry.c.kind == "card", entry.c.key.not_in(active)))
+    connection.execute(
+        entry.update()
+        .where(
+            entry.c.kind == "card",
+            entry.c.key == card.c.id,
+            sa.or_(
+                entry.c.deck_id.is_distinct_from(card.c.deck_id),
+                entry.c.ordinal.is_distinct_from(card.c.ordinal),
+            ),
+        )
+        .values(deck_id=card.c.deck_id, ordinal=card.c.ordinal)
+    )
 
 
 def search_index_stale(session: Session) -> bool:
@@ -101,35 +118,6 @@ def search_index_stale(session: Session) -> bool:
         )
     ).one()
     return entries != cards + topics or old > 0
-
-
-def _cards_in_line(session: Session) -> bool:
-    """Whether every active card has its entry, up to date and in place, and no other does."""
-    entry = SearchEntry
-    stale_or_missing = (
-        sa.select(sa.func.count())
-        .select_from(Card)
-        .outerjoin(entry, sa.and_(col(entry.kind) == "card", col(entry.key) == col(Card.id)))
-        .where(
-            col(Card.retired).is_(False),
-            sa.or_(
-                col(entry.id).is_(None),
-                col(entry.source_hash)
-                != sa.literal(f"{SEARCH_TEXT_VERSION}:") + col(Card.content_hash),
-                col(entry.deck_id).is_distinct_from(col(Card.deck_id)),
-                col(entry.ordinal).is_distinct_from(col(Card.ordinal)),
-            ),
-        )
-    )
-    if session.execute(stale_or_missing).scalar_one():
-        return False
-    active = sa.select(col(Card.id)).where(col(Card.retired).is_(False))
-    orphans = (
-        sa.select(sa.func.count())
-        .select_from(entry)
-        .where(col(entry.kind) == "card", col(entry.key).not_in(active))
-    )
-    return not session.execute(orphans).scalar_one()
 
 
 def _cards_with_reading(session: Session, ids: list[str]) -> list[tuple[Card, str]]:

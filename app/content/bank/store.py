@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import bindparam, func, insert, update
+from sqlalchemy import select as sa_select
 from sqlmodel import Session, SQLModel, col, delete, select
 
 from app.content.bank.topicindex import TopicRef, resolve, topic_index
@@ -18,40 +19,41 @@ class CardCounts:
     added: int = 0
     updated: int = 0
     resumed: int = 0
+    # Whether a card was added or moved (deck, place or file): the content order changes.
+    reordered: bool = False
 
 
-def number_cards(session: Session) -> None:
+def number_cards(session: Session, *, reorder: bool = True) -> None:
     """Give every card its place in the bank's content order, and every deck its card count.
 
     The order is deck path, then position, sorted here rather than by the database, whose
-    collation could order paths differently. Only what changed is written.
+    collation could order paths differently; an import that added no card and moved none
+    (`reorder=False`) leaves it as it is. Only what changed is written.
     """
-    rows = session.exec(
-        select(Card.id, Card.ordinal, Deck.path, Card.position).join(
-            Deck, col(Deck.id) == Card.deck_id
-        )
-    ).all()
-    ordered = sorted(rows, key=lambda row: (row[2], row[3], row[0]))
-    moved: list[dict[str, object]] = [
-        {"key": card_id, "value": n}
-        for n, (card_id, ordinal, _, _) in enumerate(ordered)
-        if ordinal != n
-    ]
-    update_by_key(session, Card, "id", "ordinal", moved)
-    active: dict[int | None, int] = dict(
-        session.exec(
-            select(Card.deck_id, func.count())
-            .where(col(Card.retired).is_(False))
-            .group_by(col(Card.deck_id))
+    if reorder:
+        rows = session.exec(
+            select(Card.id, Card.ordinal, Deck.path, Card.position).join(
+                Deck, col(Deck.id) == Card.deck_id
+            )
         ).all()
+        ordered = sorted(rows, key=lambda row: (row[2], row[3], row[0]))
+        moved: list[dict[str, object]] = [
+            {"key": card_id, "value": n}
+            for n, (card_id, ordinal, _, _) in enumerate(ordered)
+            if ordinal != n
+        ]
+        update_by_key(session, Card, "id", "ordinal", moved)
+    # Counted and compared by the database in one statement: a vault is tens of thousands of
+    # decks, of which an import changes a few.
+    card, deck = table_of(Card), table_of(Deck)
+    active = (
+        sa_select(func.count())
+        .where(card.c.deck_id == deck.c.id, card.c.retired.is_(False))
+        .scalar_subquery()
     )
-    # Ids and counts, not Deck objects: a vault is tens of thousands of decks, a few changed.
-    recounted: list[dict[str, object]] = [
-        {"key": deck_id, "value": active.get(deck_id, 0)}
-        for deck_id, count in session.exec(select(Deck.id, Deck.card_count))
-        if count != active.get(deck_id, 0)
-    ]
-    update_by_key(session, Deck, "id", "card_count", recounted)
+    session.connection().execute(
+        deck.update().where(deck.c.card_count != active).values(card_count=active)
+    )
 
 
 def write_deck(session: Session, compiled: CompiledDeck, counts: CardCounts) -> set[str]:
@@ -65,7 +67,7 @@ def write_decks(session: Session, decks: list[CompiledDeck], counts: CardCounts)
     A few statements per batch rather than per deck: a vault of one-question notes is
     thousands of decks, and a look-up and a flush for each cost more than their rendering.
     """
-    deck_ids = _write_deck_rows(session, decks)
+    deck_ids = _write_deck_rows(session, decks, counts)
     ids = [c.card.id for compiled in decks for c in compiled.cards]
     existing: dict[str, Card] = {}
     for chunk in chunks(ids):
@@ -88,7 +90,9 @@ def write_decks(session: Session, decks: list[CompiledDeck], counts: CardCounts)
     return set(ids)
 
 
-def _write_deck_rows(session: Session, decks: list[CompiledDeck]) -> dict[str, int | None]:
+def _write_deck_rows(
+    session: Session, decks: list[CompiledDeck], counts: CardCounts
+) -> dict[str, int | None]:
     """Insert or update the decks' own rows; their ids by slug."""
     stored: dict[str, Deck] = {}
     for chunk in chunks([compiled.deck.slug for compiled in decks]):
@@ -109,6 +113,7 @@ def _write_deck_rows(session: Session, decks: list[CompiledDeck]) -> dict[str, i
         if deck is None:
             new_rows.append({"slug": parsed.slug, **values})
             continue
+        counts.reordered |= deck.path != parsed.path
         for name, value in values.items():
             if getattr(deck, name) != value:
                 setattr(deck, name, value)
@@ -160,8 +165,11 @@ def _write_card(
     card = existing.get(item.card.id)
     if card is None:
         counts.added += 1
+        counts.reordered = True
         new_rows.append({"id": item.card.id, **values})
         return True
+    place = (card.deck_id, card.position, card.source_path)
+    counts.reordered |= place != (deck_id, item.card.position, parsed.path)
     if card.retired:
         counts.resumed += 1
     elif _same(card, item, deck_id, parsed.path):
