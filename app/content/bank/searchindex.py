@@ -56,24 +56,24 @@ def refresh_search_index(session: Session) -> int:
 
 def _cards_out_of_line(session: Session) -> tuple[list[str], list[int]]:
     """Active cards whose entry is missing or made from other text, and those entries' ids."""
-    card, entry = table_of(Card), table_of(SearchEntry)
-    joined = card.outerjoin(entry, sa.and_(entry.c.kind == "card", entry.c.key == card.c.id))
+    entry = SearchEntry
     query = (
-        sa.select(card.c.id, entry.c.id)
-        .select_from(joined)
+        select(Card.id, entry.id)
+        .outerjoin(entry, sa.and_(col(entry.kind) == "card", col(entry.key) == col(Card.id)))
         .where(
-            card.c.retired.is_(False),
+            col(Card.retired).is_(False),
             sa.or_(
-                entry.c.id.is_(None),
-                entry.c.source_hash != sa.literal(f"{SEARCH_TEXT_VERSION}:") + card.c.content_hash,
+                col(entry.id).is_(None),
+                col(entry.source_hash)
+                != sa.literal(f"{SEARCH_TEXT_VERSION}:") + col(Card.content_hash),
             ),
         )
     )
     remake: list[str] = []
     stale: list[int] = []
-    for card_id, entry_id in session.connection().execute(query).tuples():
-        remake.append(str(card_id))
-        stale += [] if entry_id is None else [int(entry_id)]
+    for card_id, entry_id in session.exec(query):
+        remake.append(card_id)
+        stale += [] if entry_id is None else [entry_id]
     return remake, stale
 
 
