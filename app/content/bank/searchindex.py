@@ -1,10 +1,10 @@
 """Keep the search entries in line with the bank: remake those whose card or topic changed."""
 
 import hashlib
-from typing import Any
+from typing import Any, NamedTuple
 
 import sqlalchemy as sa
-from sqlalchemy import delete, insert, update
+from sqlalchemy import delete, update
 from sqlmodel import Session, col, select
 
 from app.content.compile.searchtext import FIELDS, SearchFields, topic_fields
@@ -47,8 +47,8 @@ def refresh_search_index(session: Session) -> int:
         chunk = stale[start : start + 500]
         session.exec(delete(SearchEntry).where(col(SearchEntry.id).in_(chunk)))
     _drop_and_move_card_entries(session)
-    if rows:
-        session.exec(insert(SearchEntry), params=rows)
+    if rows:  # Core's executemany: the ORM's bulk insert costs more than the rows themselves
+        session.connection().execute(table_of(SearchEntry).insert(), rows)
     if moved:
         session.exec(update(SearchEntry), params=moved)
     return len(rows)
@@ -120,9 +120,28 @@ def search_index_stale(session: Session) -> bool:
     return entries != cards + topics or old > 0
 
 
-def _cards_with_reading(session: Session, ids: list[str]) -> list[tuple[Card, str]]:
-    """Each card with its continue-reading titles."""
-    out: list[tuple[Card, str]] = []
+class _CardText(NamedTuple):
+    id: str
+    deck_id: int
+    ordinal: int
+    content_hash: str
+    question_text: str
+    answer_text: str
+    extra_text: str
+
+
+def _cards_with_reading(session: Session, ids: list[str]) -> list[tuple[_CardText, str]]:
+    """Each card's text and place with its continue-reading titles (columns, not Card objects)."""
+    out: list[tuple[_CardText, str]] = []
+    columns = (
+        col(Card.id),
+        col(Card.deck_id),
+        col(Card.ordinal),
+        col(Card.content_hash),
+        col(Card.question_text),
+        col(Card.answer_text),
+        col(Card.extra_text),
+    )
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
         reading: dict[str, list[str]] = {}
@@ -132,8 +151,9 @@ def _cards_with_reading(session: Session, ids: list[str]) -> list[tuple[Card, st
             .order_by(col(CardLink.card_id), col(CardLink.position))
         ):
             reading.setdefault(card_id, []).append(title)
-        for card in session.exec(select(Card).where(col(Card.id).in_(chunk))):
-            out.append((card, " · ".join(reading.get(card.id, []))))
+        for card in session.execute(sa.select(*columns).where(col(Card.id).in_(chunk))):
+            text = _CardText._make(card)
+            out.append((text, " · ".join(reading.get(text.id, []))))
     return out
 
 
@@ -146,7 +166,7 @@ def _row(fields: SearchFields, **values: Any) -> dict[str, Any]:
     }
 
 
-def _card_row(card: Card, reading: str) -> dict[str, Any]:
+def _card_row(card: _CardText, reading: str) -> dict[str, Any]:
     fields = SearchFields(card.question_text, card.answer_text, card.extra_text, reading)
     return _row(
         fields,

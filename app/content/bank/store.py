@@ -4,7 +4,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import bindparam, func, insert, update
+from sqlalchemy import bindparam, func, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, SQLModel, col, delete, select
 
@@ -43,16 +43,26 @@ def number_cards(session: Session, *, reorder: bool = True) -> None:
             if ordinal != n
         ]
         update_by_key(session, Card, "id", "ordinal", moved)
-    # Counted and compared by the database in one statement: a vault is tens of thousands of
-    # decks, of which an import changes a few.
+    # Counted and compared by the database, grouped once rather than per deck (a planner
+    # without statistics counts each deck through the wrong index): a vault is tens of
+    # thousands of decks, of which an import changes a few.
     card, deck = table_of(Card), table_of(Deck)
-    active = (
-        sa_select(func.count())
-        .where(card.c.deck_id == deck.c.id, card.c.retired.is_(False))
-        .scalar_subquery()
+    counts = (
+        sa_select(card.c.deck_id, func.count().label("n"))
+        .where(card.c.retired.is_(False))
+        .group_by(card.c.deck_id)
+        .subquery()
     )
-    session.connection().execute(
-        deck.update().where(deck.c.card_count != active).values(card_count=active)
+    connection = session.connection()
+    connection.execute(
+        deck.update()
+        .where(deck.c.id == counts.c.deck_id, deck.c.card_count != counts.c.n)
+        .values(card_count=counts.c.n)
+    )
+    connection.execute(
+        deck.update()
+        .where(deck.c.card_count != 0, deck.c.id.not_in(sa_select(counts.c.deck_id)))
+        .values(card_count=0)
     )
 
 
@@ -82,9 +92,10 @@ def write_decks(session: Session, decks: list[CompiledDeck], counts: CardCounts)
             if _write_card(session, item, deck_id, compiled.deck, existing, new_cards, counts):
                 relinked.append(item.card)
                 relinked_items.append(item)
-    # Bulk statements: one executemany per table instead of a flush per card.
+    # Bulk statements: one executemany per table instead of a flush per card, through Core:
+    # the ORM's bulk insert costs more per row than writing the row.
     if new_cards:
-        session.exec(insert(Card), params=new_cards)
+        session.connection().execute(table_of(Card).insert(), new_cards)
     _write_links(session, relinked, existing)
     _write_followups(session, relinked_items)
     return set(ids)
@@ -148,7 +159,7 @@ def _write_links(session: Session, relinked: list[ParsedCard], existing: dict[st
         for position, link in enumerate(card.links)
     ]
     if links:
-        session.exec(insert(CardLink), params=links)
+        session.connection().execute(table_of(CardLink).insert(), links)
 
 
 def _write_card(
@@ -204,7 +215,7 @@ def _write_followups(session: Session, items: list[CompiledCard]) -> None:
     for chunk in chunks([str(row["id"]) for row in rows]):
         session.exec(delete(Followup).where(col(Followup.id).in_(chunk)))
     if rows:
-        session.exec(insert(Followup), params=rows)
+        session.connection().execute(table_of(Followup).insert(), rows)
 
 
 def _same(card: Card, item: CompiledCard, deck_id: int, path: str) -> bool:
