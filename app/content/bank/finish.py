@@ -3,7 +3,9 @@
 And the source files' stamps that the next import compares, read in one statement.
 """
 
-from sqlalchemy import bindparam, func, update
+from typing import Any
+
+from sqlalchemy import ColumnElement, Row, Select, bindparam, func, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, delete, select
 
@@ -36,18 +38,15 @@ def finish_import(
     `reorder` says whether a card was added or moved, so that the content order must be made
     again. Returns how many cards retired.
     """
-    stale_paths = sorted({s.path for s in changed} | set(removed))
+    stale_paths = {s.path for s in changed} | set(removed)
     # Cards whose file changed or vanished and that are nowhere in the new content retire.
     card, deck = table_of(Card), table_of(Deck)
-    stale_ids: list[str] = []
-    stale_decks: list[tuple[int, str]] = []
-    for chunk in chunks(stale_paths):
-        stale_ids += session.connection().scalars(
-            sa_select(card.c.id).where(card.c.source_path.in_(chunk), card.c.retired.is_(False))
-        )
-        stale_decks += session.connection().execute(
-            sa_select(deck.c.id, deck.c.path).where(deck.c.path.in_(chunk))
-        )
+    active_cards = sa_select(card.c.id, card.c.source_path).where(card.c.retired.is_(False))
+    stale_ids = [
+        row[0] for row in _at_paths(session, active_cards, card.c.source_path, stale_paths)
+    ]
+    decks_there = sa_select(deck.c.id, deck.c.path)
+    stale_decks = _at_paths(session, decks_there, deck.c.path, stale_paths)
     vanished = [card_id for card_id in stale_ids if card_id not in present]
     for chunk in chunks(vanished):
         session.exec(
@@ -55,7 +54,7 @@ def finish_import(
         )
     new_deck_paths = {d.path for d in decks}
     gone: list[dict[str, object]] = [
-        {"key": i, "value": True} for i, path in stale_decks if path not in new_deck_paths
+        {"key": row[0], "value": True} for row in stale_decks if row[1] not in new_deck_paths
     ]
     update_by_key(session, Deck, "id", "retired", gone)
 
@@ -74,19 +73,37 @@ def finish_import(
     return len(vanished)
 
 
-def _write_topics(session: Session, topics: list[CompiledTopic], stale_paths: list[str]) -> bool:
+def _write_topics(session: Session, topics: list[CompiledTopic], stale_paths: set[str]) -> bool:
     """Write the new topics and delete those whose file no longer holds them; True if any."""
     for topic in topics:
         write_topic(session, topic)
     new_slugs = {t.topic.slug for t in topics}
     deleted = False
-    for chunk in chunks(stale_paths):
+    for chunk in chunks(sorted(stale_paths)):
         for stored in session.exec(select(Topic).where(col(Topic.path).in_(chunk))).all():
             if stored.slug not in new_slugs:
                 deleted = True
                 session.delete(stored)
     session.flush()
     return bool(topics) or deleted
+
+
+def _at_paths(
+    session: Session, query: Select[Any, Any], column: ColumnElement[str], paths: set[str]
+) -> list[Row[Any, Any]]:
+    """The rows of `query` whose `column` is one of `paths`.
+
+    Paths have no index: a few are looked up, but many (a first import, a changed layout) are
+    filtered here from one read, rather than by a scan of the table for each 500 of them.
+    """
+    connection = session.connection()
+    if len(paths) <= _LOOKED_UP_PATHS:
+        return list(connection.execute(query.where(column.in_(sorted(paths)))))
+    return [row for row in connection.execute(query) if row[1] in paths]
+
+
+# At most this many paths go into one IN (...) (see store.chunks for the backends' limits).
+_LOOKED_UP_PATHS = 500
 
 
 def last_read(session: Session) -> LastRead:
