@@ -148,13 +148,17 @@ def _write_sources(
         )
 
 
-def restamp(session: Session, sources: list[SourceText], last: LastRead) -> None:
-    """Keep the new stamps of files touched but not changed, so the next import skips them."""
-    rows: list[dict[str, object]] = [
+def new_stamps(sources: list[SourceText], last: LastRead) -> list[dict[str, object]]:
+    """The new stamps of files touched but not changed, as rows for `restamp`."""
+    return [
         {"key": s.path, "value": s.stamp}
         for s in sources
         if s.path in last and last[s.path][0] != s.stamp and last[s.path][1] == s.sha256
     ]
+
+
+def restamp(session: Session, rows: list[dict[str, object]]) -> None:
+    """Keep the new stamps of files touched but not changed, so the next import skips them."""
     update_by_key(session, SourceFile, "path", "stamp", rows)
 
 

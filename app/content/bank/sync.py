@@ -12,6 +12,7 @@ from app.content.bank.finish import (
     count_bank,
     finish_import,
     last_read,
+    new_stamps,
     restamp,
     unresolved_links,
 )
@@ -233,7 +234,7 @@ def import_content(
                 last=last,
                 reorder=counts.reordered,
             )
-            restamp(session, sources, last)
+            restamp(session, new_stamps(sources, last))
             if dry_run:
                 session.flush()
                 _count_bank(session, report)
@@ -279,12 +280,16 @@ def _unchanged(
     *,
     dry_run: bool,
 ) -> ImportReport:
-    """The report of an import that found no file changed, added or removed."""
-    if not dry_run:
+    """The report of an import that found no file changed, added or removed.
+
+    It writes only when there is something to mend, so that it takes no write lock (which
+    would make a rating wait) when, as usual, there is none.
+    """
+    stamps = new_stamps(sources, last)
+    if not dry_run and (stamps or search_index_stale(session)):  # e.g. a bank before search
         with database.writing(session):
-            if search_index_stale(session):  # e.g. a bank from before search
-                refresh_search_index(session)
-            restamp(session, sources, last)
+            refresh_search_index(session)
+            restamp(session, stamps)
     _count_bank(session, report)
     report.warnings = lenient(scan_errors) + unresolved_links(session)
     return report
