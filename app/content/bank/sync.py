@@ -254,7 +254,7 @@ def _worker_count(sources: list[SourceText]) -> int:
 
     Sending a note to a worker and its cards back costs this process about what parsing and
     rendering a note without formulas costs here (~1 ms), so workers pay off only for KaTeX's
-    work: a vault of 20,000 plain notes imported 2.5x faster in this process alone.
+    work (2,000 plain notes: 1.7 s in this process, 5.0 s with two workers).
     """
     delimiters = sum(s.text.count("$") + s.text.count("\\(") + s.text.count("\\[") for s in sources)
     return worker_count(sources) if delimiters >= 2 * len(sources) else 1
