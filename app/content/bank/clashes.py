@@ -2,15 +2,16 @@
 
 from collections.abc import Iterator
 
+from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from app.content.bank.limits import hold_to_limits
 from app.content.bank.repair import repair_card_ids, repair_deck_slugs, repair_topic_slugs
-from app.content.bank.store import chunks
+from app.content.bank.store import chunks, rows_in
 from app.content.bank.topicindex import TopicRef, topic_index
 from app.content.errors import ContentError
 from app.content.notes.parse import ParsedDeck, ParsedTopic
-from app.infra.models import Card, Deck, Followup, Topic
+from app.infra.models import Card, Deck, Followup, Topic, table_of
 
 
 def bank_clashes(
@@ -25,17 +26,15 @@ def bank_clashes(
     # Rows of stale files are dropped here, not by a NOT IN of every path the import read.
     card_ids = [card.id for deck in decks for card in deck.cards]
     followup_ids = [item.id for deck in decks for card in deck.cards for item in card.questions]
-    kept_cards: dict[str, tuple[str, int]] = {}
-    for chunk in chunks(card_ids):
-        kept_cards |= {
-            card_id: (path, line)
-            for card_id, path, line in session.exec(
-                select(Card.id, Card.source_path, Card.source_line).where(
-                    col(Card.id).in_(chunk), col(Card.retired).is_(False)
-                )
-            )
-            if path not in stale_paths
-        }
+    card = table_of(Card)
+    active = sa_select(card.c.source_path, card.c.id, card.c.source_line).where(
+        card.c.retired.is_(False)
+    )
+    kept_cards = {
+        row[1]: (row[0], row[2])
+        for row in rows_in(session, active, card.c.id, set(card_ids))
+        if row[0] not in stale_paths
+    }
     kept_followups: dict[str, tuple[str, int]] = {}
     for chunk in chunks(followup_ids):
         kept_followups |= {

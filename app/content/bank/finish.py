@@ -3,14 +3,19 @@
 And the source files' stamps that the next import compares, read in one statement.
 """
 
-from typing import Any
-
-from sqlalchemy import ColumnElement, Row, Select, bindparam, func, update
+from sqlalchemy import bindparam, func, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, delete, select
 
 from app.content.bank.searchindex import refresh_search_index
-from app.content.bank.store import chunks, number_cards, resolve_links, update_by_key, write_topic
+from app.content.bank.store import (
+    chunks,
+    number_cards,
+    resolve_links,
+    rows_in,
+    update_by_key,
+    write_topic,
+)
 from app.content.compile.build import CompiledTopic
 from app.content.errors import ContentError
 from app.content.notes.parse import ParsedDeck
@@ -42,11 +47,9 @@ def finish_import(
     # Cards whose file changed or vanished and that are nowhere in the new content retire.
     card, deck = table_of(Card), table_of(Deck)
     active_cards = sa_select(card.c.id, card.c.source_path).where(card.c.retired.is_(False))
-    stale_ids = [
-        row[0] for row in _at_paths(session, active_cards, card.c.source_path, stale_paths)
-    ]
+    stale_ids = [row[0] for row in rows_in(session, active_cards, card.c.source_path, stale_paths)]
     decks_there = sa_select(deck.c.id, deck.c.path)
-    stale_decks = _at_paths(session, decks_there, deck.c.path, stale_paths)
+    stale_decks = rows_in(session, decks_there, deck.c.path, stale_paths)
     vanished = [card_id for card_id in stale_ids if card_id not in present]
     for chunk in chunks(vanished):
         session.exec(
@@ -86,24 +89,6 @@ def _write_topics(session: Session, topics: list[CompiledTopic], stale_paths: se
                 session.delete(stored)
     session.flush()
     return bool(topics) or deleted
-
-
-def _at_paths(
-    session: Session, query: Select[Any, Any], column: ColumnElement[str], paths: set[str]
-) -> list[Row[Any, Any]]:
-    """The rows of `query` whose `column` is one of `paths`.
-
-    Paths have no index: a few are looked up, but many (a first import, a changed layout) are
-    filtered here from one read, rather than by a scan of the table for each 500 of them.
-    """
-    connection = session.connection()
-    if len(paths) <= _LOOKED_UP_PATHS:
-        return list(connection.execute(query.where(column.in_(sorted(paths)))))
-    return [row for row in connection.execute(query) if row[1] in paths]
-
-
-# At most this many paths go into one IN (...) (see store.chunks for the backends' limits).
-_LOOKED_UP_PATHS = 500
 
 
 def last_read(session: Session) -> LastRead:
