@@ -68,7 +68,9 @@ def finish_import(
         session.exec(delete(SourceFile).where(col(SourceFile.path).in_(chunk)))
     _write_sources(session, changed, {deck.path for deck in decks}, last)
     number_cards(session, reorder=reorder)
-    refresh_search_index(session)
+    # A card moves (deck, place) only with `reorder`, and an entry is orphaned only by a card
+    # that retires.
+    refresh_search_index(session, cards_moved=reorder, cards_retired=bool(vanished))
     bump_generation(session)
     # Cards may have moved or come back in content order: every learner's search for new
     # cards starts from the beginning again (app.study keeps the cursor from there).

@@ -14,14 +14,18 @@ from app.infra.models import Card, CardLink, SearchEntry, Topic, table_of
 SEARCH_TEXT_VERSION = "2"
 
 
-def refresh_search_index(session: Session) -> int:
+def refresh_search_index(
+    session: Session, *, cards_moved: bool = True, cards_retired: bool = True
+) -> int:
     """Remake the entries of new or changed cards and topics, drop those gone; return the count.
 
     Cheap when little changed: the database finds the cards whose entry is missing or out of
     date and mends the places of those that moved, so a vault's tens of thousands of cards and
     entries are not read here. Every import calls it, which also fills the entries of a bank
     imported before search entries existed. The text is the plain text the import compiled and
-    stored with each card and topic.
+    stored with each card and topic. An import that moved no card (`cards_moved`: its deck or
+    place in the content order) and retired none (`cards_retired`) skips mending those, two
+    statements over every entry.
     """
     remake, stale = _cards_out_of_line(session)
     topic_rows: list[dict[str, Any]] = []
@@ -46,7 +50,7 @@ def refresh_search_index(session: Session) -> int:
     for start in range(0, len(stale), 500):
         chunk = stale[start : start + 500]
         session.exec(delete(SearchEntry).where(col(SearchEntry.id).in_(chunk)))
-    _drop_and_move_card_entries(session)
+    _drop_and_move_card_entries(session, moved=cards_moved, retired=cards_retired)
     # Made and written 500 cards at a time: a first import's 20,000 entries, with their folded
     # text, are never all in memory at once.
     for start in range(0, len(remake), 500):
@@ -86,12 +90,15 @@ def _cards_out_of_line(session: Session) -> tuple[list[str], list[int]]:
     return remake, stale
 
 
-def _drop_and_move_card_entries(session: Session) -> None:
+def _drop_and_move_card_entries(session: Session, *, moved: bool, retired: bool) -> None:
     """Drop the entries of cards retired or gone; give the others their card's deck and place."""
     card, entry = table_of(Card), table_of(SearchEntry)
     connection = session.connection()
     active = sa.select(card.c.id).where(card.c.retired.is_(False))
-    connection.execute(entry.delete().where(entry.c.kind == "card", entry.c.key.not_in(active)))
+    if retired:
+        connection.execute(entry.delete().where(entry.c.kind == "card", entry.c.key.not_in(active)))
+    if not moved:
+        return
     connection.execute(
         entry.update()
         .where(
