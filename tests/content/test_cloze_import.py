@@ -17,7 +17,8 @@ WriteContent = Callable[[Mapping[str, str | None]], Path]
 
 
 def active(session: Session) -> dict[str, Card]:
-    query = select(Card).where(col(Card.retired).is_(False))
+    # In content order: PostgreSQL returns an unordered query's rows as they lie on disk.
+    query = select(Card).where(col(Card.retired).is_(False)).order_by(col(Card.ordinal))
     return {card.id: card for card in session.exec(query)}
 
 

@@ -1,83 +1,116 @@
 """Keep the search entries in line with the bank: remake those whose card or topic changed."""
 
 import hashlib
-from typing import Any
+from typing import Any, NamedTuple
 
 import sqlalchemy as sa
-from sqlalchemy import delete, insert, update
+from sqlalchemy import delete, update
 from sqlmodel import Session, col, select
 
 from app.content.compile.searchtext import FIELDS, SearchFields, topic_fields
-from app.infra.models import Card, CardLink, SearchEntry, Topic
+from app.infra.models import Card, CardLink, SearchEntry, Topic, table_of
 
 # Part of every entry's source hash: changing how search text is made remakes every entry.
 SEARCH_TEXT_VERSION = "2"
 
 
-def refresh_search_index(session: Session) -> int:
+def refresh_search_index(
+    session: Session, *, cards_moved: bool = True, cards_retired: bool = True
+) -> int:
     """Remake the entries of new or changed cards and topics, drop those gone; return the count.
 
-    Cheap when nothing changed (one read of ids and hashes), so every import calls it, which
-    also fills the entries of a bank imported before search entries existed. The text is the
-    plain text the import compiled and stored with each card and topic.
+    Cheap when little changed: the database finds the cards whose entry is missing or out of
+    date and mends the places of those that moved, so a vault's tens of thousands of cards and
+    entries are not read here. Every import calls it, which also fills the entries of a bank
+    imported before search entries existed. The text is the plain text the import compiled and
+    stored with each card and topic. An import that moved no card (`cards_moved`: its deck or
+    place in the content order) and retired none (`cards_retired`) skips mending those, two
+    statements over every entry.
     """
-    # A bank whose card entries are all in line (every import that changed no card) is told
-    # by two counts in the database, not by reading every card and entry here.
-    cards_in_line = _cards_in_line(session)
+    remake, stale = _cards_out_of_line(session)
+    topic_rows: list[dict[str, Any]] = []
     query = sa.select(
         col(SearchEntry.id),
-        col(SearchEntry.kind),
         col(SearchEntry.key),
         col(SearchEntry.source_hash),
-        col(SearchEntry.deck_id),
         col(SearchEntry.ordinal),
-    )
-    if cards_in_line:
-        query = query.where(col(SearchEntry.kind) != "card")
-    entries = {
-        (row.kind, row.key): (row.id, row.source_hash, row.deck_id, row.ordinal)
-        for row in session.execute(query)
-    }
-    cards = (
-        []
-        if cards_in_line
-        else session.exec(
-            select(Card.id, Card.content_hash, Card.deck_id, Card.ordinal).where(
-                col(Card.retired).is_(False)
-            )
-        ).all()
-    )
-    remake: list[str] = []
+    ).where(col(SearchEntry.kind) == "topic")
+    entries = {row.key: (row.id, row.source_hash, row.ordinal) for row in session.execute(query)}
     moved: list[dict[str, Any]] = []
-    stale: list[int] = []  # entries to delete: gone, or about to be made again
-    for card_id, content_hash, deck_id, ordinal in cards:
-        known = entries.pop(("card", card_id), None)
-        if known is None or known[1] != f"{SEARCH_TEXT_VERSION}:{content_hash}":
-            remake.append(card_id)
-            stale += [known[0]] if known else []
-        elif (known[2], known[3]) != (deck_id, ordinal):
-            moved.append({"id": known[0], "deck_id": deck_id, "ordinal": ordinal})
-    rows = [_card_row(card, reading) for card, reading in _cards_with_reading(session, remake)]
-
     topics = sorted(session.exec(select(Topic)).all(), key=lambda t: t.title)
     for ordinal, topic in enumerate(topics):
         source_hash = _topic_hash(topic)
-        known = entries.pop(("topic", topic.slug), None)
+        known = entries.pop(topic.slug, None)
         if known is None or known[1] != source_hash:
-            rows.append(_topic_row(topic, source_hash, ordinal))
+            topic_rows.append(_topic_row(topic, source_hash, ordinal))
             stale += [known[0]] if known else []
-        elif known[3] != ordinal:
+        elif known[2] != ordinal:
             moved.append({"id": known[0], "deck_id": None, "ordinal": ordinal})
-
     stale += [entry_id for entry_id, *_ in entries.values()]
     for start in range(0, len(stale), 500):
         chunk = stale[start : start + 500]
         session.exec(delete(SearchEntry).where(col(SearchEntry.id).in_(chunk)))
-    if rows:
-        session.exec(insert(SearchEntry), params=rows)
+    _drop_and_move_card_entries(session, moved=cards_moved, retired=cards_retired)
+    # Made and written 500 cards at a time: a first import's 20,000 entries, with their folded
+    # text, are never all in memory at once.
+    for start in range(0, len(remake), 500):
+        cards = _cards_with_reading(session, remake[start : start + 500])
+        _insert(session, [_card_row(card, reading) for card, reading in cards])
+    _insert(session, topic_rows)
     if moved:
         session.exec(update(SearchEntry), params=moved)
-    return len(rows)
+    return len(remake) + len(topic_rows)
+
+
+def _insert(session: Session, rows: list[dict[str, Any]]) -> None:
+    if rows:  # Core's executemany: the ORM's bulk insert costs more than the rows themselves
+        session.connection().execute(table_of(SearchEntry).insert(), rows)
+
+
+def _cards_out_of_line(session: Session) -> tuple[list[str], list[int]]:
+    """Active cards whose entry is missing or made from other text, and those entries' ids."""
+    entry = SearchEntry
+    query = (
+        select(Card.id, entry.id)
+        .outerjoin(entry, sa.and_(col(entry.kind) == "card", col(entry.key) == col(Card.id)))
+        .where(
+            col(Card.retired).is_(False),
+            sa.or_(
+                col(entry.id).is_(None),
+                col(entry.source_hash)
+                != sa.literal(f"{SEARCH_TEXT_VERSION}:") + col(Card.content_hash),
+            ),
+        )
+    )
+    remake: list[str] = []
+    stale: list[int] = []
+    for card_id, entry_id in session.exec(query):
+        remake.append(card_id)
+        stale += [] if entry_id is None else [entry_id]
+    return remake, stale
+
+
+def _drop_and_move_card_entries(session: Session, *, moved: bool, retired: bool) -> None:
+    """Drop the entries of cards retired or gone; give the others their card's deck and place."""
+    card, entry = table_of(Card), table_of(SearchEntry)
+    connection = session.connection()
+    active = sa.select(card.c.id).where(card.c.retired.is_(False))
+    if retired:
+        connection.execute(entry.delete().where(entry.c.kind == "card", entry.c.key.not_in(active)))
+    if not moved:
+        return
+    connection.execute(
+        entry.update()
+        .where(
+            entry.c.kind == "card",
+            entry.c.key == card.c.id,
+            sa.or_(
+                entry.c.deck_id.is_distinct_from(card.c.deck_id),
+                entry.c.ordinal.is_distinct_from(card.c.ordinal),
+            ),
+        )
+        .values(deck_id=card.c.deck_id, ordinal=card.c.ordinal)
+    )
 
 
 def search_index_stale(session: Session) -> bool:
@@ -103,50 +136,28 @@ def search_index_stale(session: Session) -> bool:
     return entries != cards + topics or old > 0
 
 
-def _cards_in_line(session: Session) -> bool:
-    """Whether every active card has its entry, up to date and in place, and no other does."""
-    entry = SearchEntry
-    stale_or_missing = (
-        sa.select(sa.func.count())
-        .select_from(Card)
-        .outerjoin(entry, sa.and_(col(entry.kind) == "card", col(entry.key) == col(Card.id)))
-        .where(
-            col(Card.retired).is_(False),
-            sa.or_(
-                col(entry.id).is_(None),
-                col(entry.source_hash)
-                != sa.literal(f"{SEARCH_TEXT_VERSION}:") + col(Card.content_hash),
-                col(entry.deck_id).is_distinct_from(col(Card.deck_id)),
-                col(entry.ordinal).is_distinct_from(col(Card.ordinal)),
-            ),
-        )
+class _CardText(NamedTuple):
+    id: str
+    deck_id: int
+    ordinal: int
+    content_hash: str
+    question_text: str
+    answer_text: str
+    extra_text: str
+
+
+def _cards_with_reading(session: Session, ids: list[str]) -> list[tuple[_CardText, str]]:
+    """Each card's text and place with its continue-reading titles (columns, not Card objects)."""
+    out: list[tuple[_CardText, str]] = []
+    columns = (
+        col(Card.id),
+        col(Card.deck_id),
+        col(Card.ordinal),
+        col(Card.content_hash),
+        col(Card.question_text),
+        col(Card.answer_text),
+        col(Card.extra_text),
     )
-    if session.execute(stale_or_missing).scalar_one():
-        return False
-    active = sa.select(col(Card.id)).where(col(Card.retired).is_(False))
-    orphans = (
-        sa.select(sa.func.count())
-        .select_from(entry)
-        .where(col(entry.kind) == "card", col(entry.key).not_in(active))
-    )
-    return not session.execute(orphans).scalar_one()
-
-
-# What a card's entry is made of: its search text, not its HTML and other forms.
-_ENTRY_COLUMNS = (
-    col(Card.id),
-    col(Card.question_text),
-    col(Card.answer_text),
-    col(Card.extra_text),
-    col(Card.deck_id),
-    col(Card.ordinal),
-    col(Card.content_hash),
-)
-
-
-def _cards_with_reading(session: Session, ids: list[str]) -> list[tuple[Any, str]]:
-    """Each card's entry columns with its continue-reading titles."""
-    out: list[tuple[Any, str]] = []
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
         reading: dict[str, list[str]] = {}
@@ -156,8 +167,9 @@ def _cards_with_reading(session: Session, ids: list[str]) -> list[tuple[Any, str
             .order_by(col(CardLink.card_id), col(CardLink.position))
         ):
             reading.setdefault(card_id, []).append(title)
-        for card in session.execute(sa.select(*_ENTRY_COLUMNS).where(col(Card.id).in_(chunk))):
-            out.append((card, " · ".join(reading.get(card.id, []))))
+        for card in session.execute(sa.select(*columns).where(col(Card.id).in_(chunk))):
+            text = _CardText._make(card)
+            out.append((text, " · ".join(reading.get(text.id, []))))
     return out
 
 
@@ -170,7 +182,7 @@ def _row(fields: SearchFields, **values: Any) -> dict[str, Any]:
     }
 
 
-def _card_row(card: Any, reading: str) -> dict[str, Any]:
+def _card_row(card: _CardText, reading: str) -> dict[str, Any]:
     fields = SearchFields(card.question_text, card.answer_text, card.extra_text, reading)
     return _row(
         fields,

@@ -4,7 +4,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import bindparam, func, insert, update
+from sqlalchemy import ColumnElement, Select, bindparam, func, update
+from sqlalchemy import select as sa_select
 from sqlmodel import Session, SQLModel, col, delete, select
 
 from app.content.bank.topicindex import TopicRef, resolve, topic_index
@@ -18,40 +19,51 @@ class CardCounts:
     added: int = 0
     updated: int = 0
     resumed: int = 0
+    # Whether a card was added or moved (deck, place or file): the content order changes.
+    reordered: bool = False
 
 
-def number_cards(session: Session) -> None:
+def number_cards(session: Session, *, reorder: bool = True) -> None:
     """Give every card its place in the bank's content order, and every deck its card count.
 
     The order is deck path, then position, sorted here rather than by the database, whose
-    collation could order paths differently. Only what changed is written.
+    collation could order paths differently; an import that added no card and moved none
+    (`reorder=False`) leaves it as it is. Only what changed is written.
     """
-    rows = session.exec(
-        select(Card.id, Card.ordinal, Deck.path, Card.position).join(
-            Deck, col(Deck.id) == Card.deck_id
-        )
-    ).all()
-    ordered = sorted(rows, key=lambda row: (row[2], row[3], row[0]))
-    moved: list[dict[str, object]] = [
-        {"key": card_id, "value": n}
-        for n, (card_id, ordinal, _, _) in enumerate(ordered)
-        if ordinal != n
-    ]
-    update_by_key(session, Card, "id", "ordinal", moved)
-    active: dict[int | None, int] = dict(
-        session.exec(
-            select(Card.deck_id, func.count())
-            .where(col(Card.retired).is_(False))
-            .group_by(col(Card.deck_id))
+    if reorder:
+        rows = session.exec(
+            select(Card.id, Card.ordinal, Deck.path, Card.position).join(
+                Deck, col(Deck.id) == Card.deck_id
+            )
         ).all()
+        ordered = sorted(rows, key=lambda row: (row[2], row[3], row[0]))
+        moved: list[dict[str, object]] = [
+            {"key": card_id, "value": n}
+            for n, (card_id, ordinal, _, _) in enumerate(ordered)
+            if ordinal != n
+        ]
+        update_by_key(session, Card, "id", "ordinal", moved)
+    # Counted and compared by the database, grouped once rather than per deck (a planner
+    # without statistics counts each deck through the wrong index): a vault is tens of
+    # thousands of decks, of which an import changes a few.
+    card, deck = table_of(Card), table_of(Deck)
+    counts = (
+        sa_select(card.c.deck_id, func.count().label("n"))
+        .where(card.c.retired.is_(False))
+        .group_by(card.c.deck_id)
+        .subquery()
     )
-    # Ids and counts, not Deck objects: a vault is tens of thousands of decks, a few changed.
-    recounted: list[dict[str, object]] = [
-        {"key": deck_id, "value": active.get(deck_id, 0)}
-        for deck_id, count in session.exec(select(Deck.id, Deck.card_count))
-        if count != active.get(deck_id, 0)
-    ]
-    update_by_key(session, Deck, "id", "card_count", recounted)
+    connection = session.connection()
+    connection.execute(
+        deck.update()
+        .where(deck.c.id == counts.c.deck_id, deck.c.card_count != counts.c.n)
+        .values(card_count=counts.c.n)
+    )
+    connection.execute(
+        deck.update()
+        .where(deck.c.card_count != 0, deck.c.id.not_in(sa_select(counts.c.deck_id)))
+        .values(card_count=0)
+    )
 
 
 def write_deck(session: Session, compiled: CompiledDeck, counts: CardCounts) -> set[str]:
@@ -65,7 +77,7 @@ def write_decks(session: Session, decks: list[CompiledDeck], counts: CardCounts)
     A few statements per batch rather than per deck: a vault of one-question notes is
     thousands of decks, and a look-up and a flush for each cost more than their rendering.
     """
-    deck_ids = _write_deck_rows(session, decks)
+    deck_ids = _write_deck_rows(session, decks, counts)
     ids = [c.card.id for compiled in decks for c in compiled.cards]
     existing: dict[str, Card] = {}
     for chunk in chunks(ids):
@@ -80,15 +92,18 @@ def write_decks(session: Session, decks: list[CompiledDeck], counts: CardCounts)
             if _write_card(session, item, deck_id, compiled.deck, existing, new_cards, counts):
                 relinked.append(item.card)
                 relinked_items.append(item)
-    # Bulk statements: one executemany per table instead of a flush per card.
+    # Bulk statements: one executemany per table instead of a flush per card, through Core:
+    # the ORM's bulk insert costs more per row than writing the row.
     if new_cards:
-        session.exec(insert(Card), params=new_cards)
+        session.connection().execute(table_of(Card).insert(), new_cards)
     _write_links(session, relinked, existing)
-    _write_followups(session, relinked_items)
+    _write_followups(session, relinked_items, existing)
     return set(ids)
 
 
-def _write_deck_rows(session: Session, decks: list[CompiledDeck]) -> dict[str, int | None]:
+def _write_deck_rows(
+    session: Session, decks: list[CompiledDeck], counts: CardCounts
+) -> dict[str, int | None]:
     """Insert or update the decks' own rows; their ids by slug."""
     stored: dict[str, Deck] = {}
     for chunk in chunks([compiled.deck.slug for compiled in decks]):
@@ -109,6 +124,7 @@ def _write_deck_rows(session: Session, decks: list[CompiledDeck]) -> dict[str, i
         if deck is None:
             new_rows.append({"slug": parsed.slug, **values})
             continue
+        counts.reordered |= deck.path != parsed.path
         for name, value in values.items():
             if getattr(deck, name) != value:
                 setattr(deck, name, value)
@@ -116,12 +132,16 @@ def _write_deck_rows(session: Session, decks: list[CompiledDeck]) -> dict[str, i
     session.flush()
     deck_ids = {slug: deck.id for slug, deck in stored.items()}
     if new_rows:
-        # Rows, not objects: a new Deck object costs more to make than its row to write.
+        # Rows, not objects: a new Deck object costs more to make than its row to write. And
+        # no RETURNING: an INSERT … RETURNING of many rows is one long statement that psycopg
+        # converts anew each time (6 s of a 20,000-note import on PostgreSQL), where an
+        # executemany sends the rows in one pipeline; the new ids are read back by slug.
         table = table_of(Deck)
-        inserted = session.connection().execute(
-            table.insert().returning(table.c.slug, table.c.id), new_rows
-        )
-        deck_ids |= {row.slug: row.id for row in inserted}
+        connection = session.connection()
+        connection.execute(table.insert(), new_rows)
+        for chunk in chunks([row["slug"] for row in new_rows]):
+            query = sa_select(table.c.slug, table.c.id).where(table.c.slug.in_(chunk))
+            deck_ids |= {str(row[0]): int(row[1]) for row in connection.execute(query)}
     return deck_ids
 
 
@@ -143,7 +163,7 @@ def _write_links(session: Session, relinked: list[ParsedCard], existing: dict[st
         for position, link in enumerate(card.links)
     ]
     if links:
-        session.exec(insert(CardLink), params=links)
+        session.connection().execute(table_of(CardLink).insert(), links)
 
 
 def _write_card(
@@ -160,8 +180,11 @@ def _write_card(
     card = existing.get(item.card.id)
     if card is None:
         counts.added += 1
+        counts.reordered = True
         new_rows.append({"id": item.card.id, **values})
         return True
+    place = (card.deck_id, card.position, card.source_path)
+    counts.reordered |= place != (deck_id, item.card.position, parsed.path)
     if card.retired:
         counts.resumed += 1
     elif _same(card, item, deck_id, parsed.path):
@@ -175,7 +198,9 @@ def _write_card(
     return relink
 
 
-def _write_followups(session: Session, items: list[CompiledCard]) -> None:
+def _write_followups(
+    session: Session, items: list[CompiledCard], existing: dict[str, Card]
+) -> None:
     """Replace the follow-up questions of `items`; an id that moved cards moves with it."""
     rows = [
         {
@@ -191,12 +216,13 @@ def _write_followups(session: Session, items: list[CompiledCard]) -> None:
         for item in items
         for followup in item.followups
     ]
-    for chunk in chunks([item.card.id for item in items]):
+    # A new card has no follow-ups yet to replace.
+    for chunk in chunks([item.card.id for item in items if item.card.id in existing]):
         session.exec(delete(Followup).where(col(Followup.card_id).in_(chunk)))
     for chunk in chunks([str(row["id"]) for row in rows]):
         session.exec(delete(Followup).where(col(Followup.id).in_(chunk)))
     if rows:
-        session.exec(insert(Followup), params=rows)
+        session.connection().execute(table_of(Followup).insert(), rows)
 
 
 def _same(card: Card, item: CompiledCard, deck_id: int, path: str) -> bool:
@@ -237,6 +263,25 @@ def _card_values(item: CompiledCard, deck_id: int, deck: ParsedDeck) -> dict[str
         "retired": False,
         "updated_at": utcnow(),
     }
+
+
+def rows_in(
+    session: Session, query: Select[*tuple[Any, ...]], column: ColumnElement[str], keys: set[str]
+) -> list[tuple[Any, ...]]:
+    """The rows of `query` whose `column` (its second) is one of `keys`.
+
+    A few keys are looked up; many (a first import, a changed layout) are filtered here from
+    one read rather than looked up 500 at a time: on PostgreSQL each IN of 500 is a long
+    statement that psycopg converts anew, and paths have no index to look them up by.
+    """
+    connection = session.connection()
+    if len(keys) <= _LOOKED_UP:
+        return [tuple(row) for row in connection.execute(query.where(column.in_(sorted(keys))))]
+    return [tuple(row) for row in connection.execute(query) if row[1] in keys]
+
+
+# At most this many keys go into one IN (...) (see `chunks` for the backends' limits).
+_LOOKED_UP = 500
 
 
 def chunks(values: list[str], size: int = 500) -> Iterator[list[str]]:
