@@ -131,6 +131,24 @@ SOURCES = (
         "numbered question headings (en, LaTeX): ## N. question with ### sub-headings inside",
         ("README.md",),
     ),
+    Source(
+        "ShanghaiTechAIClub/DLInterview",
+        "b8dc2d833742ce3bf506cbf30bac7b83c1b33a46",
+        "bold-list-questions (zh): ## N. topic, then - **question** with * bullet answers",
+        ("DL_Answers.md", "DL_Questions.md", "ML_Questions.md", "CV_Questions.md", "Math.md"),
+    ),
+    Source(
+        "Cirice/Machine-Learning-KnowledgeBase",
+        "21735364d1906966d386572dc38fdd64247cfc8f",
+        "numbered question headings (en, LaTeX): #### N. question, many left unanswered",
+        ("README.md",),
+    ),
+    Source(
+        "kaizhang16/blog-hakyll",
+        "f15e0806c9271f697d9f216d3309e28813dda250",
+        "question headings in a blog post (zh): front matter, ## question, pandoc attributes",
+        ("posts/2018-05-26-deep-learning-qa.md",),
+    ),
 )
 
 
