@@ -146,8 +146,20 @@ SOURCES = (
     Source(
         "kaizhang16/blog-hakyll",
         "f15e0806c9271f697d9f216d3309e28813dda250",
-        "question headings in a blog post (zh): front matter, ## question, pandoc attributes",
+        "topic lists in a blog post (zh): a loose `1.` list of questions with indented answers",
         ("posts/2018-05-26-deep-learning-qa.md",),
+    ),
+    Source(
+        "Peoney-code/top250-cpp-interview-questions",
+        "571446d5c460393bcf0c756b9971e2a20bf1d62c",
+        "details (en, C++): <details><summary> question</summary> answer with code fences",
+        (
+            "Basics/README.md",
+            "Basics/Functions/README.md",
+            "Basics/Exeptions/README.md",
+            "Basics/Memory management/README.md",
+            "Basics/Types, typecasting and type traits/README.md",
+        ),
     ),
 )
 
