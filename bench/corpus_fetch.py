@@ -161,6 +161,12 @@ SOURCES = (
             "Basics/Types, typecasting and type traits/README.md",
         ),
     ),
+    Source(
+        "sudheerj/reactjs-interview-questions",
+        "4c355593498bb1878953b6b7f23c20c02848909e",
+        "headings in list items (en): 1. ### question, indented answer, a back-to-top link",
+        ("README.md",),
+    ),
 )
 
 
