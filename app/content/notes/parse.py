@@ -25,7 +25,14 @@ from app.content.notes.frontmatter import (
 from app.content.notes.outline import Outline, build_outline
 from app.content.notes.recognise import recognise
 from app.content.notes.reversed import SUFFIX, reverse_all, with_reversed
-from app.content.notes.wording import Found, NotTaken, Reason, Recognised, Syntax
+from app.content.notes.wording import (
+    Found,
+    NotTaken,
+    Reason,
+    Recognised,
+    Syntax,
+    is_navigation,
+)
 
 _LABEL = re.compile(r"^\*\*(.+?)\*\*[ \t]*[。.:：]?[ \t]*(.*)$")
 # A label without bold ("面试回答。 …", "Answer: …") must end in punctuation.
@@ -424,6 +431,8 @@ def _finish_card(
         return None
     builder = _CardBuilder(found)
     for index, text in found.body:
+        if index not in protected and is_navigation(text):
+            continue
         label = None if index in protected else _label(text, labels, builder.current)
         if label:
             builder.current = label[0]
