@@ -12,7 +12,8 @@ class QaLines:
     units: ClassVar[frozenset[UnitKind]] = frozenset({"line"})
 
     def claim(self, unit: Unit, region: Region) -> Found | None:
-        if not unit.paragraph:
+        # A list item's line counts too (`- 问：…` then `  答：…`): the marker says it asks.
+        if not unit.paragraph and unit.item is None:
             return None
         lead, after = unbold(region.read(unit.start))
         match = Q_PREFIX.match(lead)
