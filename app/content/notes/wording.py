@@ -156,6 +156,7 @@ class Syntax(StrEnum):
     SECTION_LINE = "section-line"
     DETAILS = "details"
     CALLOUT = "callout"
+    QUESTION_TABLE = "question-table"
     LIST_QUESTION = "list-question"
     INLINE_SEPARATOR = "inline-separator"
     QA_LINES = "qa-lines"

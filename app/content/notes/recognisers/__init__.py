@@ -20,6 +20,7 @@ from app.content.notes.recognisers import (
     list_question,
     numbered_line,
     qa_lines,
+    question_table,
     section_line,
     title_line,
 )
@@ -33,6 +34,7 @@ REGISTRY: tuple[Recogniser, ...] = (
     contents.Contents(),
     details.Details(),
     callout.Callout(),
+    question_table.QuestionTable(),
     section_line.SectionLine(),
     numbered_line.NumberedLine(),
     list_question.ListQuestion(),
