@@ -11,7 +11,10 @@ from enum import StrEnum
 
 Lines = list[tuple[int, str]]
 
-Q_PREFIX = re.compile(r"^(?:Q|问|问题|Question)[ \t]*\d{0,3}[ \t]*[:：][ \t]*(.*)$", re.I)
+# `Q:`, `Question 3:`, and a numbered `Q2.` (a period only after a number: "Q. …" is no marker).
+Q_PREFIX = re.compile(
+    r"^(?:Q|问|问题|Question)[ \t]*(?:\d{0,3}[ \t]*[:：]|\d{1,3}[.．])[ \t]*(.*)$", re.I
+)
 _NUMBER = re.compile(
     r"^(?:(\d{1,3})(?:[.．]\d{1,3})*(?:[.、．)）:：][ \t]*|[ \t]+)"
     r"|[(（](\d{1,3})[)）][ \t]*"
