@@ -131,6 +131,42 @@ SOURCES = (
         "numbered question headings (en, LaTeX): ## N. question with ### sub-headings inside",
         ("README.md",),
     ),
+    Source(
+        "ShanghaiTechAIClub/DLInterview",
+        "b8dc2d833742ce3bf506cbf30bac7b83c1b33a46",
+        "bold-list-questions (zh): ## N. topic, then - **question** with * bullet answers",
+        ("DL_Answers.md", "DL_Questions.md", "ML_Questions.md", "CV_Questions.md", "Math.md"),
+    ),
+    Source(
+        "Cirice/Machine-Learning-KnowledgeBase",
+        "21735364d1906966d386572dc38fdd64247cfc8f",
+        "numbered question headings (en, LaTeX): #### N. question, many left unanswered",
+        ("README.md",),
+    ),
+    Source(
+        "kaizhang16/blog-hakyll",
+        "f15e0806c9271f697d9f216d3309e28813dda250",
+        "topic lists in a blog post (zh): a loose `1.` list of questions with indented answers",
+        ("posts/2018-05-26-deep-learning-qa.md",),
+    ),
+    Source(
+        "Peoney-code/top250-cpp-interview-questions",
+        "571446d5c460393bcf0c756b9971e2a20bf1d62c",
+        "details (en, C++): <details><summary> question</summary> answer with code fences",
+        (
+            "Basics/README.md",
+            "Basics/Functions/README.md",
+            "Basics/Exeptions/README.md",
+            "Basics/Memory management/README.md",
+            "Basics/Types, typecasting and type traits/README.md",
+        ),
+    ),
+    Source(
+        "sudheerj/reactjs-interview-questions",
+        "4c355593498bb1878953b6b7f23c20c02848909e",
+        "headings in list items (en): 1. ### question, indented answer, a back-to-top link",
+        ("README.md",),
+    ),
 )
 
 

@@ -761,3 +761,49 @@ def test_topic_problems() -> None:
         "topics/t.md:1: slug 'Bad Slug' may only use letters, digits, '-', '_' and '.'",
         "topics/t.md:1: front matter 'aliases' must be a list of text",
     ]
+
+
+def test_a_link_back_to_the_top_is_no_part_of_the_answer() -> None:
+    deck = parse_ok(
+        """
+        # Widgets
+
+        1.  ### What is a message map?
+
+            A table that routes window messages to member functions.
+
+            **[⬆ Back to Top](#table-of-contents)**
+
+        2.  ### What does a view draw?
+
+            The document's data; see [the frame](#frames) for the border.
+
+            [目录](#目录)
+        """
+    )
+    answers = [card.answer.text for card in deck.cards]
+    assert len(answers) == 2
+    assert "Back to Top" not in answers[0] and "routes window messages" in answers[0]
+    assert "[the frame](#frames)" in answers[1] and "目录" not in answers[1]
+
+
+def test_a_fold_to_hide_the_contents_is_no_card() -> None:
+    deck = parse_ok(
+        """
+        # Widgets
+
+        <details>
+        <summary>Hide/Show table of contents</summary>
+
+        | No. | Questions |
+        | --- | --- |
+        | 1 | [What is a message map?](#what-is-a-message-map) |
+
+        </details>
+
+        ## What is a message map?
+
+        A table that routes window messages to member functions.
+        """
+    )
+    assert [card.question for card in deck.cards] == ["What is a message map?"]

@@ -208,10 +208,14 @@ def read_texts(tokens: list[Token]) -> tuple[dict[int, str], dict[int, Token]]:
     for position, token in enumerate(tokens):
         if token.map is None:
             continue
-        paragraph = position > 0 and tokens[position - 1].type == "paragraph_open"
+        opener = tokens[position - 1] if position > 0 else None
+        paragraph = opener is not None and opener.type == "paragraph_open"
+        # `1. ### What is X?`: a heading inside a list item is the item's text, as a paragraph
+        # would be (headings outside lists are read from the heading tree instead).
+        item_heading = opener is not None and opener.type == "heading_open" and opener.level > 0
         if token.type == "inline" and paragraph:
             inlines.setdefault(token.map[0], token)
-        if (token.type == "inline" and paragraph) or token.type == "html_block":
+        if (token.type == "inline" and (paragraph or item_heading)) or token.type == "html_block":
             for offset, text in enumerate(token.content.split("\n")):
                 texts.setdefault(token.map[0] + offset, text)
     return texts, inlines

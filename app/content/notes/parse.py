@@ -26,7 +26,14 @@ from app.content.notes.outline import Outline, build_outline
 from app.content.notes.recognise import recognise
 from app.content.notes.reversed import SUFFIX, reverse_all, with_reversed
 from app.content.notes.spans import Groups, InlineSpan, NoteTokens, Span
-from app.content.notes.wording import Found, NotTaken, Reason, Recognised, Syntax
+from app.content.notes.wording import (
+    Found,
+    NotTaken,
+    Reason,
+    Recognised,
+    Syntax,
+    is_navigation,
+)
 
 
 @dataclass
@@ -369,6 +376,8 @@ def _finish_card(
         return None
     builder = _CardBuilder(found, groups)
     for index, text in found.body:
+        if index not in protected and is_navigation(text):
+            continue
         label = None if index in protected else block_label(text, labels, builder.current)
         if label:
             builder.current = label[0]

@@ -11,7 +11,10 @@ from enum import StrEnum
 
 Lines = list[tuple[int, str]]
 
-Q_PREFIX = re.compile(r"^(?:Q|问|问题|Question)[ \t]*\d{0,3}[ \t]*[:：][ \t]*(.*)$", re.I)
+# `Q:`, `Question 3:`, and a numbered `Q2.` (a period only after a number: "Q. …" is no marker).
+Q_PREFIX = re.compile(
+    r"^(?:Q|问|问题|Question)[ \t]*(?:\d{0,3}[ \t]*[:：]|\d{1,3}[.．])[ \t]*(.*)$", re.I
+)
 _NUMBER = re.compile(
     r"^(?:(\d{1,3})(?:[.．]\d{1,3})*(?:[.、．)）:：][ \t]*|[ \t]+)"
     r"|[(（](\d{1,3})[)）][ \t]*"
@@ -139,7 +142,7 @@ def is_fold_label(text: str) -> bool:
 
 
 # A fold that hides something else than an answer: "Click to expand the reading list".
-FOLD = re.compile(r"^\s*(?:click|expand|show|view|see|点击|展开|查看|显示)", re.I)
+FOLD = re.compile(r"^\s*(?:click|expand|show|hide|view|see|点击|展开|查看|显示|隐藏)", re.I)
 SENTENCE_END = re.compile(r"[。.!！?？:：;；,，、)）]$")
 
 
@@ -156,6 +159,7 @@ class Syntax(StrEnum):
     SECTION_LINE = "section-line"
     DETAILS = "details"
     CALLOUT = "callout"
+    QUESTION_TABLE = "question-table"
     LIST_QUESTION = "list-question"
     INLINE_SEPARATOR = "inline-separator"
     QA_LINES = "qa-lines"
@@ -281,3 +285,15 @@ def asks(text: str) -> bool:
 def generic_question(text: str) -> bool:
     key = unicodedata.normalize("NFKC", text).casefold().strip(" :：.。")
     return key in _SECTION_WORDS
+
+
+# `**[⬆ Back to Top](#table-of-contents)**` after each answer: a way around the page, not
+# part of the answer.
+_NAVIGATION = re.compile(r"^[ \t]*(?:\*\*|__)?\[([^\]\n]*)\]\(#([^)\s]*)\)(?:\*\*|__)?[ \t]*$")
+_NAVIGATION_WORDS = re.compile(r"⬆|↑|top|contents|toc|目录|顶部|返回", re.I)
+
+
+def is_navigation(line: str) -> bool:
+    """Whether a line is only a link back to the top or to the note's table of contents."""
+    match = _NAVIGATION.match(line)
+    return match is not None and bool(_NAVIGATION_WORDS.search(match.group(1) + match.group(2)))

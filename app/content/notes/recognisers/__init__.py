@@ -10,7 +10,7 @@ and one fixture folder in tests/fixtures/notes/<syntax>/.
 """
 
 from app.content.notes.admonitions import is_answer_fold, unfolded
-from app.content.notes.outline import Outline
+from app.content.notes.outline import Block, Outline
 from app.content.notes.recognisers import (
     bold_question,
     callout,
@@ -20,6 +20,7 @@ from app.content.notes.recognisers import (
     list_question,
     numbered_line,
     qa_lines,
+    question_table,
     section_line,
     title_line,
 )
@@ -33,6 +34,7 @@ REGISTRY: tuple[Recogniser, ...] = (
     contents.Contents(),
     details.Details(),
     callout.Callout(),
+    question_table.QuestionTable(),
     section_line.SectionLine(),
     numbered_line.NumberedLine(),
     list_question.ListQuestion(),
@@ -48,6 +50,7 @@ def recognise_region(outline: Outline, start: int, end: int, section: str) -> Re
     region = Region(outline, start, end, section, blocks, numbered_openers(outline, blocks))
     for position, block in enumerate(blocks):
         if block.start < region.skip_until:
+            _rest_of_html(block, region, position)
             continue
         region.position = position
         if _claim(Unit("block", block.start, block.end, block), region):
@@ -68,6 +71,20 @@ def recognise_region(outline: Outline, start: int, end: int, section: str) -> Re
     for card in region.out.cards:
         card.body = fill_gaps(card.body, outline.lines)
     return region.out
+
+
+def _rest_of_html(block: Block, region: Region, position: int) -> None:
+    """The part of an HTML block after a fold that closed inside it.
+
+    `</details>` with the next `<details>` on the line after it is one HTML block to the parse
+    (no blank line ends it), so the next fold opens part-way through that block.
+    """
+    start = region.skip_until
+    if block.kind != "html_block" or start >= block.end:
+        return
+    region.position = position
+    if not _claim(Unit("block", start, block.end, block), region):
+        region.take_range(start, block.end)
 
 
 def _claim(unit: Unit, region: Region) -> bool:

@@ -111,10 +111,13 @@ def strip_marker(text: str) -> str:
 def unbold(text: str) -> tuple[str, str]:
     """(`Q: …` inside a bold lead, the text after it) or (the line, "")."""
     match = BOLD_LINE.match(text.strip())
-    if match and Q_PREFIX.match(match.group(1).strip()):
-        return match.group(1).strip(), match.group(2).strip()
+    # `**Q:** …` bolds the marker alone, colon inside: the question is the text after it.
     if match and match.group(1).strip().rstrip("：:") in ("Q", "问", "问题", "Question"):
         return f"Q: {match.group(2)}", ""
+    if match and (marker := Q_PREFIX.match(match.group(1).strip())):
+        if not marker.group(1).strip():  # `**Question 3:** …`: the marker alone in bold
+            return f"Q: {match.group(2)}", ""
+        return match.group(1).strip(), match.group(2).strip()
     return text.strip(), ""
 
 

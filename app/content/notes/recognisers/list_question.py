@@ -1,10 +1,16 @@
 """A list item that asks, with its answer nested under it."""
 
+import re
 from typing import ClassVar
 
+from app.content.notes.outline import Block, Item, Outline
 from app.content.notes.recognisers.base import Region, Unit, UnitKind
 from app.content.notes.recognisers.lines import dedent
-from app.content.notes.wording import Found, Syntax, question_text
+from app.content.notes.wording import TAG, Found, Syntax, asks, question_text
+
+# `- **CNN卷积**` above nested bullets: the writer set the item apart as the thing to recall.
+# A bold term ending in a colon (`**GLUE**：`) is a label its bullets describe, not a question.
+_WHOLLY_BOLD = re.compile(r"(\*\*|__)(?=\S)([^*_]+?)(?<=[^\s:：])\1")
 
 
 class ListQuestion:
@@ -15,10 +21,39 @@ class ListQuestion:
         if region.current is not None or unit.item is None:
             return None
         # The parse took the item's marker off: its text is the question as written.
-        question, says = question_text(region.read(unit.start))
+        text = region.read(unit.start)
+        question, _ = question_text(text)
         rest = dedent(region.outline, unit.start + 1, unit.end, unit.item.indent)
-        if not says or not any(text.strip() for _, text in rest):
+        if not any(body.strip() for _, body in rest):
+            return None
+        if not (_set_apart(text) or _list_of_questions(region.outline, unit.block)):
             return None
         card = region.add(region.card(question, unit.start, self.name))
         card.body = rest
         return card
+
+
+def _set_apart(text: str) -> bool:
+    """The item's whole line in bold, or worded as a question ("何为…", "如何…", "Why…")."""
+    text = text.strip()
+    question, says = question_text(text)
+    return says or bool(_WHOLLY_BOLD.fullmatch(text)) or asks(question)
+
+
+def _list_of_questions(outline: Outline, block: Block) -> bool:
+    """A list of topics to recall: (nearly) every item nests an answer and a fifth or more of
+    them ask, so the others are prompts of the same list (`1. KL 散度` among `1. 如何…？`)
+    rather than an outline's bullets."""
+    texts = [outline.texts.get(item.start, "") for item in block.items]
+    if any(TAG.search(text) for text in texts):
+        return False  # the writer tags each card (`#card`): an untagged item is only a note
+    answered = [item for item in block.items if _nests(outline, item)]
+    if len(answered) < 3 or len(answered) * 5 < len(block.items) * 4:
+        return False
+    asking = sum(1 for item in answered if _set_apart(outline.texts.get(item.start, "")))
+    return asking * 5 >= len(answered)
+
+
+def _nests(outline: Outline, item: Item) -> bool:
+    rest = dedent(outline, item.start + 1, item.end, item.indent)
+    return any(body.strip() for _, body in rest)

@@ -1,10 +1,16 @@
-"""`Q:`/`A:`, `Q：`/`A：`, `问：`/`答：` line pairs (bold or not, with an optional `{#id}`)."""
+"""`Q:`/`A:`, `Q：`/`A：`, `问：`/`答：` line pairs (bold or not, with an optional `{#id}`), and a
+question line answered by the quote under it (`> 答：…`)."""
 
+import re
 from typing import ClassVar
 
 from app.content.notes.recognisers.base import Region, Unit, UnitKind
 from app.content.notes.recognisers.lines import split_id, unbold
-from app.content.notes.wording import Q_PREFIX, Found, Syntax
+from app.content.notes.wording import Q_PREFIX, Found, Syntax, question_text
+
+_QUOTED_ANSWER = re.compile(
+    r"^[ \t]{0,3}>[ \t]*(?:\*\*)?(?:答|答案|回答|A|Answer)(?:\*\*)?[ \t]*[:：]", re.I
+)
 
 
 class QaLines:
@@ -12,14 +18,28 @@ class QaLines:
     units: ClassVar[frozenset[UnitKind]] = frozenset({"line"})
 
     def claim(self, unit: Unit, region: Region) -> Found | None:
-        if not unit.paragraph:
+        # A list item's line counts too (`- 问：…` then `  答：…`): the marker says it asks.
+        if not unit.paragraph and unit.item is None:
             return None
         lead, after = unbold(region.read(unit.start))
         match = Q_PREFIX.match(lead)
         if not match:
-            return None
+            return _quoted(unit, region)
         question, explicit = split_id(match.group(1))
         card = region.add(region.card(question, unit.start, self.name, explicit), current=True)
         if after:
             card.body.append((unit.start, after))
         return card
+
+
+def _quoted(unit: Unit, region: Region) -> Found | None:
+    """`什么是…？` alone in its paragraph, then `> 答：…`: the marker in the quote says it."""
+    after = region.following()
+    if not unit.paragraph or unit.block.end - unit.block.start != 1 or after is None:
+        return None
+    if after.kind != "blockquote" or not _QUOTED_ANSWER.match(region.lines[after.start]):
+        return None
+    question, asks = question_text(region.read(unit.start))
+    if not asks:
+        return None
+    return region.add(region.card(question, unit.start, Syntax.QA_LINES), current=True)
