@@ -71,3 +71,28 @@ class ContentErrors(Exception):
     def __init__(self, errors: list[ContentError]) -> None:
         super().__init__(f"{len(errors)} error(s) in content")
         self.errors = errors
+
+
+# Lines named in a folded warning; the count says how many there are in all.
+_LINES_NAMED = 10
+
+
+def in_order(warnings: list[ContentError]) -> list[ContentError]:
+    """Warnings by file and line, each repeated one (same file, words and values) said once and
+    followed by how many times and where it comes again: the same web badge on 250 questions is
+    one thing to fix, and must not bury the warnings that differ."""
+    seen: dict[tuple[str, Said], list[ContentError]] = {}
+    for warning in sorted(warnings, key=lambda e: (e.path, e.line)):
+        seen.setdefault((warning.path, warning.said), []).append(warning)
+    kept: list[ContentError] = []
+    for (path, _), same in seen.items():
+        kept.append(same[0])
+        if len(same) > 1:
+            named = ", ".join(str(w.line) for w in same[1 : 1 + _LINES_NAMED])
+            more = "…" if len(same) - 1 > _LINES_NAMED else ""
+            kept.append(
+                ContentWarning.of(
+                    "warning_repeated", path, same[0].line, count=len(same) - 1, lines=named + more
+                )
+            )
+    return sorted(kept, key=lambda e: (e.path, e.line))  # stable: a count stays after its warning

@@ -199,6 +199,10 @@ PROBLEMS: dict[str, tuple[str, str]] = {
         "formula text '{tail}' looks like {meant} with its backslash eaten",
     ),
     # Images.
+    "content.warning_repeated": (
+        "同样的警告在本笔记第 {lines} 行又出现（另 {count} 处）",
+        "the same again at line {lines} of this note ({count} more)",
+    ),
     "content.image_no_alt": (
         "图片 '{src}' 没有替代文字；显示为“{name}”",
         "image '{src}' has no alt text; shown as '{name}'",

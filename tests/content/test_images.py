@@ -6,6 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from app.cli import main
+from app.content.bank.sync import check_content
 from app.content.compile import images
 from app.content.compile.render import Renderer
 from app.content.errors import ContentError
@@ -156,3 +157,23 @@ def test_check_and_import_report_a_missing_image_with_its_line(
     (root / "assets" / "nowhere.png").write_bytes(png())
     assert CliRunner().invoke(main, ["check", str(root)]).exit_code == 0
     assert CliRunner().invoke(main, ["import", str(root)]).exit_code == 0
+
+
+def test_one_web_image_on_every_question_is_one_warning_and_a_count(
+    tmp_path: Path,
+) -> None:
+    badge = "![Easy](https://example.com/badge.svg)"
+    questions = "".join(
+        f"## 第 {n} 个 warp 有几个线程？\n\n{badge}\n\n32 个。\n\n" for n in range(30)
+    )
+    other = "## 最后：什么是 bank？\n\n![图](https://example.com/other.png)\n\n共享内存的分区。\n"
+    (tmp_path / "n.md").write_text("# 笔记\n\n" + questions + other, encoding="utf-8")
+    report = check_content(tmp_path)
+    words = [str(w) for w in report.warnings]
+    assert sum("badge.svg" in w for w in words) == 1, words
+    assert sum("other.png" in w for w in words) == 1, words
+    repeated = [w for w in words if "the same again at line" in w]
+    assert len(repeated) == 1, words
+    assert repeated[0].startswith("n.md:5: the same again at line 11, 17, 23, 29, 35, 41, 47, 53, 59, 65… of this")
+    assert words.index(repeated[0]) == words.index(next(w for w in words if "badge.svg" in w)) + 1
+    assert repeated[0].endswith("of this note (29 more)")

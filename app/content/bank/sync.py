@@ -35,7 +35,7 @@ from app.content.compile.build import (
     worker_pool,
 )
 from app.content.compile.render import Renderer
-from app.content.errors import ContentError, ContentErrors, ContentWarning
+from app.content.errors import ContentError, ContentErrors, ContentWarning, in_order
 from app.content.notes.parse import ParsedDeck, ParsedTopic
 from app.content.notes.source import SourceText, scan
 from app.infra.db import Database
@@ -143,7 +143,7 @@ def check_content(root: Path, *, strict: bool = False) -> CheckReport:
     else:
         report.warnings += lenient(problems)
     report.errors.sort(key=lambda e: (e.path, e.line))
-    report.warnings.sort(key=lambda e: (e.path, e.line))
+    report.warnings = in_order(report.warnings)
     report.files = file_reports(sources, compiled, report.errors + report.warnings)
     return report
 
@@ -242,9 +242,7 @@ def import_content(
         if not dry_run:
             _count_bank(session, report)
         problems = lenient(scan_errors + errors) + done.warnings
-        report.warnings = sorted(
-            problems + unresolved_links(session), key=lambda e: (e.path, e.line)
-        )
+        report.warnings = in_order(problems + unresolved_links(session))
         report.files = file_reports(changed, done, report.warnings)
     return report
 
