@@ -9,7 +9,8 @@ from sqlmodel import col, func, select
 
 from app.content.bank.sync import check_content, import_content
 from app.content.bank.topicindex import TopicRef, resolve, topic_index
-from app.content.notes.parse import Link, ParsedTopic, parse_deck, parse_topic
+from app.content.notes.parse import Link, parse_deck, parse_topic
+from app.content.notes.parsed import ParsedTopic
 from app.infra.models import Card, CardState, Followup, Learner, ReviewLog
 from tests.support.banks import commit
 from tests.support.bundled import CONTENT, MAX_FOLLOWUP_ANSWER_CHARS, NOW, bundled_deck

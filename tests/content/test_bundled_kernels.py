@@ -9,7 +9,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import col, select
 
 from app.content.bank.sync import import_content
-from app.content.notes.parse import ParsedDeck
+from app.content.notes.parsed import ParsedDeck
 from app.infra.models import Card, CardState, Followup, Learner, ReviewLog
 from tests.support.banks import commit
 from tests.support.bundled import CONTENT, MAX_FOLLOWUP_ANSWER_CHARS, NOW, bundled_deck

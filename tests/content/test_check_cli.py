@@ -9,7 +9,7 @@ import pytest
 
 from app.config import Settings
 from app.content.bank.sync import check_content
-from app.content.notes.parse import derived_card_id
+from app.content.notes.parsed import derived_card_id
 from tests.support.check_cli import (
     DECK,
     GOOD,

@@ -12,7 +12,8 @@ from app.content.compile.cloze import cloze_forms
 from app.content.compile.notepage import note_file, note_page
 from app.content.compile.render import Rendered, Renderer
 from app.content.notes.cloze import cloze_id, deletions, strip
-from app.content.notes.parse import ParsedDeck, parse_note
+from app.content.notes.parse import parse_note
+from app.content.notes.parsed import ParsedDeck
 from tests.support.cloze_notes import GPU, HIGHLIGHTS, NOTES
 
 WriteContent = Callable[[Mapping[str, str | None]], Path]

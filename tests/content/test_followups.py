@@ -8,7 +8,8 @@ from click.testing import CliRunner
 from markdown_it.utils import read_fixture_file
 
 from app.cli import main
-from app.content.notes.parse import ParsedCard, parse_deck
+from app.content.notes.parse import parse_deck
+from app.content.notes.parsed import ParsedCard
 from tests.support.check_cli import WriteContent, assert_clean_exit, problems
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"

@@ -11,7 +11,7 @@ from sqlmodel import Session, SQLModel, col, select
 from app.content.bank.sync import import_content
 from app.content.errors import ContentErrors
 from app.content.notes import source
-from app.content.notes.parse import derived_card_id
+from app.content.notes.parsed import derived_card_id
 from app.infra.models import Card, CardLink, Deck
 from tests.support.imports import MakeLearner, add_history, counts, history
 

@@ -168,7 +168,8 @@ def _seed_expectations(name: str) -> list[dict[str, Any]]:
 
 
 def test_the_structured_seed_keeps_its_title_sections_and_labelled_blocks() -> None:
-    from app.content.notes.parse import ParsedDeck, parse_note
+    from app.content.notes.parse import parse_note
+    from app.content.notes.parsed import ParsedDeck
 
     text = (SEEDS / "gpu-kernels-qa.txt").read_text(encoding="utf-8")
     deck, errors = parse_note("gpu-kernels-qa.txt", text)

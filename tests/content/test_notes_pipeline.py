@@ -15,7 +15,8 @@ from app.content.errors import ContentError
 from app.content.notes import recognisers
 from app.content.notes.markdown import MATH_TYPES, parser
 from app.content.notes.outline import build_outline
-from app.content.notes.parse import ParsedDeck, parse_note
+from app.content.notes.parse import parse_note
+from app.content.notes.parsed import ParsedDeck
 from app.content.notes.wording import Found, Reason, Syntax
 from tests.support.examples import examples
 

@@ -9,7 +9,8 @@ from app.content.compile import build, workers
 from app.content.compile.compiled import CompiledDeck, CompiledTopic
 from app.content.compile.render import Renderer
 from app.content.notes.markdown import parser
-from app.content.notes.parse import ParsedDeck, parse_note
+from app.content.notes.parse import parse_note
+from app.content.notes.parsed import ParsedDeck
 from app.content.notes.source import SourceText, scan
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -5,13 +5,8 @@ import textwrap
 import pytest
 
 from app.content.errors import ContentError
-from app.content.notes.parse import (
-    ParsedCard,
-    ParsedDeck,
-    derived_card_id,
-    parse_deck,
-    parse_topic,
-)
+from app.content.notes.parse import parse_deck, parse_topic
+from app.content.notes.parsed import ParsedCard, ParsedDeck, derived_card_id
 
 PATH = "decks/test.md"
 

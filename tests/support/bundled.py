@@ -3,7 +3,8 @@
 from datetime import UTC, datetime
 from pathlib import Path
 
-from app.content.notes.parse import ParsedDeck, parse_deck
+from app.content.notes.parse import parse_deck
+from app.content.notes.parsed import ParsedDeck
 
 CONTENT = Path(__file__).resolve().parents[2] / "content"
 # The moment the bundled-bank tests study at.

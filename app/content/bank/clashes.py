@@ -10,7 +10,7 @@ from app.content.bank.repair import repair_card_ids, repair_deck_slugs, repair_t
 from app.content.bank.store import chunks, rows_in
 from app.content.bank.topicindex import TopicRef, topic_index
 from app.content.errors import ContentError
-from app.content.notes.parse import ParsedDeck, ParsedTopic
+from app.content.notes.parsed import ParsedDeck, ParsedTopic
 from app.infra.models import Card, Deck, Followup, Topic, table_of
 
 

@@ -18,7 +18,7 @@ from app.content.bank.store import (
 )
 from app.content.compile.build import CompiledTopic
 from app.content.errors import ContentError
-from app.content.notes.parse import ParsedDeck
+from app.content.notes.parsed import ParsedDeck
 from app.content.notes.source import SourceText
 from app.infra.generation import bump_generation
 from app.infra.models import Card, CardLink, Deck, Learner, SourceFile, Topic, table_of, utcnow

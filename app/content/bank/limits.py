@@ -13,7 +13,7 @@ from sqlmodel import SQLModel
 
 from app.content.errors import ContentError
 from app.content.notes.followups import derived_followup_id
-from app.content.notes.parse import ParsedDeck, ParsedTopic
+from app.content.notes.parsed import ParsedDeck, ParsedTopic
 from app.content.notes.source import SourceText
 from app.infra.models import Card, Deck, Followup, SourceFile, Topic, table_of
 

@@ -9,7 +9,7 @@ import hashlib
 
 from app.content.errors import ContentError
 from app.content.notes.followups import derived_followup_id
-from app.content.notes.parse import ParsedCard, ParsedDeck, ParsedTopic, derived_card_id
+from app.content.notes.parsed import ParsedCard, ParsedDeck, ParsedTopic, derived_card_id
 
 # id -> (path, line) of what holds it already
 Taken = dict[str, tuple[str, int]]

@@ -10,7 +10,7 @@ from sqlmodel import Session, SQLModel, col, delete, select
 
 from app.content.bank.topicindex import TopicRef, resolve, topic_index
 from app.content.compile.build import CompiledCard, CompiledDeck, CompiledTopic
-from app.content.notes.parse import ParsedCard, ParsedDeck
+from app.content.notes.parsed import ParsedCard, ParsedDeck
 from app.infra.models import Card, CardLink, Deck, Followup, Topic, table_of, utcnow
 
 

@@ -36,7 +36,7 @@ from app.content.compile.build import (
 )
 from app.content.compile.render import Renderer
 from app.content.errors import ContentError, ContentErrors, ContentWarning, in_order
-from app.content.notes.parse import ParsedDeck, ParsedTopic
+from app.content.notes.parsed import ParsedDeck, ParsedTopic
 from app.content.notes.source import SourceText, scan
 from app.infra.db import Database
 

@@ -21,7 +21,8 @@ from app.content.compile.compiled import (
 from app.content.compile.render import FormulaKey, Renderer
 from app.content.compile.workers import Workers, keep, restore
 from app.content.errors import ContentError, ContentWarning, Said
-from app.content.notes.parse import ParsedDeck, ParsedTopic, parse_note
+from app.content.notes.parse import parse_note
+from app.content.notes.parsed import ParsedDeck, ParsedTopic
 from app.content.notes.source import SourceText
 
 # The compiled shapes are read from here by the bank stage.

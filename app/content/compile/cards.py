@@ -16,7 +16,7 @@ from app.content.compile.compiled import (
 )
 from app.content.compile.render import Rendered, Renderer
 from app.content.errors import ContentError
-from app.content.notes.parse import Block, ParsedCard, ParsedDeck, ParsedTopic
+from app.content.notes.parsed import Block, ParsedCard, ParsedDeck, ParsedTopic
 from app.content.notes.spans import NoteTokens
 
 

@@ -3,7 +3,7 @@
 from dataclasses import dataclass, field
 
 from app.content.errors import ContentError
-from app.content.notes.parse import ParsedCard, ParsedDeck, ParsedTopic
+from app.content.notes.parsed import ParsedCard, ParsedDeck, ParsedTopic
 
 
 @dataclass

@@ -1,16 +1,13 @@
 """Turn deck and topic Markdown into plain dataclasses, reporting problems by line."""
 
-import hashlib
 import itertools
-import re
-import unicodedata
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 from app.content.errors import ContentError, ContentWarning
-from app.content.names import normalise_title, note_folder, note_stem
+from app.content.names import note_folder, note_stem
 from app.content.notes.cloze import ClozeBlock, cloze_id, cloze_mode, cloze_question, take_clozes
-from app.content.notes.followups import ParsedFollowup, split_followups
+from app.content.notes.followups import split_followups
 from app.content.notes.frontmatter import (
     BLOCKS,
     VALID_ID,
@@ -23,9 +20,17 @@ from app.content.notes.frontmatter import (
 from app.content.notes.labels import block_label, shows_nothing
 from app.content.notes.links import Link, parse_links
 from app.content.notes.outline import Outline, build_outline
+from app.content.notes.parsed import (
+    Block,
+    ParsedCard,
+    ParsedDeck,
+    ParsedTopic,
+    derived_card_id,
+    slug_from_path,
+)
 from app.content.notes.recognise import recognise
 from app.content.notes.reversed import SUFFIX, reverse_all, with_reversed
-from app.content.notes.spans import Groups, InlineSpan, NoteTokens, Span
+from app.content.notes.spans import Groups, NoteTokens
 from app.content.notes.wording import (
     Found,
     NotTaken,
@@ -34,101 +39,6 @@ from app.content.notes.wording import (
     Syntax,
     is_navigation,
 )
-
-
-@dataclass
-class Block:
-    """Markdown text plus the file line its first line sits on."""
-
-    text: str = ""
-    line: int = 0
-    # Its tokens in the note's parse (notes.spans), None when it must be parsed on its own.
-    spans: tuple[Span, ...] | None = field(default=None, compare=False, repr=False)
-
-
-@dataclass
-class ParsedCard:
-    id: str
-    explicit_id: bool
-    question: str
-    section: str
-    position: int
-    line: int
-    answer: Block
-    followups: Block
-    pitfalls: Block
-    links: list[Link] = field(default_factory=list)
-    # The follow-up questions of the follow-ups block; `followups` keeps only its other prose.
-    questions: list[ParsedFollowup] = field(default_factory=list)
-    recogniser: Syntax = Syntax.HOUSE  # which way of writing a card this one was found by
-    kind: str = "basic"  # basic | cloze | reversed
-    # A cloze card's deletion number in its block (`answer`, in the normal form of notes.cloze).
-    cloze: int = 0
-    # The question's tokens in the note's parse when it is a heading's (notes.spans).
-    question_span: InlineSpan | None = field(default=None, compare=False, repr=False)
-
-    def fingerprint(self) -> str:
-        """Hash everything that, when changed, makes the stored card out of date."""
-        # Absent for a basic card, whose hash therefore stays what it was.
-        kind = [] if self.kind == "basic" else [f"\x1d{self.kind}\x1f{self.cloze}"]
-        parts = [
-            *kind,
-            self.question,
-            self.section,
-            self.answer.text,
-            self.followups.text,
-            self.pitfalls.text,
-            *(f"{link.title}\x1f{link.target}" for link in self.links),
-            # Absent for a card without questions, whose hash therefore stays what it was.
-            *(f"\x1d{q.id}\x1f{q.question}\x1f{q.answer}" for q in self.questions),
-        ]
-        return hashlib.sha256("\x1e".join(parts).encode()).hexdigest()
-
-
-@dataclass
-class ParsedDeck:
-    path: str
-    slug: str
-    title: str
-    description: str
-    tags: list[str]
-    language: str
-    style: str
-    intro: Block
-    cards: list[ParsedCard]
-    folder: str = ""
-    breaks: bool = False  # render single line breaks as breaks (notes written as plain text)
-    not_taken: list[NotTaken] = field(default_factory=list)
-    note: NoteTokens | None = field(default=None, compare=False, repr=False)
-
-
-@dataclass
-class ParsedTopic:
-    path: str
-    slug: str
-    title: str
-    aliases: list[str]
-    summary: str
-    body: Block
-    folder: str = ""
-    breaks: bool = False
-    note: NoteTokens | None = field(default=None, compare=False, repr=False)
-
-
-def derived_card_id(question: str) -> str:
-    key = normalise_title(question).rstrip("?？ ")
-    return "q-" + hashlib.sha1(key.encode()).hexdigest()[:12]
-
-
-def slug_from_path(path: str) -> str:
-    """A URL-safe slug from a note's file name (a hash of its path when the name has none)."""
-    stem = note_stem(path)
-    ascii_stem = unicodedata.normalize("NFKD", stem).encode("ascii", "ignore").decode()
-    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", ascii_stem).strip("-._")
-    if slug == stem or (slug and len(slug) >= len(stem) // 2):
-        return slug
-    digest = hashlib.sha1(path.encode()).hexdigest()[:8]
-    return f"{slug}-{digest}" if slug else f"n-{digest}"
 
 
 class _CardBuilder:
