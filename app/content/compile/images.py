@@ -7,14 +7,18 @@ The URL carries a hash of the bytes, so browsers may keep an image for good.
 """
 
 import hashlib
+import html
 import os
 import posixpath
 import re
 import struct
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+from typing import Any
 from urllib.parse import quote, unquote, urlsplit
+
+from markdown_it.token import Token
 
 from app.content.errors import Said, Value
 
@@ -162,3 +166,35 @@ def _looks_like(data: bytes, suffix: str) -> bool:
     if suffix == ".webp":
         return data.startswith(b"RIFF") and data[8:12] == b"WEBP"
     return b"<svg" in data[:4096]
+
+
+def img_tag(attrs: dict[str, Any]) -> str:
+    return "<img " + " ".join(f'{k}="{html.escape(str(v))}"' for k, v in attrs.items()) + ">"
+
+
+def show_image(token: Token, image: Image, media: dict[str, str]) -> None:
+    token.attrSet("src", image.url)
+    # Anki keeps media in one flat folder: named by content, so two images never clash.
+    name = f"qbank-{image.sha}{PurePosixPath(image.path).suffix.lower()}"
+    token.meta["anki_src"] = name
+    media[name] = image.path
+    if image.size:
+        token.attrSet("width", str(image.size[0]))
+        token.attrSet("height", str(image.size[1]))
+    token.attrSet("loading", "lazy")
+    token.attrSet("decoding", "async")
+
+
+def image_stand_in(token: Token, src: str) -> None:
+    """An image that cannot be shown: its alt text, or a link for a web image (never fetched)."""
+    alt = "".join(child.content for child in token.children or []).strip() or src
+    if src.startswith(("http://", "https://")):
+        markup = (
+            f'<a class="image-link" href="{html.escape(src)}" rel="noopener noreferrer">'
+            f"{html.escape(alt)}</a>"
+        )
+    else:
+        markup = f'<span class="image-missing" title="{html.escape(src)}">{html.escape(alt)}</span>'
+    token.type = "wikilink"  # rendered from meta["html"] by the wikilink rule
+    token.meta = {"html": markup}
+    token.children = None

@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import islice
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
@@ -15,7 +15,17 @@ import pykatex
 from markdown_it.token import Token
 
 from app.content.compile.forms import key_points, plain_text, section_groups
-from app.content.compile.images import TYPES, Image, ImageError, image_names, load, resolve
+from app.content.compile.images import (
+    TYPES,
+    Image,
+    ImageError,
+    image_names,
+    image_stand_in,
+    img_tag,
+    load,
+    resolve,
+    show_image,
+)
 from app.content.compile.lint import FormulaWarning, formula_warnings
 from app.content.compile.markup import PageRenderer, note_href, page_options
 from app.content.compile.rawhtml import clean
@@ -284,9 +294,9 @@ class Renderer:
                 image = self.image(found)
             except ImageError as problem:
                 walk.errors.append(ContentError(walk.path, line, problem.said))
-                _image_stand_in(token, src)
+                image_stand_in(token, src)
                 return
-        _show_image(token, image, walk.media)
+        show_image(token, image, walk.media)
 
     def _embed(self, token: Token, line: int, walk: _Walk) -> None:
         """Obsidian's `![[name.png|300]]`: the image of that name anywhere in the folder."""
@@ -300,15 +310,15 @@ class Renderer:
         found = self.find_by_name(name)
         if found is None:
             walk.errors.append(ContentError.of("image_not_in_folder", walk.path, line, name=name))
-            _image_stand_in(token, name)
+            image_stand_in(token, name)
             return
         try:
             image = self.image(found)
         except ImageError as exc:
             walk.errors.append(ContentError(walk.path, line, exc.said))
-            _image_stand_in(token, name)
+            image_stand_in(token, name)
             return
-        _show_image(token, image, walk.media)
+        show_image(token, image, walk.media)
         width = token.meta.get("text", "")
         if width.isdigit() and image.size:
             token.attrSet("width", width)
@@ -344,7 +354,7 @@ class Renderer:
             attrs["width"] = width
             attrs.pop("height", None)
         anki_src = token.meta.get("anki_src")
-        return _img(attrs), _img({**attrs, "src": anki_src} if anki_src else attrs)
+        return img_tag(attrs), img_tag({**attrs, "src": anki_src} if anki_src else attrs)
 
     def find_by_name(self, name: str) -> str | None:
         """The content-relative path of the image file called `name`, anywhere in the folder."""
@@ -367,38 +377,6 @@ class Renderer:
         if isinstance(found, ImageError):
             raise found
         return found
-
-
-def _img(attrs: dict[str, Any]) -> str:
-    return "<img " + " ".join(f'{k}="{html.escape(str(v))}"' for k, v in attrs.items()) + ">"
-
-
-def _show_image(token: Token, image: Image, media: dict[str, str]) -> None:
-    token.attrSet("src", image.url)
-    # Anki keeps media in one flat folder: named by content, so two images never clash.
-    name = f"qbank-{image.sha}{PurePosixPath(image.path).suffix.lower()}"
-    token.meta["anki_src"] = name
-    media[name] = image.path
-    if image.size:
-        token.attrSet("width", str(image.size[0]))
-        token.attrSet("height", str(image.size[1]))
-    token.attrSet("loading", "lazy")
-    token.attrSet("decoding", "async")
-
-
-def _image_stand_in(token: Token, src: str) -> None:
-    """An image that cannot be shown: its alt text, or a link for a web image (never fetched)."""
-    alt = "".join(child.content for child in token.children or []).strip() or src
-    if src.startswith(("http://", "https://")):
-        markup = (
-            f'<a class="image-link" href="{html.escape(src)}" rel="noopener noreferrer">'
-            f"{html.escape(alt)}</a>"
-        )
-    else:
-        markup = f'<span class="image-missing" title="{html.escape(src)}">{html.escape(alt)}</span>'
-    token.type = "wikilink"  # rendered from meta["html"] by the wikilink rule
-    token.meta = {"html": markup}
-    token.children = None
 
 
 def _note_link(token: Token) -> None:
