@@ -14,6 +14,19 @@ def note_stem(path: str) -> str:
     return name
 
 
+# A folder's own page in a notes repository: named by the folder it introduces.
+_INDEX_STEMS = frozenset({"readme", "index", "_index"})
+
+
+def note_name(path: str) -> str:
+    """A note's name as its deck or page shows it: its stem, or its folder's name for a
+    folder's README or index, so the READMEs of a repository's folders are told apart."""
+    stem = note_stem(path)
+    if stem.lower() in _INDEX_STEMS and "/" in path:
+        return path.rsplit("/", 2)[-2]
+    return stem
+
+
 def note_folder(path: str) -> str:
     """The folder a deck sits in, as the home page groups decks (the bundled `decks/` is none)."""
     folder = path.rsplit("/", 1)[0] if "/" in path else ""

@@ -5,7 +5,7 @@ from dataclasses import replace
 from typing import Any
 
 from app.content.errors import ContentError, ContentWarning
-from app.content.names import note_folder, note_stem
+from app.content.names import note_folder, note_name
 from app.content.notes.cloze import ClozeBlock, cloze_id, cloze_mode, cloze_question, take_clozes
 from app.content.notes.followups import split_followups
 from app.content.notes.frontmatter import (
@@ -232,7 +232,7 @@ def _deck(
     errors: list[ContentError],
     groups: Groups,
 ) -> ParsedDeck:
-    title = meta_str(meta, "title", path, errors) or found.title or note_stem(path)
+    title = meta_str(meta, "title", path, errors) or found.title or note_name(path)
     slug = meta_str(meta, "slug", path, errors)
     if slug:
         check_slug(slug, path, errors)
@@ -363,7 +363,7 @@ def _topic(
     return ParsedTopic(
         path=path,
         slug=slug,
-        title=title or note_stem(path),
+        title=title or note_name(path),
         aliases=meta_list(meta, "aliases", path, errors),
         summary=meta_str(meta, "summary", path, errors),
         body=Block(body, first + leading if body else first, spans),

@@ -5,7 +5,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from app.content.names import normalise_title, note_stem
+from app.content.names import normalise_title, note_name
 from app.content.notes.followups import ParsedFollowup
 from app.content.notes.links import Link
 from app.content.notes.spans import InlineSpan, NoteTokens, Span
@@ -98,7 +98,7 @@ def derived_card_id(question: str) -> str:
 
 def slug_from_path(path: str) -> str:
     """A URL-safe slug from a note's file name (a hash of its path when the name has none)."""
-    stem = note_stem(path)
+    stem = note_name(path)
     ascii_stem = unicodedata.normalize("NFKD", stem).encode("ascii", "ignore").decode()
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", ascii_stem).strip("-._")
     if slug == stem or (slug and len(slug) >= len(stem) // 2):
