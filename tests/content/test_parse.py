@@ -581,6 +581,15 @@ def test_card_without_answer_is_an_error() -> None:
     ]
 
 
+def test_an_answer_that_is_only_a_link_or_a_tag_is_told_apart() -> None:
+    deck, errors = parse(
+        "### Q: where is the memory model?\n<https://docs.nvidia.com/cuda/memory-model>\n"
+        "### Q: only a rule\n<hr />\n<br>\n"
+    )
+    assert [card.question for card in deck.cards] == ["where is the memory model?"]
+    assert messages(errors) == [f"{PATH}:3: card 'only a rule' has no answer"]
+
+
 def test_card_heading_without_question_is_an_error() -> None:
     _, errors = parse("---\ntitle: T\n---\n### Q：\nanswer\n")
     assert messages(errors) == [f"{PATH}:4: card heading has no question text"]

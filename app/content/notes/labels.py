@@ -7,7 +7,8 @@ from app.content.notes.frontmatter import label_key
 _LABEL = re.compile(r"^\*\*(.+?)\*\*[ \t]*[。.:：]?[ \t]*(.*)$")
 # A label without bold ("面试回答。 …", "Answer: …") must end in punctuation.
 _PLAIN_LABEL = re.compile(r"^([^\s*#>|`$-][^。.:：*]{0,15}?)[ \t]*([。.:：])[ \t]*(.*)$")
-_TAGS = re.compile(r"</?[A-Za-z][^<>]*>")
+# An HTML tag, not an autolink (`<https://…>`, `<a@b.c>`), whose name runs to a space, / or >.
+_TAGS = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:[\s/][^<>]*)?>")
 
 
 def block_label(line: str, labels: dict[str, str], current: str) -> tuple[str, str] | None:
