@@ -590,6 +590,18 @@ def test_an_answer_that_is_only_a_link_or_a_tag_is_told_apart() -> None:
     assert messages(errors) == [f"{PATH}:3: card 'only a rule' has no answer"]
 
 
+def test_answer_markers_are_not_shown_in_the_answer() -> None:
+    deck, errors = parse(
+        "什么是 warp？\n\n> 答：32 个线程\n> 一起执行。\n\n"
+        "Q3. What is occupancy?\n\nA3. Active warps over the maximum.\n"
+    )
+    assert errors == []
+    assert [(c.question, c.answer.text) for c in deck.cards] == [
+        ("什么是 warp？", "32 个线程\n一起执行。"),
+        ("What is occupancy?", "Active warps over the maximum."),
+    ]
+
+
 def test_card_heading_without_question_is_an_error() -> None:
     _, errors = parse("---\ntitle: T\n---\n### Q：\nanswer\n")
     assert messages(errors) == [f"{PATH}:4: card heading has no question text"]

@@ -24,11 +24,17 @@ def block_label(line: str, labels: dict[str, str], current: str) -> tuple[str, s
     match = _PLAIN_LABEL.match(line)
     if not match:
         return None
-    block = labels.get(label_key(match.group(1)))
+    key = label_key(match.group(1))
+    block = labels.get(key)
+    if block is None and current == "answer" and (numbered := _NUMBERED.match(key)):
+        # `A3. …` after `Q3. …`: the answer's label with its question's number.
+        block = "answer" if labels.get(numbered.group(1)) == "answer" else None
     if block is None or (match.group(2) in ":：" and not (block == current == "answer")):
         return None
     return block, match.group(3)
 
+
+_NUMBERED = re.compile(r"^(\D+?)[ \t]*\d{1,3}$")
 
 # What shows nothing on a card: tags (`<hr />`, `<br>`), rules, non-breaking spaces.
 _RULE = re.compile(r"^[ \t]{0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$", re.MULTILINE)

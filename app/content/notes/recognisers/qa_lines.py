@@ -6,11 +6,10 @@ from typing import ClassVar
 
 from app.content.notes.recognisers.base import Region, Unit, UnitKind
 from app.content.notes.recognisers.lines import split_id, unbold
-from app.content.notes.wording import Q_PREFIX, Found, Syntax, question_text
+from app.content.notes.wording import Q_PREFIX, QUOTE, Found, Syntax, question_text
 
-_QUOTED_ANSWER = re.compile(
-    r"^[ \t]{0,3}>[ \t]*(?:\*\*)?(?:答|答案|回答|A|Answer)(?:\*\*)?[ \t]*[:：]", re.I
-)
+_MARKER = r"(?:\*\*)?(?:答|答案|回答|A|Answer)(?:\*\*)?[ \t]*[:：](?:\*\*)?[ \t]*"
+_QUOTED_ANSWER = re.compile(r"^[ \t]{0,3}>[ \t]*" + _MARKER, re.I)
 
 
 class QaLines:
@@ -42,4 +41,11 @@ def _quoted(unit: Unit, region: Region) -> Found | None:
     question, asks = question_text(region.read(unit.start))
     if not asks:
         return None
-    return region.add(region.card(question, unit.start, Syntax.QA_LINES), current=True)
+    card = region.add(region.card(question, unit.start, Syntax.QA_LINES))
+    # The quote is the answer's wrapping, and its marker says what it is: neither is shown.
+    card.body = [
+        (i, QUOTE.sub("", region.lines[i], count=1)) for i in range(after.start, after.end)
+    ]
+    card.body[0] = (after.start, re.sub("^" + _MARKER, "", card.body[0][1], flags=re.I))
+    region.skip_until = after.end
+    return card
