@@ -87,7 +87,11 @@ def in_order(warnings: list[ContentError]) -> list[ContentError]:
     kept: list[ContentError] = []
     for (path, _), same in seen.items():
         kept.append(same[0])
-        if len(same) > 1:
+        if len(same) == 2:
+            kept.append(
+                ContentWarning.of("warning_repeated_once", path, same[0].line, line=same[1].line)
+            )
+        elif len(same) > 2:
             named = ", ".join(str(w.line) for w in same[1 : 1 + _LINES_NAMED])
             more = "…" if len(same) - 1 > _LINES_NAMED else ""
             kept.append(

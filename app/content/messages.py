@@ -201,7 +201,11 @@ PROBLEMS: dict[str, tuple[str, str]] = {
     # Images.
     "content.warning_repeated": (
         "同样的警告在本笔记第 {lines} 行又出现（另 {count} 处）",
-        "the same again at line {lines} of this note ({count} more)",
+        "the same again at lines {lines} of this note ({count} more)",
+    ),
+    "content.warning_repeated_once": (
+        "同样的警告在本笔记第 {line} 行又出现一次",
+        "the same again at line {line} of this note",
     ),
     "content.image_no_alt": (
         "图片 '{src}' 没有替代文字；显示为“{name}”",

@@ -175,6 +175,14 @@ def test_one_web_image_on_every_question_is_one_warning_and_a_count(
     repeated = [w for w in words if "the same again at line" in w]
     assert len(repeated) == 1, words
     lines = "11, 17, 23, 29, 35, 41, 47, 53, 59, 65…"
-    assert repeated[0].startswith(f"n.md:5: the same again at line {lines} of this")
+    assert repeated[0].startswith(f"n.md:5: the same again at lines {lines} of this")
     assert words.index(repeated[0]) == words.index(next(w for w in words if "badge.svg" in w)) + 1
     assert repeated[0].endswith("of this note (29 more)")
+
+
+def test_a_warning_said_twice_names_its_second_line(tmp_path: Path) -> None:
+    image = "![图](https://example.com/x.png)"
+    text = f"# 笔记\n\n## 什么是 warp？\n\n{image}\n\n## 什么是 bank？\n\n{image}\n"
+    (tmp_path / "n.md").write_text(text, encoding="utf-8")
+    words = [str(w) for w in check_content(tmp_path).warnings]
+    assert words[1:] == ["n.md:5: the same again at line 9 of this note"], words
