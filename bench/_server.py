@@ -18,6 +18,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from bench._loadgen import percentile
@@ -113,3 +114,43 @@ def stop_server(process: "subprocess.Popen[bytes]") -> None:
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait(timeout=10)
+
+
+def tree_env(tree: Path | None, **values: str) -> dict[str, str]:
+    """This environment without its QBANK_ settings, plus `values`; with `tree`, its code."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("QBANK_")} | values
+    if tree is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tree), env.get("PYTHONPATH")]))
+    return env
+
+
+def seconds_until_ready(
+    args: list[str],
+    env: dict[str, str],
+    tmp: Path,
+    ready: "Callable[[], bool]",
+    *,
+    limit: float,
+    poll: float,
+) -> float:
+    """Launch `qbank ARGS` in `tmp`, poll `ready()` until it holds, stop the server; the seconds
+    from launch to ready. A server that exits or is not ready within `limit` stops the run."""
+    log = tmp / "server.log"
+    with log.open("wb") as out:
+        began = time.perf_counter()
+        process = subprocess.Popen(
+            [*qbank_command(), *args],
+            cwd=tmp,  # away from any .env in the project
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: the workers are stopped with it
+        )
+    try:
+        while not ready():
+            if process.poll() is not None or time.perf_counter() - began > limit:
+                raise SystemExit(f"qbank {' '.join(args)} was not ready:\n{tail(log)}")
+            time.sleep(poll)
+        return time.perf_counter() - began
+    finally:
+        stop_server(process)

@@ -12,10 +12,8 @@ imports the whole folder as a first start does. Timed from the command's launch 
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -24,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench._server import free_port, qbank_command, stop_server, tail  # noqa: E402
+from bench._server import free_port, seconds_until_ready, tree_env  # noqa: E402
 from bench._synthetic import write_bank  # noqa: E402
 
 TARGET_S = 10.0
@@ -42,29 +40,11 @@ def _first_card(port: int) -> bool:
 def first_card_seconds(tree: Path | None, folder: Path, tmp: Path, run: int) -> float:
     """Start `qbank serve FOLDER` on a new database; seconds until it shows its first card."""
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("QBANK_")}
-    env["QBANK_DATABASE_URL"] = f"sqlite:///{tmp / f'first-{run}.db'}"
-    if tree is not None:
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tree), env.get("PYTHONPATH")]))
-    log = tmp / "server.log"
-    with log.open("wb") as out:
-        began = time.perf_counter()
-        process = subprocess.Popen(
-            [*qbank_command(), "serve", str(folder), "--port", str(port)],
-            cwd=tmp,  # away from any .env in the project
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    try:
-        while not _first_card(port):
-            if process.poll() is not None or time.perf_counter() - began > 600:
-                raise SystemExit(f"qbank serve showed no card:\n{tail(log)}")
-            time.sleep(POLL_SECONDS)
-        return time.perf_counter() - began
-    finally:
-        stop_server(process)
+    env = tree_env(tree, QBANK_DATABASE_URL=f"sqlite:///{tmp / f'first-{run}.db'}")
+    args = ["serve", str(folder), "--port", str(port)]
+    return seconds_until_ready(
+        args, env, tmp, lambda: _first_card(port), limit=600, poll=POLL_SECONDS
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

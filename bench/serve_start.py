@@ -18,17 +18,15 @@ import argparse
 import os
 import socket
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench._server import free_port, qbank_command, stop_server, tail  # noqa: E402
+from bench._server import free_port, seconds_until_ready, tree_env  # noqa: E402
 
 POLL_SECONDS = 0.01
 DECK = ["---", "title: Drill", "slug: drill", "---", ""] + [
@@ -48,31 +46,9 @@ def _answers(port: int) -> bool:
 def start_seconds(tree: Path | None, url: str, content: Path, workers: int, tmp: Path) -> float:
     """Launch `qbank serve`, wait for its first /healthz answer, stop it; the seconds between."""
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("QBANK_")}
-    env |= {"QBANK_DATABASE_URL": url, "QBANK_CONTENT_DIR": str(content)}
-    if tree is not None:
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tree), env.get("PYTHONPATH")]))
-    command = qbank_command()
-    log = tmp / "server.log"
-    with log.open("wb") as out:
-        began = time.perf_counter()
-        process = subprocess.Popen(
-            [*command, "serve", "--port", str(port), "--workers", str(workers)],
-            cwd=tmp,  # away from any .env in the project
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own process group: the workers are stopped with it
-        )
-    try:
-        deadline = began + 300
-        while not _answers(port):
-            if process.poll() is not None or time.perf_counter() > deadline:
-                raise SystemExit(f"qbank serve did not come up:\n{tail(log)}")
-            time.sleep(POLL_SECONDS)
-        return time.perf_counter() - began
-    finally:
-        stop_server(process)
+    env = tree_env(tree, QBANK_DATABASE_URL=url, QBANK_CONTENT_DIR=str(content))
+    args = ["serve", "--port", str(port), "--workers", str(workers)]
+    return seconds_until_ready(args, env, tmp, lambda: _answers(port), limit=300, poll=POLL_SECONDS)
 
 
 def main(argv: list[str] | None = None) -> int:
