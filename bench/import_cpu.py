@@ -27,8 +27,8 @@ STAGES = [  # (module, function, what it does)
     ("app.content.compile.build", "parse_source", "parse (outline, recognisers, spans)"),
     ("app.content.compile.build", "compile_item", "compile (walk, render, forms; waits)"),
     ("app.content.compile.render", "readable_math", "  of which formulas as text"),
-    ("app.content.bank.sync", "_write_decks", "write decks and cards"),
-    ("app.content.bank.sync", "_write", "write the rest (search index, topics)"),
+    ("app.content.bank.sync", "write_decks", "write decks and cards"),
+    ("app.content.bank.sync", "finish_import", "write the rest (search index, topics)"),
 ]
 
 

@@ -15,7 +15,7 @@ from sqlmodel import select
 from app.config import Settings
 from app.content.bank.sync import import_content
 from app.content.compile.render import Renderer
-from app.content.compile.searchtext import fold, readable_math, topic_fields
+from app.content.compile.searchtext import fold, topic_fields
 from app.infra.models import SearchEntry
 from app.main import create_app
 from app.search.query import search
@@ -231,8 +231,6 @@ def test_entries_follow_edits_and_removals(
 
 def test_folding_and_plain_text() -> None:
     assert fold("ＧＥＭＭ École ﬁ") == "gemm école fi"
-    assert readable_math(r"I=\frac{\text{FLOPs}}{\text{Bytes}}") == "I=FLOPs/Bytes"
-    assert readable_math(r"\min(\pi, \beta I)") == "min(π, βI)"
     body = "intro $\\beta$\n\n## 易错点\n\n### 边界\n\ntrap\n\n## 延伸阅读\n\n- paper\n"
     groups = Renderer().render(body, path="t.md", line=1, errors=[], sections=True).groups
     fields = topic_fields(title="T", aliases=["alias"], summary="S", **groups)

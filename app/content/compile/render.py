@@ -28,8 +28,8 @@ from app.content.compile.images import (
 )
 from app.content.compile.lint import FormulaWarning, formula_warnings
 from app.content.compile.markup import PageRenderer, note_href, page_options
+from app.content.compile.mathtext import readable_math
 from app.content.compile.rawhtml import clean
-from app.content.compile.searchtext import readable_math
 from app.content.errors import ContentError, ContentWarning
 from app.content.names import NOTE_SUFFIXES, note_stem
 from app.content.notes.markdown import MATH_TYPES, parser

@@ -7,13 +7,10 @@ Folding one character at a time keeps a map from folded positions back to the di
 which is what snippets highlight.
 """
 
-import logging
 import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
-
-from pylatexenc.latex2text import LatexNodes2Text
 
 # Field groups in ranking order: a match in an earlier group outranks any in a later one.
 FIELDS = ("title", "body", "extra", "reading")
@@ -22,10 +19,6 @@ _SPACE = re.compile(r"\s+")
 # Topic sections by heading: reading lists, and the pitfalls that rank with a card's.
 _READING = ("延伸阅读", "接下来读", "继续读", "外部参考", "参考", "阅读", "reading", "references")
 _EXTRA = ("易错", "坑", "面试角度", "pitfall", "follow-up", "追问")
-_LATEX = LatexNodes2Text(math_mode="text", strict_latex_spaces=True)
-# pylatexenc logs what it cannot make of a formula (`\frac` without its arguments); KaTeX
-# reports the author's real problems with a line, so those complaints only add noise.
-logging.getLogger("pylatexenc").setLevel(logging.CRITICAL)
 
 
 def fold(text: str) -> str:
@@ -55,16 +48,6 @@ def fold_with_map(text: str) -> tuple[str, list[int]]:
         out.append(folded)
         origin += [index] * len(folded)
     return "".join(out), origin
-
-
-@lru_cache(maxsize=65_536)
-def readable_math(tex: str) -> str:
-    """A formula as text a reader recognises: `\\frac{a}{b}` → `a/b`, `\\beta` → `β`."""
-    try:
-        text = _LATEX.latex_to_text(tex)
-    except Exception:  # pylatexenc is lenient, but content is not ours to trust
-        text = re.sub(r"\\[A-Za-z]+|[{}]", " ", tex)
-    return _SPACE.sub(" ", text).strip()
 
 
 @dataclass(frozen=True)
