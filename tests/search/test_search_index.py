@@ -140,3 +140,32 @@ def test_an_import_that_changed_nothing_still_mends_missing_or_stale_entries(
         assert "gone" not in rows
         assert rows["fusion"].source_hash != "stale"
         assert rows["decode"].ordinal != 7
+
+
+def test_entries_written_batch_by_batch_are_the_entries_of_the_cards_stored(
+    database, monkeypatch: pytest.MonkeyPatch, write_content: Callable[[dict[str, str]], Path]
+) -> None:
+    """A big import writes cards and their entries in batches: each card ends with one entry,
+    made from its final text and in its final place, after a first import and after an edit."""
+    from app.content.bank import sync
+    from app.infra.models import Card
+
+    monkeypatch.setattr(sync, "_WRITE_BATCH_CARDS", 2)  # a batch after every deck
+    notes = {"decks/a.md": DECK, "decks/b.md": OTHER}
+    notes["decks/c.md"] = DECK.replace("kernels", "kernels-2").replace("{#", "{#c-")
+    root = write_content(notes)
+    for edit in (None, ("带宽。", "显存带宽，不是算力。")):
+        if edit:
+            root = write_content({"decks/b.md": OTHER.replace(*edit)})
+        import_content(root, database)
+        with database.session() as session:
+            cards = session.exec(select(Card.id, Card.ordinal, Card.deck_id)).all()
+            entries = session.exec(
+                select(SearchEntry.key, SearchEntry.ordinal, SearchEntry.deck_id).where(
+                    SearchEntry.kind == "card"
+                )
+            ).all()
+            assert sorted(entries) == sorted(cards) and len(cards) == 5
+            assert _index_size(session) in (None, len(entries))
+    with database.session() as session:
+        assert [hit.id for hit in search(session, "不是算力").hits] == ["decode"]

@@ -62,13 +62,31 @@ def refresh_search_index(
     return len(remake) + len(topic_rows)
 
 
+def refresh_card_entries(session: Session, ids: list[str]) -> None:
+    """Remake the entries of these cards that are missing or made from other text.
+
+    An import calls it for each batch of cards it writes while the rest are still rendering,
+    so that the entries' trigram indexing, a large part of writing a card, is not all left to
+    the last transaction, when there is nothing else to do.
+    """
+    for start in range(0, len(ids), 500):
+        remake, stale = _cards_out_of_line(session, ids[start : start + 500])
+        if stale:
+            session.exec(delete(SearchEntry).where(col(SearchEntry.id).in_(stale)))
+        cards = _cards_with_reading(session, remake)
+        _insert(session, [_card_row(card, reading) for card, reading in cards])
+
+
 def _insert(session: Session, rows: list[dict[str, Any]]) -> None:
     if rows:  # Core's executemany: the ORM's bulk insert costs more than the rows themselves
         session.connection().execute(table_of(SearchEntry).insert(), rows)
 
 
-def _cards_out_of_line(session: Session) -> tuple[list[str], list[int]]:
-    """Active cards whose entry is missing or made from other text, and those entries' ids."""
+def _cards_out_of_line(
+    session: Session, among: list[str] | None = None
+) -> tuple[list[str], list[int]]:
+    """Active cards (of `among`, if given) whose entry is missing or made from other text,
+    and those entries' ids."""
     entry = SearchEntry
     query = (
         select(Card.id, entry.id)
@@ -82,6 +100,8 @@ def _cards_out_of_line(session: Session) -> tuple[list[str], list[int]]:
             ),
         )
     )
+    if among is not None:
+        query = query.where(col(Card.id).in_(among))
     remake: list[str] = []
     stale: list[int] = []
     for card_id, entry_id in session.exec(query):

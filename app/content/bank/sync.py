@@ -19,7 +19,11 @@ from app.content.bank.finish import (
 from app.content.bank.limits import hold_to_limits, paths_within_limit
 from app.content.bank.repair import repair_card_ids, repair_deck_slugs, repair_topic_slugs
 from app.content.bank.report import FileReport, file_reports
-from app.content.bank.searchindex import refresh_search_index, search_index_stale
+from app.content.bank.searchindex import (
+    refresh_card_entries,
+    refresh_search_index,
+    search_index_stale,
+)
 from app.content.bank.store import CardCounts, write_decks
 from app.content.bank.topicindex import TopicRef, resolve, topic_index
 from app.content.compile.build import (
@@ -197,7 +201,9 @@ def import_content(
             if strict or dry_run:  # from here to the end: one transaction
                 whole.enter_context(database.writing(session))
             with database.writing(session):
-                return write_decks(session, decks, counts)
+                written = write_decks(session, decks, counts)
+                refresh_card_entries(session, sorted(written))
+                return written
 
         workers = _worker_count(changed)
         with worker_pool(workers) as pool:
