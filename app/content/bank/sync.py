@@ -1,6 +1,7 @@
 """Check content, and import it into the database: validate everything, then write in batches."""
 
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -219,7 +220,13 @@ def import_content(
             items = compile_items([i for i, _ in parsed], renderer, workers=workers, pool=pool)
             done = Compiled()
             errors, pending, present = _compile_all(
-                parsed, items, done, write_batch, stop=strict and bool(bank_errors), strict=strict
+                parsed,
+                items,
+                done,
+                write_batch,
+                stop=strict and bool(bank_errors),
+                strict=strict,
+                aside=not (strict or dry_run),
             )
         report.formulas_rendered = renderer.formulas_rendered
         errors += bank_errors
@@ -307,28 +314,44 @@ def _compile_all(
     *,
     stop: bool,
     strict: bool,
+    aside: bool,
 ) -> tuple[list[ContentError], list[CompiledDeck], set[str]]:
-    """Collect each rendered note, writing decks in batches; (errors, decks unwritten, ids)."""
+    """Collect each rendered note, writing decks in batches; (errors, decks unwritten, ids).
+
+    With `aside`, each batch is written by a thread of its own, one batch at a time, while
+    this one goes on collecting: the render workers are handed new notes as they finish
+    others, instead of standing idle for as long as a batch takes to write. (Strict and dry
+    runs write in one transaction, which must begin and end on this thread.)
+    """
     errors: list[ContentError] = []
     pending: list[CompiledDeck] = []
     pending_cards = 0  # counted as they come: summing `pending` each time is quadratic
     present: set[str] = set()
-    for (_, parse_errors), (compiled, problems) in zip(parsed, items, strict=True):
-        render_errors, warnings = split_warnings(problems)
-        errors += parse_errors + render_errors
-        done.warnings += warnings
-        if strict and (errors or stop):
-            continue  # render the rest only to report every error
-        if isinstance(compiled, CompiledDeck):
-            pending.append(compiled)
-            pending_cards += len(compiled.cards)
-            done.decks.append(_as_reported(compiled))
-        elif compiled is not None:
-            done.topics.append(compiled)
-        # Small imports write at the end, keeping the write transaction short.
-        if pending_cards >= _WRITE_BATCH_CARDS:
-            present |= write_batch(pending)
-            pending, pending_cards = [], 0
+    with ThreadPoolExecutor(1, thread_name_prefix="qbank-write") as writer:
+        writing: Future[set[str]] | None = None
+        for (_, parse_errors), (compiled, problems) in zip(parsed, items, strict=True):
+            render_errors, warnings = split_warnings(problems)
+            errors += parse_errors + render_errors
+            done.warnings += warnings
+            if strict and (errors or stop):
+                continue  # render the rest only to report every error
+            if isinstance(compiled, CompiledDeck):
+                pending.append(compiled)
+                pending_cards += len(compiled.cards)
+                done.decks.append(_as_reported(compiled))
+            elif compiled is not None:
+                done.topics.append(compiled)
+            # Small imports write at the end, keeping the write transaction short.
+            if pending_cards >= _WRITE_BATCH_CARDS:
+                if writing is not None:
+                    present |= writing.result()
+                if aside:
+                    writing = writer.submit(write_batch, pending)
+                else:
+                    present |= write_batch(pending)
+                pending, pending_cards = [], 0
+        if writing is not None:
+            present |= writing.result()
     return errors, pending, present
 
 

@@ -32,6 +32,7 @@ _MATRICES = frozenset(
 logging.getLogger("pylatexenc").setLevel(logging.CRITICAL)
 
 
+@lru_cache(maxsize=16_384)  # pools repeat formulas across cards
 def readable_math(tex: str) -> str:
     """`tex` as plain text: symbols as their characters, arguments unwrapped, spaces single."""
     return _ROW_END.sub(";", _SPACE.sub(" ", _Walk(tex).until(""))).strip()

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from markdown_it.token import Token
 
+from app.content.compile.render import render_katex_on_this_thread
 from app.content.notes.spans import NoteTokens
 
 T = TypeVar("T")
@@ -33,7 +34,10 @@ class Workers:
 
     def __init__(self, count: int) -> None:
         context = multiprocessing.get_context("spawn")
-        self.executors = [ProcessPoolExecutor(1, mp_context=context) for _ in range(count)]
+        self.executors = [
+            ProcessPoolExecutor(1, mp_context=context, initializer=render_katex_on_this_thread)
+            for _ in range(count)
+        ]
         self._load = [0] * count
         self._home: dict[str, int] = {}
 
