@@ -1,0 +1,65 @@
+"""A big import renders in worker processes and writes batches aside: the bank of one process."""
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlmodel import select
+
+from app.content.bank import sync
+from app.content.bank.sync import import_content
+from app.content.compile import build
+from app.infra.db import Database
+from app.infra.models import Card, SearchEntry
+
+pytestmark = pytest.mark.storage
+
+WriteContent = Callable[[Mapping[str, str | None]], Path]
+
+
+def _deck(number: int) -> str:
+    cards = "\n".join(
+        f"### Q：第 {number}.{i} 题怎么算？ {{#d{number}-q{i}}}\n\n"
+        f"**面试回答。** 用 $F_{{{number}}}=2mn^{{{i}}}$，再看 $$\\frac{{a_{i}}}{{b_{number}}}$$\n"
+        for i in range(6)
+    )
+    return f"---\ntitle: 第 {number} 组\n---\n\n{cards}"
+
+
+def _bank(database: Database) -> list[tuple[Any, ...]]:
+    with database.session() as session:
+        cards = session.exec(
+            select(Card.id, Card.ordinal, Card.answer_html, Card.answer_text, Card.key_points)
+        ).all()
+        entries = session.exec(select(SearchEntry.key, SearchEntry.body)).all()
+    return sorted(cards) + sorted(entries)
+
+
+def test_workers_and_batches_aside_make_the_bank_one_process_makes(
+    database: Database,
+    make_database_url: Callable[[str], str],
+    templates: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    write_content: WriteContent,
+) -> None:
+    other_url = make_database_url("other")
+    templates.schema(other_url)
+    other_database = Database.open(other_url)
+    other_database.upgrade()
+    root = write_content({f"decks/d{n}.md": _deck(n) for n in range(8)})
+    import_content(root, database)  # little text: one process, one write at the end
+    monkeypatch.setattr(build, "PARALLEL_MIN_CHARS", 0)
+    monkeypatch.setattr(sync, "_WRITE_BATCH_CARDS", 6)  # a batch after every deck
+    rendered = []
+    real = build.compile_items
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        rendered.append(kwargs.get("pool"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(sync, "compile_items", counted)
+    report = import_content(root, other_database)
+    assert rendered and rendered[0] is not None, "rendered in worker processes"
+    assert (report.added, report.formulas_rendered) == (48, 96)
+    assert _bank(other_database) == _bank(database)
