@@ -101,12 +101,28 @@ def test_rendered_from_the_notes_tokens_as_from_each_block_alone(
 
 def test_a_worker_renders_the_tokens_it_parsed() -> None:
     source = SourceText("decks/drill.md", "", NOTE)
-    [(item, _)] = build._parse_many([source])
-    sent = pickle.loads(pickle.dumps(item))  # as the note travels to the import and back
+    [(item, _, kept)] = build._parse_many([source])
+    sent = pickle.loads(pickle.dumps(item))  # as the note travels to the import
     assert sent.note is not None and sent.note.tokens is None
-    assert "decks/drill.md" in workers._kept
-    compiled, problems, _ = build._compile_remote(sent, None)
+    assert kept and workers._kept["decks/drill.md"].note is not None
+    compiled, problems, _ = build._compile_kept("decks/drill.md", None)
     assert "decks/drill.md" not in workers._kept
+    assert not problems
+    alone, _ = build.parse_source(source)
+    assert alone is not None
+    alone.note = None
+    assert _forms(compiled) == _compile(alone, None)[0]
+
+
+def test_a_note_past_the_workers_budget_travels_and_is_parsed_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(workers, "KEEP_CHARS", 0)
+    source = SourceText("decks/drill.md", "", NOTE)
+    [(item, _, kept)] = build._parse_many([source])
+    assert not kept and "decks/drill.md" not in workers._kept
+    sent = pickle.loads(pickle.dumps(item))
+    compiled, problems, _ = build._compile_remote(sent, None)
     assert not problems
     alone, _ = build.parse_source(source)
     assert alone is not None

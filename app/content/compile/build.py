@@ -19,7 +19,7 @@ from app.content.compile.compiled import (
     CompiledTopic,
 )
 from app.content.compile.render import FormulaKey, Renderer
-from app.content.compile.workers import Workers, keep, restore
+from app.content.compile.workers import Workers, keep, take
 from app.content.errors import ContentError, ContentWarning, Said
 from app.content.notes.parse import parse_note
 from app.content.notes.parsed import ParsedDeck, ParsedTopic
@@ -147,7 +147,7 @@ def parse_sources(
 ) -> list[tuple[Parsed | None, list[ContentError]]]:
     """Parse every source, in `pool`'s workers when there is one; in order.
 
-    Each note is parsed by the worker that will render it, which keeps its tokens till then.
+    Each note is parsed by the worker that will render it, which keeps it till then.
     """
     if pool is not None:
         try:
@@ -180,8 +180,10 @@ def _parse_in(
             jobs.append((chunk, pool.submit(worker, _parse_many, [sources[i] for i in chunk])))
     out: list[tuple[Parsed | None, list[ContentError]]] = [(None, [])] * len(sources)
     for chunk, job in jobs:
-        for index, (item, problems) in zip(chunk, job.result(), strict=True):
+        for index, (item, problems, kept) in zip(chunk, job.result(), strict=True):
             out[index] = (item, _problems(problems))
+            if item is not None and kept:
+                pool.kept.add(item.path)
     return out
 
 
@@ -215,7 +217,10 @@ def compile_items(
             job = None
             if item is not None:
                 worker = pool.place(item.path, 0)
-                job = pool.submit(worker, _compile_remote, item, renderer.root)
+                if item.path in pool.kept:  # the worker has it as it parsed it
+                    job = pool.submit(worker, _compile_kept, item.path, renderer.root)
+                else:
+                    job = pool.submit(worker, _compile_remote, item, renderer.root)
             in_flight.append(job)
             # Each note has its worker: a longer queue keeps both busy behind a big deck.
             if len(in_flight) > 4 * len(pool):
@@ -263,17 +268,17 @@ def _worker_renderer(root: Path | None) -> Renderer:
     return Renderer(root)
 
 
-_RemoteParsed = tuple[Parsed | None, list[_RemoteProblem]]
+# (the note parsed, its problems, whether the worker keeps it for its render)
+_RemoteParsed = tuple[Parsed | None, list[_RemoteProblem], bool]
 
 
 def _parse_many(sources: list[SourceText]) -> list[_RemoteParsed]:
-    """In a worker: parse `sources`, keeping their tokens here for their render."""
+    """In a worker: parse `sources`, keeping what it can here for their render."""
     out: list[_RemoteParsed] = []
     for source in sources:
         item, errors = parse_source(source)
-        if item is not None:
-            keep(item.path, item.note)
-        out.append((item, _remote_problems(errors)))
+        kept = item is not None and keep(item)
+        out.append((item, _remote_problems(errors), kept))
     return out
 
 
@@ -290,8 +295,13 @@ def _problems(remote: list[_RemoteProblem]) -> list[ContentError]:
     ]
 
 
+def _compile_kept(path: str, root: Path | None) -> _RemoteResult:
+    """In a worker: render the note at `path` that this worker parsed and kept."""
+    return _compile_remote(take(path), root)
+
+
 def _compile_remote(item: Parsed, root: Path | None) -> _RemoteResult:
-    restore(item.path, item.note)
+    """In a worker: render `item` (sent here, its text parsed again if its tokens are not)."""
     renderer = _worker_renderer(root)
     seen = renderer.formulas_rendered
     errors: list[ContentError] = []

@@ -3,8 +3,9 @@
 A note's tokens cost more to send between processes than to make (pickling them takes longer
 than parsing the text), and the bank is checked as a whole between the parse and the render.
 So each worker has an executor of its own, every note goes to the same worker for both, and
-the worker keeps the tokens of the notes it parsed until it renders them, within a budget:
-past it a note's text is parsed again when it is rendered.
+the worker keeps the notes it parsed, tokens and all, until it renders them, within a budget:
+those are named by their path when their render is asked for; past it a note is sent back to
+its worker and its text parsed again.
 """
 
 import multiprocessing
@@ -12,20 +13,19 @@ from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, TypeVar
 
-from markdown_it.token import Token
-
 from app.content.compile.render import render_katex_on_this_thread
-from app.content.notes.spans import NoteTokens
+from app.content.notes.parsed import ParsedDeck, ParsedTopic
 
 T = TypeVar("T")
+Parsed = ParsedDeck | ParsedTopic
 
 # Text of notes whose tokens a worker keeps between parsing and rendering them. Tokens take
 # ~27 bytes per character (~27 MB per worker here) and every object kept is one more for the
 # garbage collector to walk: past this, parsing a note's text again costs less than keeping it.
 KEEP_CHARS = 1_000_000
 
-# In a worker process: note path → (the text parsed, its tokens), and their text's length.
-_kept: dict[str, tuple[str, list[Token]]] = {}
+# In a worker process: note path → the note as parsed here, tokens and all, till its render.
+_kept: dict[str, Parsed] = {}
 _kept_chars = [0]
 
 
@@ -40,6 +40,7 @@ class Workers:
         ]
         self._load = [0] * count
         self._home: dict[str, int] = {}
+        self.kept: set[str] = set()  # paths of notes a worker keeps as it parsed them
 
     def __len__(self) -> int:
         return len(self.executors)
@@ -62,22 +63,23 @@ class Workers:
             executor.shutdown(cancel_futures=True)
 
 
-def keep(path: str, note: NoteTokens | None) -> None:
-    """In a worker: keep the tokens of the note at `path` for its render, if within budget."""
-    if note is None or note.tokens is None or path in _kept:
-        return
+def keep(item: Parsed) -> bool:
+    """In a worker: keep `item`, just parsed here, for its render if within budget; if kept.
+
+    A kept note need not travel back for its render: it is named by its path."""
+    note = item.note
+    if note is None or note.tokens is None or item.path in _kept:
+        return False
     if _kept_chars[0] + len(note.text) > KEEP_CHARS:
-        return
-    _kept[path] = (note.text, note.tokens)
+        return False
+    _kept[item.path] = item
     _kept_chars[0] += len(note.text)
+    return True
 
 
-def restore(path: str, note: NoteTokens | None) -> None:
-    """In a worker: give `note` the tokens kept when it was parsed here, if they were kept."""
-    found = _kept.pop(path, None)
-    if found is None:
-        return
-    text, tokens = found
-    _kept_chars[0] -= len(text)
-    if note is not None and note.text == text:
-        note.tokens = tokens
+def take(path: str) -> Parsed:
+    """In a worker: the note at `path` as it was kept when parsed here."""
+    item = _kept.pop(path)
+    if item.note is not None:
+        _kept_chars[0] -= len(item.note.text)
+    return item
