@@ -30,6 +30,15 @@ Why these questions matter, with $x^2$.
 
 <div>raw</div>
 
+**追问。**
+
+- 追问：$\\alpha$ 和 `a` 有什么不同？ {#alpha-vs-a}
+  答：一个是**希腊**字母 $\\alpha$。
+
+  后面还有一段。
+- 追问：为什么要区分？
+  答：公式里意义不同。
+
 **易错点 / 边界。**
 别把 $a$ 当成 $\\alpha$。
 
@@ -77,6 +86,8 @@ def test_a_note_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not problems
     card = deck.cards[0]
     assert card.answer.spans and card.pitfalls.spans and card.question_span
+    assert [q.id for q in card.questions] == ["alpha-vs-a", "alpha.f2"]
+    assert all(q.cut for q in card.questions)
 
 
 def _notes() -> list[tuple[Path, SourceText]]:

@@ -91,7 +91,7 @@ def compile_deck(deck: ParsedDeck, renderer: Renderer, errors: list[ContentError
         prose = render(card.followups)
         pitfalls = render(card.pitfalls)
         questions, rendered = _compile_followups(
-            card, deck.path, renderer, errors, card_breaks=deck.breaks
+            card, deck.path, renderer, errors, card_breaks=deck.breaks, note=note
         )
         parts = [question, answer, prose, pitfalls, *rendered]
         fingerprint = f"{COMPILE_VERSION}\x1e{card.fingerprint()}"
@@ -166,15 +166,26 @@ def _compile_followups(
     errors: list[ContentError],
     *,
     card_breaks: bool,
+    note: NoteTokens | None = None,
 ) -> tuple[list[CompiledFollowup], list[Rendered]]:
+    """Each follow-up question and answer: from its tokens in the note's parse where it has
+    them, else from its text."""
     compiled, rendered = [], []
     for item in card.questions:
-        question = renderer.render(
-            item.question, path=path, line=item.line, errors=errors, inline=True
-        )
-        answer = renderer.render(
-            item.answer, path=path, line=item.answer_line, errors=errors, breaks=card_breaks
-        )
+        cut = note.followup(item.cut) if note is not None else None
+        if cut is not None and note is not None:
+            asked, answered = cut
+            question = renderer.render_tokens(asked, path=path, line=note.first, errors=errors)
+            answer = renderer.render_tokens(
+                answered, path=path, line=note.first, errors=errors, breaks=card_breaks
+            )
+        else:
+            question = renderer.render(
+                item.question, path=path, line=item.line, errors=errors, inline=True
+            )
+            answer = renderer.render(
+                item.answer, path=path, line=item.answer_line, errors=errors, breaks=card_breaks
+            )
         compiled.append(
             CompiledFollowup(
                 item.id,

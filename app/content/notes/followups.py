@@ -3,21 +3,28 @@
 A top-level list item of the block whose text starts with `追问：` (or `Q:`) is a question;
 its answer starts at a continuation line of the item that begins with `答：` (or `A:`) and
 runs to the end of the item. Everything else in the block stays prose. List items are found
-with the same Markdown parser that renders the block, so an item ends exactly where its
-rendering does (lazy continuation lines, nested lists and code included).
+in the note's parse (the block's text is parsed alone only when it has no place there), so an
+item ends exactly where its rendering does (lazy continuation lines, nested lists and code
+included); a question and answer on the item's first two lines also keep their place in it,
+and compile renders them from those tokens.
 """
 
 import re
 from dataclasses import dataclass
 
+from markdown_it.token import Token
+
 from app.content.errors import ContentError
 from app.content.notes.markdown import parser
 from app.content.notes.outline import explicit_id
+from app.content.notes.spans import ItemCut, Span
 
 _CANDIDATE = re.compile(r"^[ ]{0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+(?:追问|Q)[ \t]*[:：]", re.MULTILINE)
 _ITEM_MARKER = re.compile(r"^[ ]{0,3}(?:[-*+]|\d{1,9}[.)])(?:[ ]{1,4}|\t|$)")
 _ASKS = re.compile(r"^(?:追问|Q)[ \t]*[:：][ \t]*(.*)$")
 _ANSWERS = re.compile(r"^(?:答|A)[ \t]*[:：][ \t]*(.*)$")
+_ASK_LABEL = re.compile(r"(?:追问|Q)[ \t]*[:：][ \t]*")
+_ANSWER_LABEL = re.compile(r"(?:答|A)[ \t]*[:：][ \t]*")
 _VALID_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
@@ -30,6 +37,16 @@ class ParsedFollowup:
     question: str  # Markdown, rendered inline
     answer: str  # Markdown
     answer_line: int
+    cut: ItemCut | None = None  # where it sits in the note's parse, if it can be cut from it
+
+
+@dataclass(frozen=True)
+class InNote:
+    """A block's place in the note's parse: its token ranges, and its first line there."""
+
+    stream: list[Token]
+    spans: tuple[Span, ...]
+    line: int  # the block's first line as the stream's maps count lines
 
 
 def derived_followup_id(card_id: str, position: int) -> str:
@@ -37,26 +54,33 @@ def derived_followup_id(card_id: str, position: int) -> str:
 
 
 def split_followups(
-    text: str, line: int, card_id: str, path: str, errors: list[ContentError]
+    text: str,
+    line: int,
+    card_id: str,
+    path: str,
+    errors: list[ContentError],
+    in_note: InNote | None = None,
 ) -> tuple[str, int, list[ParsedFollowup]]:
-    """Return (prose text, its first line, questions) of the block `text` starting at `line`."""
+    """Return (prose text, its first line, questions) of the block `text` starting at `line`.
+
+    `in_note`: where the block sits in the note's parse, when it is whole blocks of it.
+    """
     if not _CANDIDATE.search(text):
         return text, line, []
     lines = text.split("\n")
-    items: list[tuple[int, int]] = []
-    for token in parser().parse(text):
-        if token.type == "list_item_open" and token.level == 1 and token.map:
-            start, end = token.map
-            if (match := _ITEM_MARKER.match(lines[start])) and _ASKS.match(
-                lines[start][match.end() :]
-            ):
-                items.append((start, end))
+    items: list[tuple[int, int, int | None]] = []  # lines, and the item's token in the note
+    for index, token in _list_items(text, in_note):
+        start, end = token.map or (0, 0)
+        if (match := _ITEM_MARKER.match(lines[start])) and _ASKS.match(lines[start][match.end() :]):
+            items.append((start, end, index))
     questions: list[ParsedFollowup] = []
-    for start, end in items:
+    for start, end, index in items:
         while end > start + 1 and not lines[end - 1].strip():
             end -= 1
         followup = _followup(lines, start, end, line, card_id, len(questions), path, errors)
         if followup is not None:
+            if in_note is not None and index is not None:
+                followup.cut = _cut(in_note.stream, index, followup)
             questions.append(followup)
         lines[start:end] = [""] * (end - start)  # keep later prose on its file lines
     first = next((index for index, text_line in enumerate(lines) if text_line.strip()), None)
@@ -64,6 +88,65 @@ def split_followups(
         return "", 0, questions
     prose = "\n".join(lines[first:]).rstrip()
     return prose, line + first, questions
+
+
+def _list_items(text: str, in_note: InNote | None) -> list[tuple[int | None, Token]]:
+    """The block's top-level list items, their maps counting the block's lines; with the
+    index of each in the note's stream when the block has its place there."""
+    if in_note is None:
+        return [
+            (None, token)
+            for token in parser().parse(text)
+            if token.type == "list_item_open" and token.level == 1 and token.map
+        ]
+    found: list[tuple[int | None, Token]] = []
+    for span in in_note.spans:
+        opening = in_note.stream[span.start]
+        if span.skip or span.chars or opening.type not in ("bullet_list_open", "ordered_list_open"):
+            continue
+        for index in range(span.start + 1, span.end):
+            token = in_note.stream[index]
+            if token.type == "list_item_open" and token.level == opening.level + 1 and token.map:
+                # The note's item may end past the block, on the blank lines after it.
+                start, end = (at - in_note.line for at in token.map)
+                end = min(end, len(text.split("\n")))
+                found.append((index, Token(token.type, token.tag, 1, map=[start, end])))
+    return found
+
+
+def _cut(stream: list[Token], index: int, followup: ParsedFollowup) -> ItemCut | None:
+    """Where `followup`, the list item at token `index`, has its question and answer: when
+    they are its first paragraph's first line and the rest (`- 追问：… ⏎ 答：…`)."""
+    if stream[index + 1].type != "paragraph_open":
+        return None
+    children = stream[index + 2].children or []
+    split = next((i for i, child in enumerate(children) if child.type == "softbreak"), None)
+    if split is None or split + 1 >= len(children) or split == 0:
+        return None
+    head, after = children[0], children[split + 1]
+    asks = _ASK_LABEL.match(head.content) if head.type == "text" else None
+    answers = _ANSWER_LABEL.match(after.content) if after.type == "text" else None
+    if asks is None or answers is None:
+        return None
+    # The question as written, from the paragraph's source: its first line, less the label.
+    written = stream[index + 2].content.split("\n", 1)[0].strip(" \t")
+    labelled = _ASK_LABEL.match(written)
+    if labelled is None:
+        return None
+    _, question = explicit_id(written[labelled.end() :])
+    # An `{#id}` and the spaces before it, cut off the last child.
+    tail = written[labelled.end() + len(question.rstrip(" \t")) :]
+    last = children[split - 1]
+    if question.strip() != followup.question:
+        return None
+    if tail and (last.type != "text" or not last.content.endswith(tail)):
+        return None
+    if split == 1 and len(tail) + asks.end() > len(head.content):
+        return None
+    end = index + 1
+    while stream[end].type != "list_item_close" or stream[end].level != stream[index].level:
+        end += 1
+    return ItemCut(index + 2, split, asks.end(), len(tail), answers.end(), end)
 
 
 def _followup(

@@ -7,7 +7,7 @@ from typing import Any
 from app.content.errors import ContentError, ContentWarning
 from app.content.names import note_folder, note_name
 from app.content.notes.cloze import ClozeBlock, cloze_id, cloze_mode, cloze_question, take_clozes
-from app.content.notes.followups import split_followups
+from app.content.notes.followups import InNote, split_followups
 from app.content.notes.frontmatter import (
     BLOCKS,
     VALID_ID,
@@ -302,8 +302,11 @@ def _finish_card(
         return None
     card_id = found.explicit_id or derived_card_id(found.question)
     followups = builder.block("followups", first)
+    in_note = None
+    if groups is not None and followups.spans:
+        in_note = InNote(groups.tokens, followups.spans, followups.line - first)
     prose, prose_line, questions = split_followups(
-        followups.text, followups.line, card_id, path, errors
+        followups.text, followups.line, card_id, path, errors, in_note
     )
     return ParsedCard(
         id=card_id,

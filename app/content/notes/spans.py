@@ -43,6 +43,24 @@ class InlineSpan:
     suffix: int
 
 
+@dataclass(frozen=True)
+class ItemCut:
+    """A follow-up that is a list item of the note's parse, `- 追问：… ⏎ 答：…`.
+
+    The item's first paragraph is the inline token `inline`; the question is its children up to
+    the line break `split`, less `ask` characters of the first (the `追问：` label) and `suffix`
+    of the last (an `{#id}`); the answer is the children after the break, less `answer`
+    characters of the first (`答：`), then the item's other blocks up to the token `end`.
+    """
+
+    inline: int
+    split: int
+    ask: int
+    suffix: int
+    answer: int
+    end: int
+
+
 @dataclass
 class NoteTokens:
     """The one parse of a note, for compile; a worker process parses `text` again (see stream)."""
@@ -88,6 +106,36 @@ class NoteTokens:
             children[-1] = _text(children[-1], children[-1].content[: -span.suffix])
         token.children = [c for c in children if c.type != "text" or c.content]
         return [token]
+
+    def followup(self, cut: ItemCut | None) -> tuple[list[Token], list[Token]] | None:
+        """A follow-up's question (an inline token) and answer (blocks), cut as `cut` says."""
+        if cut is None or cut.inline in self.used:
+            return None
+        self.used.add(cut.inline)
+        stream = self.stream()
+        inline = stream[cut.inline]
+        children = list(inline.children or [])
+        asked, answered = children[: cut.split], children[cut.split + 1 :]
+        asked[0] = _text(asked[0], asked[0].content[cut.ask :])
+        if cut.suffix:
+            asked[-1] = _text(asked[-1], asked[-1].content[: -cut.suffix])
+        answered[0] = _text(answered[0], answered[0].content[cut.answer :])
+        question, body = copy.copy(inline), copy.copy(inline)
+        question.children = [c for c in asked if c.type != "text" or c.content]
+        body.children = [c for c in answered if c.type != "text" or c.content]
+        level = inline.level - 1
+        # Written alone, the answer is not inside a tight list: its paragraphs show as such.
+        rest = [
+            _shown(token) if token.hidden and token.level == level else token
+            for token in [stream[cut.inline - 1], body, *stream[cut.inline + 1 : cut.end]]
+        ]
+        return [question], _ended(rest)
+
+
+def _shown(token: Token) -> Token:
+    shown = copy.copy(token)
+    shown.hidden = False
+    return shown
 
 
 def _ended(tokens: list[Token]) -> list[Token]:
@@ -152,6 +200,11 @@ class Groups:
             index = end + 1
         self._firsts = [group.first for group in self.groups]
         self._tokens = tokens
+
+    @property
+    def tokens(self) -> list[Token]:
+        """The note's token stream."""
+        return self._tokens
 
     def spans(self, entries: Lines, cut: dict[int, int]) -> tuple[Span, ...] | None:
         """The token ranges that are exactly the block of `entries`, or None.
