@@ -120,33 +120,46 @@ def _cut(stream: list[Token], index: int, followup: ParsedFollowup) -> ItemCut |
     if stream[index + 1].type != "paragraph_open":
         return None
     children = stream[index + 2].children or []
+    labels = _labels(children)
+    tail = _id_tail(stream[index + 2].content, followup.question)
+    if labels is None or tail is None:
+        return None
+    split, ask, answer = labels
+    last = children[split - 1]
+    if tail and (last.type != "text" or not last.content.endswith(tail)):
+        return None
+    if split == 1 and len(tail) + ask > len(last.content):
+        return None
+    end = index + 1
+    while stream[end].type != "list_item_close" or stream[end].level != stream[index].level:
+        end += 1
+    return ItemCut(index + 2, split, ask, len(tail), answer, end)
+
+
+def _labels(children: list[Token]) -> tuple[int, int, int] | None:
+    """(the line break after the question, the characters of its label, of the answer's)."""
     split = next((i for i, child in enumerate(children) if child.type == "softbreak"), None)
-    if split is None or split + 1 >= len(children) or split == 0:
+    if not split or split + 1 >= len(children):
         return None
     head, after = children[0], children[split + 1]
     asks = _ASK_LABEL.match(head.content) if head.type == "text" else None
     answers = _ANSWER_LABEL.match(after.content) if after.type == "text" else None
     if asks is None or answers is None:
         return None
-    # The question as written, from the paragraph's source: its first line, less the label.
-    written = stream[index + 2].content.split("\n", 1)[0].strip(" \t")
+    return split, asks.end(), answers.end()
+
+
+def _id_tail(source: str, question: str) -> str | None:
+    """What follows `question` on the first line of the item's `source` (an `{#id}` and the
+    spaces before it), or None when that line does not ask `question`."""
+    written = source.split("\n", 1)[0].strip(" \t")
     labelled = _ASK_LABEL.match(written)
     if labelled is None:
         return None
-    _, question = explicit_id(written[labelled.end() :])
-    # An `{#id}` and the spaces before it, cut off the last child.
-    tail = written[labelled.end() + len(question.rstrip(" \t")) :]
-    last = children[split - 1]
-    if question.strip() != followup.question:
+    _, asked = explicit_id(written[labelled.end() :])
+    if asked.strip() != question:
         return None
-    if tail and (last.type != "text" or not last.content.endswith(tail)):
-        return None
-    if split == 1 and len(tail) + asks.end() > len(head.content):
-        return None
-    end = index + 1
-    while stream[end].type != "list_item_close" or stream[end].level != stream[index].level:
-        end += 1
-    return ItemCut(index + 2, split, asks.end(), len(tail), answers.end(), end)
+    return written[labelled.end() + len(asked.rstrip(" \t")) :]
 
 
 def _followup(
