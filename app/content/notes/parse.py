@@ -285,6 +285,10 @@ def _finish_card(
         errors.append(ContentError.of("card_id_invalid", path, line, id=found.explicit_id))
         return None
     builder = _CardBuilder(found, groups)
+    if groups is not None and 0 <= found.line < len(groups.lines):
+        # A question that opens a paragraph (`1.warp 的大小` over its answer's lines) is cut
+        # off it like a label, so that the answer keeps the rest of that paragraph's tokens.
+        builder.cut[found.line] = len(groups.lines[found.line])
     for index, text in found.body:
         if index not in protected and is_navigation(text):
             continue
