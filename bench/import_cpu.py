@@ -28,6 +28,8 @@ STAGES = [  # (module, function, what it does)
     ("app.content.compile.build", "compile_item", "compile (walk, render, forms; waits)"),
     ("app.content.compile.render", "readable_math", "  of which formulas as text"),
     ("app.content.bank.sync", "write_decks", "write decks and cards"),
+    ("app.content.bank.sync", "refresh_card_entries", "write their search entries"),
+    ("app.content.bank.sync", "_as_reported", "keep what the report needs"),
     ("app.content.bank.sync", "finish_import", "write the rest (search index, topics)"),
 ]
 

@@ -341,8 +341,12 @@ def _compile_all(
                 done.decks.append(_as_reported(compiled))
             elif compiled is not None:
                 done.topics.append(compiled)
-            # Small imports write at the end, keeping the write transaction short.
-            if pending_cards >= _WRITE_BATCH_CARDS:
+            # Small imports write at the end, keeping the write transaction short; big ones
+            # in batches, as soon as the writer is free once a batch is worth a transaction.
+            idle = aside and (writing is None or writing.done())
+            if pending_cards >= min(
+                _WRITE_SOON_CARDS if idle else _WRITE_BATCH_CARDS, _WRITE_BATCH_CARDS
+            ):
                 if writing is not None:
                     present |= writing.result()
                 if aside:
@@ -355,8 +359,10 @@ def _compile_all(
     return errors, pending, present
 
 
-# Rendered decks are buffered until they hold this many cards, then written.
+# Rendered decks are buffered until they hold this many cards, then written; with the writer
+# idle, from the smaller figure on.
 _WRITE_BATCH_CARDS = 2_000
+_WRITE_SOON_CARDS = 500
 
 
 def _as_reported(compiled: CompiledDeck) -> CompiledDeck:
