@@ -4,6 +4,8 @@ import pickle
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.content.compile import build, workers
 from app.content.compile.compiled import CompiledDeck, CompiledTopic
@@ -12,6 +14,7 @@ from app.content.notes.markdown import parser
 from app.content.notes.parse import parse_note
 from app.content.notes.parsed import ParsedDeck
 from app.content.notes.source import SourceText, scan
+from tests.support.examples import examples
 
 ROOT = Path(__file__).resolve().parents[2]
 FOLDERS = [ROOT / "content", ROOT / "tests" / "fixtures" / "notes"]
@@ -139,3 +142,34 @@ def test_a_note_past_the_workers_budget_travels_and_is_parsed_again(
     assert alone is not None
     alone.note = None
     assert _forms(compiled) == _compile(alone, None)[0]
+
+
+_PIECES = st.sampled_from(
+    ["$x^2$", "`code`", "**粗体**", "*斜*", "`a` b", "{#id-1}", " ", "中文", "why?", "[[W]]", "\\*"]
+)
+_LINE = st.lists(_PIECES, min_size=1, max_size=5).map("".join)
+
+
+@given(
+    st.lists(
+        st.tuples(_LINE, _LINE, st.lists(_LINE, max_size=2), st.booleans()), min_size=1, max_size=3
+    )
+)
+@settings(max_examples=examples(100), deadline=None)
+def test_follow_ups_render_from_the_note_as_from_their_text(
+    items: list[tuple[str, str, list[str], bool]],
+) -> None:
+    """Follow-ups cut from the note's tokens give what parsing their text alone gives."""
+    lines = []
+    for question, answer, more, loose in items:
+        lines += [f"- 追问：{question}", f"  答：{answer}"]
+        lines += [line for extra in more for line in ("", f"  {extra}")]
+        lines += [""] if loose else []
+    note = "### Q：题？\n\n**回答。** 答案。\n\n**追问。**\n\n" + "\n".join(lines) + "\n"
+    deck, _ = parse_note("decks/f.md", note)
+    if not isinstance(deck, ParsedDeck) or not deck.cards:
+        return
+    alone, _ = parse_note("decks/f.md", note)
+    assert isinstance(alone, ParsedDeck)
+    alone.note = None
+    assert _compile(deck, None) == _compile(alone, None)

@@ -123,11 +123,15 @@ class NoteTokens:
         question, body = copy.copy(inline), copy.copy(inline)
         question.children = [c for c in asked if c.type != "text" or c.content]
         body.children = [c for c in answered if c.type != "text" or c.content]
+        opening = copy.copy(stream[cut.inline - 1])
+        for token in (opening, body):  # the answer starts a line down: errors point there
+            if token.map:
+                token.map = [token.map[0] + 1, token.map[1]]
         level = inline.level - 1
         # Written alone, the answer is not inside a tight list: its paragraphs show as such.
         rest = [
             _shown(token) if token.hidden and token.level == level else token
-            for token in [stream[cut.inline - 1], body, *stream[cut.inline + 1 : cut.end]]
+            for token in [opening, body, *stream[cut.inline + 1 : cut.end]]
         ]
         return [question], _ended(rest)
 
