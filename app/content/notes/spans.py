@@ -36,11 +36,13 @@ class Span:
 
 @dataclass(frozen=True)
 class InlineSpan:
-    """A question that is a heading's inline token less `prefix` and `suffix` characters."""
+    """A question that is a heading's inline token, or the first line of a paragraph's (its
+    first `stop` children), less `prefix` and `suffix` characters."""
 
     index: int
     prefix: int
     suffix: int
+    stop: int | None = None
 
 
 @dataclass(frozen=True)
@@ -99,7 +101,7 @@ class NoteTokens:
             return None
         self.used.add(span.index)
         token = copy.copy(self.stream()[span.index])
-        children = list(token.children or [])
+        children = list(token.children or [])[: span.stop]
         if span.prefix:
             children[0] = _text(children[0], children[0].content[span.prefix :])
         if span.suffix:
@@ -306,14 +308,18 @@ class Groups:
         if at >= len(self.groups) or self._firsts[at] != line:
             return None
         group = self.groups[at]
-        if group.kind != "heading_open":
+        if group.kind not in ("heading_open", "paragraph_open"):
             return None
         inline = self._tokens[group.start + 1]
-        children = inline.children or []
-        where = inline.content.find(question)
+        children, content, stop = inline.children or [], inline.content, None
+        if group.kind == "paragraph_open":  # the question is its first line
+            breaks = (i for i, c in enumerate(children) if c.type in ("softbreak", "hardbreak"))
+            stop = next(breaks, len(children))
+            children, content = children[:stop], content.split("\n", 1)[0].rstrip(" \t")
+        where = content.find(question)
         if where < 0 or not children or not question:
             return None
-        prefix, suffix = inline.content[:where], inline.content[where + len(question) :]
+        prefix, suffix = content[:where], content[where + len(question) :]
         first, last = children[0], children[-1]
         if prefix and not (first.type == "text" and first.content.startswith(prefix)):
             return None
@@ -321,7 +327,7 @@ class Groups:
             return None
         if first is last and len(prefix) + len(suffix) > len(first.content):
             return None
-        return InlineSpan(group.start + 1, len(prefix), len(suffix))
+        return InlineSpan(group.start + 1, len(prefix), len(suffix), stop)
 
 
 def _strong_end(children: list[Token], prefix: str) -> tuple[int, str] | None:
