@@ -173,3 +173,19 @@ def test_follow_ups_render_from_the_note_as_from_their_text(
     assert isinstance(alone, ParsedDeck)
     alone.note = None
     assert _compile(deck, None) == _compile(alone, None)
+
+
+def test_questions_on_a_paragraphs_first_line_are_not_parsed_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    note = "Q: 什么是 **warp**？\nA: 32 个线程，见 $2^5$。\n\nQ: 什么是 SM？\nA: 流式多处理器。\n"
+    deck, errors = parse_note("decks/qa.md", note)
+    assert isinstance(deck, ParsedDeck) and not errors
+    assert [card.question for card in deck.cards] == ["什么是 **warp**？", "什么是 SM？"]
+    assert all(card.question_span for card in deck.cards)
+    md = parser()
+    monkeypatch.setattr(md, "parseInline", lambda *a, **k: pytest.fail("a question parsed again"))
+    forms, problems = _compile(deck, None)
+    assert not problems
+    _, _, cards = forms
+    assert cards[0]["question_html"] == "什么是 <strong>warp</strong>？"
