@@ -343,10 +343,10 @@ def _compile_all(
                 done.topics.append(compiled)
             # Small imports write at the end, keeping the write transaction short; big ones
             # in batches, as soon as the writer is free once a batch is worth a transaction.
-            idle = aside and (writing is None or writing.done())
-            if pending_cards >= min(
-                _WRITE_SOON_CARDS if idle else _WRITE_BATCH_CARDS, _WRITE_BATCH_CARDS
-            ):
+            enough = _WRITE_BATCH_CARDS
+            if aside and (writing is None or writing.done()):
+                enough = min(enough, _WRITE_SOON_CARDS)
+            if pending_cards >= enough:
                 if writing is not None:
                     present |= writing.result()
                 if aside:
