@@ -100,6 +100,7 @@ def _list_items(text: str, in_note: InNote | None) -> list[tuple[int | None, Tok
             if token.type == "list_item_open" and token.level == 1 and token.map
         ]
     found: list[tuple[int | None, Token]] = []
+    count = text.count("\n") + 1
     for span in in_note.spans:
         opening = in_note.stream[span.start]
         if span.skip or span.chars or opening.type not in ("bullet_list_open", "ordered_list_open"):
@@ -109,7 +110,7 @@ def _list_items(text: str, in_note: InNote | None) -> list[tuple[int | None, Tok
             if token.type == "list_item_open" and token.level == opening.level + 1 and token.map:
                 # The note's item may end past the block, on the blank lines after it.
                 start, end = (at - in_note.line for at in token.map)
-                end = min(end, len(text.split("\n")))
+                end = min(end, count)
                 found.append((index, Token(token.type, token.tag, 1, map=[start, end])))
     return found
 
