@@ -36,13 +36,14 @@ class Span:
 
 @dataclass(frozen=True)
 class InlineSpan:
-    """A question that is a heading's inline token, or the first line of a paragraph's (its
-    first `stop` children), less `prefix` and `suffix` characters."""
+    """A question that is a heading's inline token, or the first line of a paragraph's: its
+    children `start`…`stop`, less `prefix` and `suffix` characters."""
 
     index: int
     prefix: int
     suffix: int
     stop: int | None = None
+    start: int = 0
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,7 @@ class NoteTokens:
             return None
         self.used.add(span.index)
         token = copy.copy(self.stream()[span.index])
-        children = list(token.children or [])[: span.stop]
+        children = list(token.children or [])[span.start : span.stop]
         if span.prefix:
             children[0] = _text(children[0], children[0].content[span.prefix :])
         if span.suffix:
@@ -311,23 +312,65 @@ class Groups:
         if group.kind not in ("heading_open", "paragraph_open"):
             return None
         inline = self._tokens[group.start + 1]
-        children, content, stop = inline.children or [], inline.content, None
+        children, content = inline.children or [], inline.content
         if group.kind == "paragraph_open":  # the question is its first line
             breaks = (i for i, c in enumerate(children) if c.type in ("softbreak", "hardbreak"))
-            stop = next(breaks, len(children))
-            children, content = children[:stop], content.split("\n", 1)[0].rstrip(" \t")
+            children = children[: next(breaks, len(children))]
+            content = content.split("\n", 1)[0].rstrip(" \t")
+        # Emphasis leaves an empty text token where its delimiters were.
+        start, stop = 0, len(children)
+        while start < stop and _empty(children[start]):
+            start += 1
+        while stop > start and _empty(children[stop - 1]):
+            stop -= 1
+        bold, content = _unwrapped(children[start:stop], content)  # `**What is X?**`
+        start, stop = start + bold, stop - bold
         where = content.find(question)
-        if where < 0 or not children or not question:
+        if where < 0 or start >= stop or not question:
             return None
         prefix, suffix = content[:where], content[where + len(question) :]
-        first, last = children[0], children[-1]
-        if prefix and not (first.type == "text" and first.content.startswith(prefix)):
-            return None
-        if suffix and not (last.type == "text" and last.content.endswith(suffix)):
-            return None
-        if first is last and len(prefix) + len(suffix) > len(first.content):
-            return None
-        return InlineSpan(group.start + 1, len(prefix), len(suffix), stop)
+        if prefix and children[start].type == "strong_open":  # `**Q:** What is X?`
+            label = _strong_end(children[start:stop], prefix)
+            if label is None:
+                return None
+            start, prefix = start + label[0], label[1]
+        return _cut_question(group.start + 1, children, start, stop, prefix, suffix)
+
+
+def _empty(token: Token) -> bool:
+    return token.type == "text" and not token.content
+
+
+def _unwrapped(children: list[Token], content: str) -> tuple[int, str]:
+    """(1, the text inside) when the whole line is one bold run, else (0, `content`)."""
+    if len(children) < 3 or children[0].type != "strong_open":
+        return 0, content
+    markup = children[0].markup
+    depth = 0
+    for index, child in enumerate(children):
+        depth += child.nesting if child.type in ("strong_open", "strong_close") else 0
+        if depth == 0:
+            whole = index == len(children) - 1
+            if whole and content.startswith(markup) and content.endswith(markup):
+                return 1, content[len(markup) : -len(markup)]
+            return 0, content
+    return 0, content
+
+
+def _cut_question(
+    index: int, children: list[Token], start: int, stop: int, prefix: str, suffix: str
+) -> InlineSpan | None:
+    """The question as children `start`…`stop` less `prefix` and `suffix`, if they fit."""
+    if start >= stop:
+        return None
+    first, last = children[start], children[stop - 1]
+    if prefix and not (first.type == "text" and first.content.startswith(prefix)):
+        return None
+    if suffix and not (last.type == "text" and last.content.endswith(suffix)):
+        return None
+    if first is last and len(prefix) + len(suffix) > len(first.content):
+        return None
+    return InlineSpan(index, len(prefix), len(suffix), stop, start)
 
 
 def _strong_end(children: list[Token], prefix: str) -> tuple[int, str] | None:
