@@ -189,3 +189,30 @@ def test_questions_on_a_paragraphs_first_line_are_not_parsed_again(
     assert not problems
     _, _, cards = forms
     assert cards[0]["question_html"] == "什么是 <strong>warp</strong>？"
+
+
+_QUESTION_LINES = st.sampled_from(
+    [
+        "Q: {q}？\nA: {a}",
+        "**{q}？**\n{a}",
+        "**Q:** {q}？\n**A:** {a}",
+        "1. {q}？\n{a}",
+        "Q：{q}？\n\n{a}",
+    ]
+)
+
+
+@given(st.lists(st.tuples(_QUESTION_LINES, _LINE, _LINE), min_size=2, max_size=4))
+@settings(max_examples=examples(100), deadline=None)
+def test_questions_on_their_own_line_render_from_the_note_as_from_their_text(
+    items: list[tuple[str, str, str]],
+) -> None:
+    """Questions cut from a paragraph's first line give what parsing their text alone gives."""
+    note = "\n\n".join(form.format(q=q, a=a) for form, q, a in items) + "\n"
+    deck, _ = parse_note("decks/q.md", note)
+    if not isinstance(deck, ParsedDeck) or not deck.cards:
+        return
+    alone, _ = parse_note("decks/q.md", note)
+    assert isinstance(alone, ParsedDeck)
+    alone.note = None
+    assert _compile(deck, None) == _compile(alone, None)

@@ -142,12 +142,23 @@ def _labels(children: list[Token]) -> tuple[int, int, int] | None:
     split = next((i for i, child in enumerate(children) if child.type == "softbreak"), None)
     if not split or split + 1 >= len(children):
         return None
+    if not (_balanced(children[:split]) and _balanced(children[split + 1 :])):
+        return None  # emphasis that runs across the line break: the lines are not apart
     head, after = children[0], children[split + 1]
     asks = _ASK_LABEL.match(head.content) if head.type == "text" else None
     answers = _ANSWER_LABEL.match(after.content) if after.type == "text" else None
     if asks is None or answers is None:
         return None
     return split, asks.end(), answers.end()
+
+
+def _balanced(children: list[Token]) -> bool:
+    depth = 0
+    for child in children:
+        depth += child.nesting
+        if depth < 0:
+            return False
+    return depth == 0
 
 
 def _id_tail(source: str, question: str) -> str | None:

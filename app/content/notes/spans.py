@@ -131,10 +131,12 @@ class NoteTokens:
             if token.map:
                 token.map = [token.map[0] + 1, token.map[1]]
         level = inline.level - 1
+        # `答：` alone on its line: the answer is the item's next blocks.
+        first = [opening, body, stream[cut.inline + 1]] if body.children else []
         # Written alone, the answer is not inside a tight list: its paragraphs show as such.
         rest = [
             _shown(token) if token.hidden and token.level == level else token
-            for token in [opening, body, *stream[cut.inline + 1 : cut.end]]
+            for token in [*first, *stream[cut.inline + 2 : cut.end]]
         ]
         return [question], _ended(rest)
 
@@ -361,8 +363,8 @@ def _cut_question(
     index: int, children: list[Token], start: int, stop: int, prefix: str, suffix: str
 ) -> InlineSpan | None:
     """The question as children `start`…`stop` less `prefix` and `suffix`, if they fit."""
-    if start >= stop:
-        return None
+    if start >= stop or sum(int(child.nesting) for child in children[start:stop]) != 0:
+        return None  # emphasis that runs on past the question's line
     first, last = children[start], children[stop - 1]
     if prefix and not (first.type == "text" and first.content.startswith(prefix)):
         return None
