@@ -17,7 +17,7 @@ from markdown_it.token import Token
 from app.content.errors import ContentError
 from app.content.notes.markdown import parser
 from app.content.notes.outline import explicit_id
-from app.content.notes.spans import ItemCut, Span
+from app.content.notes.spans import ItemCut, Span, balanced
 
 _CANDIDATE = re.compile(r"^[ ]{0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+(?:追问|Q)[ \t]*[:：]", re.MULTILINE)
 _ITEM_MARKER = re.compile(r"^[ ]{0,3}(?:[-*+]|\d{1,9}[.)])(?:[ ]{1,4}|\t|$)")
@@ -142,7 +142,7 @@ def _labels(children: list[Token]) -> tuple[int, int, int] | None:
     split = next((i for i, child in enumerate(children) if child.type == "softbreak"), None)
     if not split or split + 1 >= len(children):
         return None
-    if not (_balanced(children[:split]) and _balanced(children[split + 1 :])):
+    if not (balanced(children[:split]) and balanced(children[split + 1 :])):
         return None  # emphasis that runs across the line break: the lines are not apart
     head, after = children[0], children[split + 1]
     asks = _ASK_LABEL.match(head.content) if head.type == "text" else None
@@ -150,15 +150,6 @@ def _labels(children: list[Token]) -> tuple[int, int, int] | None:
     if asks is None or answers is None:
         return None
     return split, asks.end(), answers.end()
-
-
-def _balanced(children: list[Token]) -> bool:
-    depth = 0
-    for child in children:
-        depth += child.nesting
-        if depth < 0:
-            return False
-    return depth == 0
 
 
 def _id_tail(source: str, question: str) -> str | None:

@@ -339,6 +339,16 @@ class Groups:
         return _cut_question(group.start + 1, children, start, stop, prefix, suffix)
 
 
+def balanced(children: list[Token]) -> bool:
+    """Whether every emphasis, link or other markup that opens in `children` closes there."""
+    depth = 0
+    for child in children:
+        depth += child.nesting
+        if depth < 0:
+            return False
+    return depth == 0
+
+
 def _empty(token: Token) -> bool:
     return token.type == "text" and not token.content
 
@@ -363,7 +373,7 @@ def _cut_question(
     index: int, children: list[Token], start: int, stop: int, prefix: str, suffix: str
 ) -> InlineSpan | None:
     """The question as children `start`…`stop` less `prefix` and `suffix`, if they fit."""
-    if start >= stop or sum(int(child.nesting) for child in children[start:stop]) != 0:
+    if start >= stop or not balanced(children[start:stop]):
         return None  # emphasis that runs on past the question's line
     first, last = children[start], children[stop - 1]
     if prefix and not (first.type == "text" and first.content.startswith(prefix)):
