@@ -68,6 +68,14 @@ def pytest_configure(config: pytest.Config) -> None:
     examples.load(config.getoption("hypothesis_profile", None))
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the tests marked `slow` first, each where it was among them.
+
+    A worker that takes one of them last runs it alone while the others have finished.
+    """
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 BOTH_BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
 
 

@@ -33,10 +33,10 @@ from playwright.sync_api import (
 )
 
 from app.config import Settings
-from app.content.bank.sync import import_content
 from app.infra.db import Database
 from app.main import serving_app
 from app.web.deps import get_now
+from tests.support.templates import Templates
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -131,15 +131,16 @@ def copy_bank(source: Path, target: Path) -> None:
 
 
 @pytest.fixture(scope="session")
-def bundled_bank(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The bundled content imported into an SQLite file, nothing studied (copy it to use it)."""
+def bundled_bank(tmp_path_factory: pytest.TempPathFactory, templates: Templates) -> Path:
+    """The bundled content imported into an SQLite file, nothing studied (copy it to use it).
+
+    It is a copy of the process's bundled template, which the tests of `bundled_database_url`
+    copy too: the content is imported (its formulas rendered) once per process, not twice.
+    """
     db = tmp_path_factory.mktemp("bank") / "qbank.db"
     settings = bundled_settings(db)
-    database = open_bank(settings)
-    try:
-        import_content(settings.content_dir, database)
-    finally:
-        database.dispose()
+    if not templates.bank(settings.database_url, settings.content_dir):
+        raise RuntimeError(f"no bundled bank could be copied to {db}")
     return db
 
 
