@@ -70,8 +70,40 @@ function paintState(state) {
   document.body.dataset.outboxSending = state.inFlight ? "true" : "false";
 }
 
+// Cards the server took a rating or an action for lately, with when, by this browser's clock.
+// A page asked for before the server took one may still show that card as due: it was rendered
+// first, and the entry is gone from the outbox by the time the page reads it.
+const ACKED = "qbank.acked." + learner;
+const ACKED_FOR_MS = 10 * 60 * 1000;
+
+function readAcked() {
+  try {
+    const list = JSON.parse(localStorage.getItem(ACKED) || "[]");
+    return Array.isArray(list) ? list : [];
+  } catch (error) {
+    return [];
+  }
+}
+
+function noteAcked(entry) {
+  const data = entry.data || {};
+  if (!data.card_id || !(data.type === "rate" || data.removes)) return;
+  const now = Date.now();
+  const list = readAcked().filter((item) => now - item.at < ACKED_FOR_MS);
+  list.push({ card: data.card_id, at: now });
+  try { localStorage.setItem(ACKED, JSON.stringify(list.slice(-200))); } catch (error) { /* full: the pending set still covers most */ }
+}
+
+// The cards taken since `since` (ms, this browser's clock).
+export function ackedSince(since) {
+  return readAcked().filter((item) => item.at >= since).map((item) => item.card);
+}
+
 outbox.subscribe((event) => {
-  if (event.type === "ack") sync.acknowledge(event.entry, event.data);
+  if (event.type === "ack") {
+    noteAcked(event.entry);
+    sync.acknowledge(event.entry, event.data);
+  }
   if (event.type === "state") paintState(event.state);
 });
 outbox.ready().then(() => paintState(outbox.state));

@@ -15,7 +15,7 @@ function bucket(queue) {
 }
 
 export class StudySession {
-  constructor({ queue, keep, view, current, counts, done, revealed = false, scope = {}, fetchNext, fetchDay = async () => [], pack = null, pageAt = 0, clock = () => Date.now(), tab = "" }) {
+  constructor({ queue, keep, view, current, counts, done, revealed = false, scope = {}, fetchNext, fetchDay = async () => [], pack = null, pageAt = 0, clock = () => Date.now(), tab = "", acked = [] }) {
     this.queue = queue;
     this.keep = keep;
     this.view = view;
@@ -37,6 +37,7 @@ export class StudySession {
     this.pack = pack;
     this.pageAt = pageAt; // when the server made the page (a copy kept offline may be old)
     this.rated = []; // cards rated today here, so that an old copy of the page skips them
+    this.acked = acked; // cards the server took a rating for after this page was asked for
     queue.subscribe((event) => this.answer(event));
   }
 
@@ -77,7 +78,7 @@ export class StudySession {
     }
     if (saved) this.depth = Math.max(DEPTH, saved.depth || 0);
     const skip = this.pending();
-    for (const id of this.rated) skip.add(id);
+    for (const id of this.rated.concat(this.acked)) skip.add(id);
     for (const card of saved ? saved.cards : []) {
       if (!skip.has(card.id) && !this.held().includes(card.id)) this.buffer.push(card);
     }

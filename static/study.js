@@ -3,7 +3,7 @@
 // forms. Without JavaScript the same page works as links and forms.
 
 import { sessionEnded } from "./kept.js";
-import { outbox, keep, sync } from "./outbox.js";
+import { ackedSince, outbox, keep, sync } from "./outbox.js";
 import { createView } from "./study-paint.js";
 import { createPack } from "./study-pack.js";
 import { StudySession } from "./study-state.js";
@@ -31,6 +31,9 @@ async function fetchDay() {
 
 const rateForm = document.getElementById("rate-form");
 await outbox.ready();
+// When this page was asked for: a rating the server took after it is not in the page's cards.
+const navigation = performance.getEntriesByType("navigation")[0];
+const requestedAt = performance.timeOrigin + (navigation ? navigation.requestStart : 0);
 const session = new StudySession({
   queue: outbox,
   keep,
@@ -47,6 +50,7 @@ const session = new StudySession({
   pageAt: parseInt(rateForm.elements.shown_at.value, 10) || 0,
   clock: () => Date.now(),
   tab: Math.random().toString(36).slice(2),
+  acked: ackedSince(requestedAt),
 });
 sync.setExclude((entry) => session.exclude(entry));
 

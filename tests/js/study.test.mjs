@@ -58,7 +58,7 @@ function fakeServer(counts) {
   return server;
 }
 
-async function session({ cards = [card("a"), card("b"), card("c")], counts = { new: 20, learning: 0, review: 0 }, offline = false, pack = null, pageAt = 0, day = [] } = {}) {
+async function session({ cards = [card("a"), card("b"), card("c")], counts = { new: 20, learning: 0, review: 0 }, offline = false, pack = null, pageAt = 0, day = [], acked = [] } = {}) {
   const view = fakeView();
   const server = fakeServer(counts);
   server.offline = offline;
@@ -91,6 +91,7 @@ async function session({ cards = [card("a"), card("b"), card("c")], counts = { n
     pack,
     pageAt,
     clock,
+    acked,
   });
   sync.setExclude((entry) => study.exclude(entry));
   study.start();
@@ -301,6 +302,15 @@ test("a page newer than the cards kept is the server's word: a card rated before
   const later = await session({ pack: createPack(local, "me", {}), cards: [card("a", "learning")], pageAt: Date.now() * 2, counts: { new: 19, learning: 1, review: 0 } });
   assert.equal(later.study.current.id, "a");
   assert.deepEqual(later.view.counts, { new: 19, learning: 1, review: 0, done: 0 });
+});
+
+test("a card the server took a rating for after it rendered the page is not shown again", async () => {
+  // A reload while the last page's rating was on its way: the page came first, the answer after.
+  const { study, view } = await session({ acked: ["a"] });
+  assert.equal(study.current.id, "b");
+  assert.deepEqual(view.shown.filter((id) => id === "a"), []);
+  rate(study, 3);
+  assert.equal(study.current.id, "c");
 });
 
 test("taking the day along holds the server's whole list, however long, and asks for no more", async () => {
