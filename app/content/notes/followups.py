@@ -69,8 +69,7 @@ def split_followups(
         return text, line, []
     lines = text.split("\n")
     items: list[tuple[int, int, int | None]] = []  # lines, and the item's token in the note
-    for index, token in _list_items(text, in_note):
-        start, end = token.map or (0, 0)
+    for index, start, end in _list_items(text, in_note):
         if (match := _ITEM_MARKER.match(lines[start])) and _ASKS.match(lines[start][match.end() :]):
             items.append((start, end, index))
     questions: list[ParsedFollowup] = []
@@ -90,16 +89,16 @@ def split_followups(
     return prose, line + first, questions
 
 
-def _list_items(text: str, in_note: InNote | None) -> list[tuple[int | None, Token]]:
-    """The block's top-level list items, their maps counting the block's lines; with the
-    index of each in the note's stream when the block has its place there."""
+def _list_items(text: str, in_note: InNote | None) -> list[tuple[int | None, int, int]]:
+    """The block's top-level list items: the index of each in the note's stream when the block
+    has its place there, and the lines it spans, counting the block's lines."""
     if in_note is None:
         return [
-            (None, token)
+            (None, token.map[0], token.map[1])
             for token in parser().parse(text)
             if token.type == "list_item_open" and token.level == 1 and token.map
         ]
-    found: list[tuple[int | None, Token]] = []
+    found: list[tuple[int | None, int, int]] = []
     count = text.count("\n") + 1
     for span in in_note.spans:
         opening = in_note.stream[span.start]
@@ -110,8 +109,7 @@ def _list_items(text: str, in_note: InNote | None) -> list[tuple[int | None, Tok
             if token.type == "list_item_open" and token.level == opening.level + 1 and token.map:
                 # The note's item may end past the block, on the blank lines after it.
                 start, end = (at - in_note.line for at in token.map)
-                end = min(end, count)
-                found.append((index, Token(token.type, token.tag, 1, map=[start, end])))
+                found.append((index, start, min(end, count)))
     return found
 
 
