@@ -10,6 +10,7 @@ whitespace. Text without CJK characters parses exactly as CommonMark says.
 """
 
 import unicodedata
+from functools import lru_cache
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import isMdAsciiPunct, isPunctChar, isWhiteSpace
@@ -29,6 +30,7 @@ _HANGUL = (
 _EMOJI = (range(0x1F000, 0x1FB00), range(0x2300, 0x2C00))
 
 
+@lru_cache(maxsize=4096)  # emphasis stands next to the same few hundred characters
 def is_cjk(char: str) -> bool:
     """Whether `char` is a CJK character: East Asian wide, full-width or half-width, or Hangul."""
     code = ord(char)
@@ -39,6 +41,7 @@ def is_cjk(char: str) -> bool:
     return not any(code in block for block in _EMOJI)
 
 
+@lru_cache(maxsize=4096)
 def _is_punct(char: str) -> bool:
     return isMdAsciiPunct(ord(char)) or isPunctChar(char)
 
