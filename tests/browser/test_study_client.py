@@ -85,7 +85,9 @@ def test_a_closed_tab_is_sent_by_the_next_page(new_page: NewPage, bank: Path) ->
     queued = [rate(page) for _ in range(2)]
     context = page.context
     page.close()
-    assert logged(bank) == []
+    # The closing page hands its oldest rating to the browser, which may send it past the page's
+    # route (static/outbox.js, pagehide): that one at most, never a later one first.
+    assert logged(bank) in ([], queued[:1])
 
     home = context.new_page()
     home.goto("/")
