@@ -176,9 +176,12 @@ def _reset_database(url: str) -> None:
 
     from app.infra import models  # noqa: F401  (registers the tables)
     from app.infra.db import make_engine
+    from app.infra.seencount import drop_triggers
 
     engine = make_engine(url)
-    SQLModel.metadata.drop_all(engine)
+    with engine.begin() as connection:  # the triggers' functions outlive the tables on PostgreSQL
+        drop_triggers(connection)
+        SQLModel.metadata.drop_all(connection)
     SQLModel.metadata.create_all(engine)
     engine.dispose()
 
