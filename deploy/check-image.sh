@@ -281,7 +281,8 @@ for _ in 1 2 3; do
   if inside "$a" "$a" -- "${probe[@]}"; then probed=yes; break; fi
   sleep 1
 done
-[ "$probed" = yes ] && pass "HEALTHCHECK command passes while serving"   || fail "HEALTHCHECK command fails while serving (3 probes)"
+[ "$probed" = yes ] && pass "HEALTHCHECK command passes while serving" \
+  || fail "HEALTHCHECK command fails while serving (3 probes)"
 stop_server "$a"
 if inside "$a" "$a" -- "${probe[@]}" 2>/dev/null; then
   fail "HEALTHCHECK command passes with the server stopped"
