@@ -339,12 +339,10 @@ start_server "$b" "$work/data-own" -v "$work/content:/srv/qbank/content:ro" \
   || fail "the server did not start with a mounted content directory"
 own=$(http "$b" decks "$password")
 if [ "$own" != "200 own-deck" ]; then
-  # Seen now and then here, and not understood yet: the sign-in refused as a wrong password.
-  # Say so with the server's log, and ask once more.
+  # Seen in about a third of the runs here and not understood yet (docs/deploy.md): the sign-in
+  # refused as a wrong password. The server's log, for whoever looks into it.
   say "note: with mounted content, decks served: '$own'; the server's log:"
   tail -5 "$work/$b.log" >&2
-  sleep 2
-  own=$(http "$b" decks "$password")
 fi
 [ "$own" = "200 own-deck" ] && pass "a mounted content directory replaces the bundled decks" \
   || fail "with mounted content, decks served: '$own'"
