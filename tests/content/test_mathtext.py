@@ -29,6 +29,8 @@ _SPACE = re.compile(r"\s+")
         (r"\hat{x} + \mathbb{R}^n", "x̂ + ℝ^n"),  # readings pylatexenc computes
         (r"\{x\} \% 100\,\mathrm{ms}", "{x} % 100 ms"),
         ("x % a comment\n+ y", "x + y"),
+        (r"-1--+1", "-1–+1"),  # pylatexenc's specials
+        (r"\pi* x", "π* x"),  # a star after a macro that has no starred form is text
         (r"\frac{a", "a/"),  # unclosed: read to the end, never an error
         ("\\", ""),
     ],

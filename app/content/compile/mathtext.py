@@ -18,8 +18,8 @@ _Spec = tuple[str, str | Callable[..., Any] | None]
 
 _SPACE = re.compile(r"\s+")
 _ROW_END = re.compile(r" ;")  # a matrix row's last cell ends where its `\\` starts
-_NAME = re.compile(r"([A-Za-z]+)\*?\s*|(.)", re.S)
-_TEXT = re.compile(r"[^\\{}%&~\[\]\s]+|\s+")
+_NAME = re.compile(r"([A-Za-z]+)\s*|(.)", re.S)
+_TEXT = re.compile(r"[^\\{}%&~$\[\]\s]+|\s+")
 _BLANKS = " \t\r\n"
 # Matrices read as pylatexenc writes them, `[ a b; c d ]`; other environments as their body.
 _MATRICES = frozenset(
@@ -52,8 +52,22 @@ def _specs() -> dict[str, _Spec]:
         reads = spec.simplify_repl
         if reads is None and spec.discard:
             reads = ""
-        out[spec.macroname] = (argspec.replace("*", ""), reads)
+        out[spec.macroname] = (argspec, reads)
     return out
+
+
+@cache
+def _specials() -> tuple[re.Pattern[str], dict[str, str]]:
+    """pylatexenc's special characters (`--` → `–`), but `&` and `~`, which the walk reads."""
+    from pylatexenc.latex2text import get_default_latex_context_db as reading_table
+
+    reads = {
+        spec.specials_chars: spec.simplify_repl
+        for spec in reading_table().iter_specials_specs()
+        if isinstance(spec.simplify_repl, str) and spec.specials_chars not in ("&", "~")
+    }
+    longest_first = sorted(reads, key=len, reverse=True)
+    return re.compile("|".join(map(re.escape, longest_first))), reads
 
 
 @lru_cache(maxsize=4096)
@@ -105,13 +119,16 @@ class _Walk:
             return ""
         if char in "&~":
             return " "
+        if char == "$":  # a math shift inside math reads as nothing, as pylatexenc has it
+            return ""
         if char in "}[]":
             return "" if char == "}" else char
         self.at -= 1
         found = _TEXT.match(tex, self.at)
         assert found is not None  # the text pattern matches any character not handled above
         self.at = found.end()
-        return found.group()
+        pattern, reads = _specials()
+        return pattern.sub(lambda special: reads[special.group()], found.group())
 
     def macro(self) -> str:
         start = self.at - 1
@@ -125,7 +142,7 @@ class _Walk:
         if name == "\\" and self.matrices:
             return "; "
         argspec, reads = _specs().get(name, ("", ""))
-        args = [self.argument() if kind == "{" else self.optional() for kind in argspec]
+        args = [self._argument_of(kind) for kind in argspec]
         if callable(reads):
             return _computed(self.tex[start : self.at])
         if reads is None:
@@ -147,6 +164,13 @@ class _Walk:
             return "[ "
         self.matrices = max(0, self.matrices - 1)
         return " ]"
+
+    def _argument_of(self, kind: str) -> str:
+        if kind == "*":  # a starred form, `\section*`: the star reads as nothing
+            if self.tex.startswith("*", self.at):
+                self.at += 1
+            return ""
+        return self.argument() if kind == "{" else self.optional()
 
     def argument(self) -> str:
         """A mandatory argument: a group, a macro or one character (`\\frac12`)."""
