@@ -144,6 +144,17 @@ def test_a_note_past_the_workers_budget_travels_and_is_parsed_again(
     assert _forms(compiled) == _compile(alone, None)[0]
 
 
+def _renders_alike(note: str) -> None:
+    """The note's cards compile the same from its tokens as from each piece's text alone."""
+    deck, _ = parse_note("decks/f.md", note)
+    if not isinstance(deck, ParsedDeck) or not deck.cards:
+        return
+    alone, _ = parse_note("decks/f.md", note)
+    assert isinstance(alone, ParsedDeck)
+    alone.note = None
+    assert _compile(deck, None) == _compile(alone, None)
+
+
 _PIECES = st.sampled_from(
     ["$x^2$", "`code`", "**粗体**", "*斜*", "`a` b", "{#id-1}", " ", "中文", "why?", "[[W]]", "\\*"]
 )
@@ -166,13 +177,7 @@ def test_follow_ups_render_from_the_note_as_from_their_text(
         lines += [line for extra in more for line in ("", f"  {extra}")]
         lines += [""] if loose else []
     note = "### Q：题？\n\n**回答。** 答案。\n\n**追问。**\n\n" + "\n".join(lines) + "\n"
-    deck, _ = parse_note("decks/f.md", note)
-    if not isinstance(deck, ParsedDeck) or not deck.cards:
-        return
-    alone, _ = parse_note("decks/f.md", note)
-    assert isinstance(alone, ParsedDeck)
-    alone.note = None
-    assert _compile(deck, None) == _compile(alone, None)
+    _renders_alike(note)
 
 
 def test_questions_on_a_paragraphs_first_line_are_not_parsed_again(
@@ -209,10 +214,4 @@ def test_questions_on_their_own_line_render_from_the_note_as_from_their_text(
 ) -> None:
     """Questions cut from a paragraph's first line give what parsing their text alone gives."""
     note = "\n\n".join(form.format(q=q, a=a) for form, q, a in items) + "\n"
-    deck, _ = parse_note("decks/q.md", note)
-    if not isinstance(deck, ParsedDeck) or not deck.cards:
-        return
-    alone, _ = parse_note("decks/q.md", note)
-    assert isinstance(alone, ParsedDeck)
-    alone.note = None
-    assert _compile(deck, None) == _compile(alone, None)
+    _renders_alike(note)
