@@ -63,9 +63,10 @@ def _plan(session: Session, query: str) -> str:
 def _index_size(session: Session) -> int | None:
     if session.get_bind().dialect.name != "sqlite":
         return None
-    # The FTS5 table's own check: its index agrees with the rows of `searchentry`.
+    # The FTS5 table's own check, rank 1: its index holds each row of `searchentry` once, no
+    # more and no less (without it, only the index's own structure is checked).
     session.connection().exec_driver_sql(
-        f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES ('integrity-check')"
+        f"INSERT INTO {FTS_TABLE}({FTS_TABLE}, rank) VALUES ('integrity-check', 1)"
     )
     return session.connection().exec_driver_sql(f"SELECT count(*) FROM {FTS_TABLE}").scalar_one()
 
@@ -120,6 +121,21 @@ def test_upgrading_a_bank_indexes_the_entries_it_has(
         assert [hit.id for hit in search(session, "roofline").hits] == ["roofline"]
         assert [hit.id for hit in search(session, "flashattention").hits] == ["fusion"]
         assert _index_size(session) in (None, 2)
+
+
+def test_a_bank_from_before_0026_indexes_each_new_entry_once(
+    database, engine: Engine, write_content: Callable[[dict[str, str | None]], Path]
+) -> None:
+    import_content(write_content({"decks/a.md": DECK}), database)
+    tool = make_engine(engine.url.render_as_string(hide_password=False))
+    downgrade(tool, "0025")  # SQLite: the insert trigger is back
+    upgrade(tool)
+    tool.dispose()
+    import_content(write_content({"decks/b.md": OTHER}), database)
+    with database.session() as session:
+        assert [hit.id for hit in search(session, "decode").hits] == ["decode"]
+        entries = session.exec(select(func.count()).select_from(SearchEntry)).one()
+        assert _index_size(session) in (None, entries)
 
 
 def test_an_import_that_changed_nothing_still_mends_missing_or_stale_entries(

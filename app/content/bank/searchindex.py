@@ -8,6 +8,7 @@ from sqlalchemy import delete, update
 from sqlmodel import Session, col, select
 
 from app.content.compile.searchtext import FIELDS, SearchFields, topic_fields
+from app.infra import searchdb
 from app.infra.models import Card, CardLink, SearchEntry, Topic, table_of
 
 # Part of every entry's source hash: changing how search text is made remakes every entry.
@@ -79,7 +80,10 @@ def refresh_card_entries(session: Session, ids: list[str]) -> None:
 
 def _insert(session: Session, rows: list[dict[str, Any]]) -> None:
     if rows:  # Core's executemany: the ORM's bulk insert costs more than the rows themselves
-        session.connection().execute(table_of(SearchEntry).insert(), rows)
+        connection = session.connection()
+        after = searchdb.last_entry(connection)
+        connection.execute(table_of(SearchEntry).insert(), rows)
+        searchdb.index_added(connection, after)
 
 
 def _cards_out_of_line(
