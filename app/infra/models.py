@@ -155,7 +155,8 @@ class Card(SQLModel, table=True):
     question_text: str = _added_text()
     answer_text: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
     extra_text: str = _added_text()  # follow-ups (questions and prose) and pitfalls
-    key_points: list[str] = _added_json(list)
+    # Each a list of [start, end, joint] pieces of answer_html (app.content.compile.points).
+    key_points: list[Any] = _added_json(list)
     anki_fields: dict[str, str] = _added_json(dict)  # question, answer, followups, pitfalls
     anki_media: dict[str, str] = _added_json(dict)  # Anki media name: content-relative path
     formula_count: int = Field(default=0, sa_column_kwargs={"server_default": "0"})

@@ -2,20 +2,23 @@
 
 The import (app.content.compile.forms) makes an answer's key points from its Markdown: its
 list items, else its sentences, or the list an author marked with `要点：`; they are stored with
-the card.
+the card as places in its answer's HTML.
 """
 
 import hashlib
 
 from sqlmodel import Session, col, select
 
+from app.content.compile.points import point_html
 from app.infra.models import Card
 
 
 def card_points(session: Session, card_ids: list[str]) -> dict[str, list[str]]:
-    """The key points of each of `card_ids`, as the import stored them (cards gone: absent)."""
-    rows = session.exec(select(Card.id, Card.key_points).where(col(Card.id).in_(card_ids)))
-    return {card_id: list(points) for card_id, points in rows}
+    """The key points of each of `card_ids` as HTML (cards gone: absent)."""
+    rows = session.exec(
+        select(Card.id, Card.answer_html, Card.key_points).where(col(Card.id).in_(card_ids))
+    )
+    return {card_id: [point_html(html, p) for p in points] for card_id, html, points in rows}
 
 
 def points_key(points: list[str]) -> str:

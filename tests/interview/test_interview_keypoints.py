@@ -2,6 +2,7 @@
 
 import pytest
 
+from app.content.compile.points import point_html
 from app.content.compile.render import Renderer
 from app.interview.keypoints import points_key, suggested_rating
 
@@ -9,9 +10,14 @@ from app.interview.keypoints import points_key, suggested_rating
 @pytest.fixture(scope="module")
 def key_points():
     renderer = Renderer()
-    return lambda markdown, breaks=False: (
-        renderer.render(markdown, path="t.md", line=1, errors=[], points=True, breaks=breaks).points
-    )
+
+    def points(markdown: str, breaks: bool = False) -> list[str]:
+        found = renderer.render(
+            markdown, path="t.md", line=1, errors=[], points=True, breaks=breaks
+        )
+        return [point_html(found.html, point) for point in found.points]
+
+    return points
 
 
 CASES = [
@@ -116,3 +122,18 @@ def test_an_image_on_its_own_is_a_point(key_points):
     points = key_points("![the roofline](roofline.png)\n\nLeft is memory bound. Right is compute.")
     assert len(points) == 3
     assert "the roofline" in points[0] and points[1] == "Left is memory bound."
+
+
+def test_points_are_places_in_the_answer_html_and_an_older_banks_html_still_reads() -> None:
+    found = Renderer().render(
+        "- 一个 warp 有 $32$ 个线程。\n- 分歧时**各路径耗时之和**。",
+        path="t.md",
+        line=1,
+        errors=[],
+        points=True,
+    )
+    assert all(isinstance(start, int) and joint == "" for [(start, _, joint)] in found.points)
+    assert [point_html(found.html, point) for point in found.points][1] == (
+        "分歧时<strong>各路径耗时之和</strong>。"
+    )
+    assert point_html(found.html, "<b>as stored before</b>") == "<b>as stored before</b>"

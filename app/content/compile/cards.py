@@ -69,7 +69,7 @@ def _question(
 
 
 # Stored with every card's fingerprint: changing how cards compile rewrites each stored card.
-COMPILE_VERSION = "forms-1"
+COMPILE_VERSION = "forms-2"
 
 
 def compile_deck(deck: ParsedDeck, renderer: Renderer, errors: list[ContentError]) -> CompiledDeck:

@@ -2,6 +2,7 @@
 
 from dataclasses import dataclass, field
 
+from app.content.compile.points import Point
 from app.content.errors import ContentError
 from app.content.notes.parsed import ParsedCard, ParsedDeck, ParsedTopic
 
@@ -33,7 +34,8 @@ class CompiledCard:
     question_text: str = ""
     answer_text: str = ""
     extra_text: str = ""
-    key_points: list[str] = field(default_factory=list)  # the answer's, as HTML fragments
+    # The answer's key points, each as pieces of answer_html (app.content.compile.points).
+    key_points: list[Point] = field(default_factory=list)
     # The Anki note's fields (formulas as TeX), the images they show and the formula count.
     anki_fields: dict[str, str] = field(default_factory=dict)
     anki_media: dict[str, str] = field(default_factory=dict)

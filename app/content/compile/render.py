@@ -15,7 +15,7 @@ from urllib.parse import unquote
 import pykatex
 from markdown_it.token import Token
 
-from app.content.compile.forms import key_points, plain_text, section_groups
+from app.content.compile.forms import plain_text, section_groups
 from app.content.compile.images import (
     TYPES,
     Image,
@@ -30,6 +30,7 @@ from app.content.compile.images import (
 from app.content.compile.lint import FormulaWarning, formula_warnings
 from app.content.compile.markup import PageRenderer, note_href, page_options
 from app.content.compile.mathtext import readable_math
+from app.content.compile.points import Point, key_points, render_marked
 from app.content.compile.rawhtml import clean
 from app.content.errors import ContentError, ContentWarning
 from app.content.names import NOTE_SUFFIXES, note_stem
@@ -90,7 +91,7 @@ class Rendered:
     html: str  # for the page: formulas as KaTeX's HTML
     text: str  # plain, formulas as readable text: what search matches
     anki: str = ""  # HTML with formulas as \(TeX\) / \[TeX\] and images by media name
-    points: list[str] = field(default_factory=list)  # key points (asked for with `points`)
+    points: list[Point] = field(default_factory=list)  # key points (asked for with `points`)
     groups: dict[str, str] = field(default_factory=dict)  # text by section group (`sections`)
     wikilinks: list[str] = field(default_factory=list)
     media: dict[str, str] = field(default_factory=dict)  # Anki media name: content path
@@ -217,13 +218,17 @@ class Renderer:
         self._walk(tokens, line, walk)
         options = page_options(breaks=breaks)
         renderer = self.page
-        page = renderer.render(tokens, options, env)
+        if points:  # the answer's key points are places in its HTML, noted as it is rendered
+            marked = render_marked(renderer, tokens, options, env)
+            page, found = marked.html, key_points(tokens, marked)
+        else:
+            page, found = renderer.render(tokens, options, env), []
         return Rendered(
             html=page,
             text=plain_text(tokens),
             # Anki's form differs only where a formula, an image or raw HTML has one of its own.
             anki=renderer.render(tokens, options, {"anki": True}) if walk.anki else page,
-            points=key_points(tokens, renderer, options) if points else [],
+            points=found,
             groups=section_groups(tokens) if sections else {},
             wikilinks=env.get("wikilinks", []),
             media=walk.media,
