@@ -244,7 +244,15 @@ data=$work/data
 mkdir -p "$data"
 # A named volume starts with the image's /var/lib/qbank, owned by qbank; a host folder must be too.
 new_container "$a"
-uid=$(inside "$a" "$a" -- id -u)
+# Asked up to three times: once in nine runs here, buildah's chroot run printed nothing for an
+# `id -u` that succeeded, and the empty uid left the folder to root.
+uid=
+for _ in 1 2 3; do
+  uid=$(inside "$a" "$a" -- id -u) || true
+  [[ "$uid" =~ ^[0-9]+$ ]] && break
+  sleep 1
+done
+[[ "$uid" =~ ^[0-9]+$ ]] || die "the container did not say its uid (id -u printed '$uid')"
 [ "$uid" != 0 ] && pass "commands run as uid $uid, not root" || fail "commands run as root"
 chown "$uid" "$data"
 
