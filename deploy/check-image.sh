@@ -332,12 +332,19 @@ single=("${command[@]}")
 command+=(--workers 2)
 : >"$work/$a.log"
 start_server "$a" "$data" || fail "the server did not start with --workers 2"
-scrapes=$(http "$a" metrics 20 | tr '\n' ' ')
-[ "$scrapes" = "20 20 20 20 " ] && pass "--workers 2: each of 4 scrapes counts all 20 requests" \
-  || fail "--workers 2: the scrapes counted '$scrapes' of 20 requests"
+# /healthz answers as soon as one worker serves; each worker builds the app first, and the second
+# was still at it when the workers were counted once here. Both are waited for, before the scrapes.
+deadline=$(($(date +%s) + START_SECONDS))
+until [ "$(grep -c "Application startup complete" "$work/$a.log" || true)" -ge 2 ] \
+  || [ "$(date +%s)" -gt "$deadline" ]; do
+  sleep 1
+done
 workers=$(grep -c "Started server process" "$work/$a.log" || true)
 [ "$workers" -ge 2 ] && pass "--workers 2: $workers worker processes started" \
   || fail "--workers 2: $workers worker processes started"
+scrapes=$(http "$a" metrics 20 | tr '\n' ' ')
+[ "$scrapes" = "20 20 20 20 " ] && pass "--workers 2: each of 4 scrapes counts all 20 requests" \
+  || fail "--workers 2: the scrapes counted '$scrapes' of 20 requests"
 stop_server "$a"
 command=("${single[@]}")
 
