@@ -1,0 +1,43 @@
+"""`qbank check` on notes as people write them: each warning where it is due, none where not."""
+
+from pathlib import Path
+
+from app.content.bank.sync import check_content
+
+
+def _warnings(tmp_path: Path, text: str) -> list[tuple[int, str, str]]:
+    """(line, code, message) of each warning `qbank check` gives for one note holding `text`."""
+    (tmp_path / "note.md").write_text(text, encoding="utf-8")
+    report = check_content(tmp_path)
+    assert report.errors == []
+    return [(w.line, w.said.code, w.message) for w in report.warnings]
+
+
+JSX_IN_A_LIST = """\
+1. ### How is raw markup rendered?
+
+    With the attribute below:
+
+    ```jsx
+    function Box() {
+      return <div className="box" />;
+    }
+    ```
+
+    or written inline as `<div>` or ``<details>``.
+
+2. ### How is a box styled?
+
+    With an object.
+"""
+
+
+def test_html_in_code_indented_in_a_list_is_not_a_fold_left_open(tmp_path: Path) -> None:
+    assert _warnings(tmp_path, JSX_IN_A_LIST) == []
+    quoted = "\n".join(f"> {line}" if line else ">" for line in JSX_IN_A_LIST.splitlines())
+    assert _warnings(tmp_path, quoted) == []
+
+
+def test_a_div_left_open_in_prose_is_still_said(tmp_path: Path) -> None:
+    text = "## What is a residual?\n\n<div>\n\nThe input added back.\n\n## Why?\n\nA scale.\n"
+    assert [code for _, code, _ in _warnings(tmp_path, text)] == ["html_unclosed"]
