@@ -135,7 +135,10 @@ PROBLEMS: dict[str, tuple[str, str]] = {
         "另有 {count} 处 HTML 标签没有闭合，未逐一列出",
         "{count} more HTML tags are never closed; not listed one by one",
     ),
-    "content.card_no_answer": ("卡片“{question}”没有答案", "card '{question}' has no answer"),
+    "content.card_no_answer": (
+        "问题“{question}”没有做成卡片：它后面没有答案",
+        "question '{question}' was not made a card: no answer follows it",
+    ),
     "content.followup_no_question": ("追问没有问题文字", "follow-up question has no question text"),
     "content.followup_id_invalid": (
         "追问 id '{id}' 只能使用字母、数字、'-'、'_' 和 '.'",

@@ -376,7 +376,8 @@ def test_failing_import_changes_nothing_and_lists_every_error(
     assert [str(error) for error in caught.value.errors] == [
         f"decks/systems.md:{line_of(bad_systems, '这里')}: KaTeX: Unexpected end of input in a "
         "macro argument, expected '}' at end of input: \\frac{1 in $\\frac{1$",
-        f"decks/systems.md:{line_of(bad_systems, '没有答案')}: card '没有答案' has no answer",
+        f"decks/systems.md:{line_of(bad_systems, '没有答案')}: "
+        "question '没有答案' was not made a card: no answer follows it",
     ]
     assert dump(engine) == before
 
