@@ -397,7 +397,7 @@ def test_duplicate_explicit_ids_name_both_places(
         import_content(imported, database, strict=True)
     assert [str(error) for error in caught.value.errors] == [
         "decks/other.md:5: duplicate card id 'gemm-core' (also at decks/gpu.md:10); "
-        "give one of them an explicit {#id}"
+        "give one of them an explicit {#id} at the end of its question line or heading"
     ]
     assert dump(engine) == before
 
