@@ -1,8 +1,10 @@
 """The labels that open a card's blocks (`**面试回答。**`, `Answer:`); answers showing nothing."""
 
+import bisect
 import re
 
 from app.content.notes.frontmatter import label_key
+from app.content.notes.spans import Groups
 
 _LABEL = re.compile(r"^\*\*(.+?)\*\*[ \t]*[。.:：]?[ \t]*(.*)$")
 # A label without bold ("面试回答。 …", "Answer: …") must end in punctuation.
@@ -44,3 +46,36 @@ def shows_nothing(text: str) -> bool:
     """Whether an answer holds nothing to read: only rules, tags and blank space."""
     text = _TAGS.sub("", text).replace("&nbsp;", " ")
     return not _RULE.sub("", text).strip()
+
+
+def without_closing_rules(
+    entries: list[tuple[int, str]], groups: Groups | None
+) -> list[tuple[int, str]]:
+    """An answer's (line, text) entries less the rules that end it.
+
+    A `---` after the last paragraph of an answer, before the next question, separates one card
+    from the next; it is not the answer's. Only a rule the parse reads as one is dropped (with
+    no parse, one after a blank line), never a setext underline.
+    """
+    stop = len(entries)
+    while stop and not entries[stop - 1][1].strip():
+        stop -= 1
+    end = stop
+    while stop and _RULE.fullmatch(entries[stop - 1][1]) and _breaks(entries, stop - 1, groups):
+        stop -= 1
+        while stop and not entries[stop - 1][1].strip():
+            stop -= 1
+    return entries[:stop] if stop < end else entries
+
+
+def _breaks(entries: list[tuple[int, str]], at: int, groups: Groups | None) -> bool:
+    """Whether the rule line `entries[at]` is a thematic break, not a heading's underline."""
+    line = entries[at][0]
+    if groups is None:
+        return at == 0 or not entries[at - 1][1].strip() or entries[at - 1][0] < line - 1
+    found = bisect.bisect_left(groups.groups, line, key=lambda group: group.first)
+    return (
+        found < len(groups.groups)
+        and groups.groups[found].first == line
+        and (groups.groups[found].kind == "hr")
+    )

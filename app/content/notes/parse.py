@@ -17,7 +17,7 @@ from app.content.notes.frontmatter import (
     meta_str,
     split_front_matter,
 )
-from app.content.notes.labels import block_label, shows_nothing
+from app.content.notes.labels import block_label, shows_nothing, without_closing_rules
 from app.content.notes.links import Link, parse_links
 from app.content.notes.outline import Outline, build_outline
 from app.content.notes.parsed import (
@@ -300,6 +300,7 @@ def _finish_card(
                 builder.add(index, label[1])
             continue
         builder.add(index, text)
+    builder.blocks["answer"] = without_closing_rules(builder.blocks["answer"], groups)
     answer = builder.block("answer", first)
     if shows_nothing(answer.text):
         errors.append(ContentError.of("card_no_answer", path, line, question=found.question))
