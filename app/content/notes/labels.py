@@ -2,6 +2,7 @@
 
 import bisect
 import re
+from collections.abc import Callable
 
 from app.content.notes.frontmatter import label_key
 from app.content.notes.spans import Groups
@@ -37,6 +38,23 @@ def block_label(line: str, labels: dict[str, str], current: str) -> tuple[str, s
 
 
 _NUMBERED = re.compile(r"^(\D+?)[ \t]*\d{1,3}$")
+# A plain one-letter label (`A.`, `a:`), which a list's first item can also be; `a.` opening a
+# line, and the `b.` that makes it a list: later in the line or opening the next.
+_LETTER_LABEL = re.compile(r"^[ \t]*[Aa][ \t]*[.:：]")
+_LIST_A = re.compile(r"^[ \t]*a\.")
+_LIST_B = re.compile(r"(?:^|\s)b\.")
+
+
+def labels_answer(line: str, answered: bool, next_line: Callable[[], str]) -> bool:
+    """Whether an answer's label on `line` labels the answer. A one-letter label counts only at
+    the answer's start (nothing of it before), and never as a lower-case `a.` with a `b.` after
+    it (`a. …` / `b. …`): those are the answer's own list. Word and bold labels always count."""
+    if not _LETTER_LABEL.match(line):
+        return True
+    if answered:
+        return False
+    return not (_LIST_A.match(line) and (_LIST_B.search(line) or _LIST_B.match(next_line())))
+
 
 # What shows nothing on a card: tags (`<hr />`, `<br>`), rules, non-breaking spaces.
 _RULE = re.compile(r"^[ \t]{0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$", re.MULTILINE)
