@@ -41,3 +41,24 @@ def test_html_in_code_indented_in_a_list_is_not_a_fold_left_open(tmp_path: Path)
 def test_a_div_left_open_in_prose_is_still_said(tmp_path: Path) -> None:
     text = "## What is a residual?\n\n<div>\n\nThe input added back.\n\n## Why?\n\nA scale.\n"
     assert [code for _, code, _ in _warnings(tmp_path, text)] == ["html_unclosed"]
+
+
+NUMBERED_BOLD = """\
+## 1. 概率
+
+**1.1** 一个袋子里有黑球和白球，问：最后一个球是黑球的概率？
+
+**1.2** 两个容器交换三次之后，哪边的沙子多？
+
+一样多。
+"""
+
+
+def test_a_bold_dotted_number_is_dropped_whole_from_the_question(tmp_path: Path) -> None:
+    (tmp_path / "note.md").write_text(NUMBERED_BOLD, encoding="utf-8")
+    report = check_content(tmp_path)
+    [card] = report.files[0].cards
+    assert card.question == "两个容器交换三次之后，哪边的沙子多？"
+    [(line, _, message)] = _warnings(tmp_path, NUMBERED_BOLD)
+    assert line == 3
+    assert "'一个袋子里有黑球和白球，问：最后一个球是黑球的概率？'" in message
