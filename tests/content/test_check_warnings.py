@@ -62,3 +62,41 @@ def test_a_bold_dotted_number_is_dropped_whole_from_the_question(tmp_path: Path)
     [(line, _, message)] = _warnings(tmp_path, NUMBERED_BOLD)
     assert line == 3
     assert "'一个袋子里有黑球和白球，问：最后一个球是黑球的概率？'" in message
+
+
+UNANSWERED = """\
+## Sorting
+
+### What is a stable sort?
+
+### What is an in-place sort?
+
+One that needs no more than constant extra memory.
+
+**What is a comparison sort?**
+
+**What is a counting sort?**
+
+One that counts keys instead of comparing them.
+
+## More sorts
+
+- **What is a radix sort?**
+- **What is a bucket sort?**
+  One that spreads keys over buckets, then sorts each.
+- **Merge sort**
+- What is a heap sort?
+"""
+
+
+def test_each_unanswered_question_is_said_whatever_its_form(tmp_path: Path) -> None:
+    said = {(line, code) for line, code, _ in _warnings(tmp_path, UNANSWERED)}
+    # A heading, a bold paragraph and a bold list item that ask, each with nothing under it;
+    # neither a bold term nor a plain item is a question left unanswered.
+    assert said == {(3, "card_no_answer"), (9, "card_no_answer"), (17, "card_no_answer")}
+    report = check_content(tmp_path)
+    assert [card.question for card in report.files[0].cards] == [
+        "What is an in-place sort?",
+        "What is a counting sort?",
+        "What is a bucket sort?",
+    ]

@@ -262,6 +262,11 @@ def _deck(
     protected = outline.protected
     cards: list[ParsedCard] = []
     seen: dict[str, int] = {}
+    errors += [
+        ContentError.of("card_no_answer", path, first + item.line, question=item.text)
+        for item in found.not_taken
+        if item.reason == Reason.NO_ANSWER
+    ]
     for item in found.cards:
         card = _finish_card(item, len(cards), first, labels, protected, path, errors, groups)
         if card is None:
