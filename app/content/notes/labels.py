@@ -45,6 +45,23 @@ _LIST_A = re.compile(r"^[ \t]*a\.")
 _LIST_B = re.compile(r"(?:^|\s)b\.")
 
 
+def body_label(
+    body: list[tuple[int, str]], at: int, labels: dict[str, str], current: str, *, answered: bool
+) -> tuple[str, str] | None:
+    """The label that opens a block on line `at` of a card's `body`, if it labels one there;
+    `answered` when the answer already holds text."""
+    text = body[at][1]
+    label = block_label(text, labels, current)
+    if label is None or label[0] != "answer":
+        return label
+
+    def next_line() -> str:
+        return next((line.lstrip() for _, line in body[at + 1 :] if line.strip()), "")
+
+    # `a. collect the data` well into an answer, or over `b. …`, is the answer's own list.
+    return label if labels_answer(text, answered, next_line) else None
+
+
 def labels_answer(line: str, answered: bool, next_line: Callable[[], str]) -> bool:
     """Whether an answer's label on `line` labels the answer. A one-letter label counts only at
     the answer's start (nothing of it before), and never as a lower-case `a.` with a `b.` after

@@ -17,12 +17,7 @@ from app.content.notes.frontmatter import (
     meta_str,
     split_front_matter,
 )
-from app.content.notes.labels import (
-    block_label,
-    labels_answer,
-    shows_nothing,
-    without_closing_rules,
-)
+from app.content.notes.labels import body_label, shows_nothing, without_closing_rules
 from app.content.notes.links import Link, parse_links
 from app.content.notes.outline import Outline, build_outline
 from app.content.notes.parsed import (
@@ -58,19 +53,6 @@ class _CardBuilder:
     def add(self, index: int, text: str) -> None:
         self.blocks[self.current].append((index, text))
         self.answered = self.answered or (self.current == "answer" and bool(text.strip()))
-
-    def label(self, at: int, labels: dict[str, str]) -> tuple[str, str] | None:
-        """The label that opens a block on the body's line `at`, if it labels one there."""
-        text = self.found.body[at][1]
-        label = block_label(text, labels, self.current)
-        if label is None or label[0] != "answer":
-            return label
-        # `a. collect the data` well into an answer, or over `b. …`, is the answer's own list.
-        return label if labels_answer(text, self.answered, lambda: self._next_text(at)) else None
-
-    def _next_text(self, at: int) -> str:
-        body = self.found.body
-        return next((text.lstrip() for _, text in body[at + 1 :] if text.strip()), "")
 
     def block(self, name: str, first_line: int) -> Block:
         return _join_block(self.blocks[name], first_line, self.groups, self.cut)
@@ -317,7 +299,9 @@ def _finish_card(
     for at, (index, text) in enumerate(found.body):
         if index not in protected and is_navigation(text):
             continue
-        label = None if index in protected else builder.label(at, labels)
+        label = None
+        if index not in protected:
+            label = body_label(found.body, at, labels, builder.current, answered=builder.answered)
         if label:
             builder.current = label[0]
             builder.cut[index] = len(text) - len(label[1])
