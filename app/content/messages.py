@@ -135,7 +135,10 @@ PROBLEMS: dict[str, tuple[str, str]] = {
         "另有 {count} 处 HTML 标签没有闭合，未逐一列出",
         "{count} more HTML tags are never closed; not listed one by one",
     ),
-    "content.card_no_answer": ("卡片“{question}”没有答案", "card '{question}' has no answer"),
+    "content.card_no_answer": (
+        "问题“{question}”没有做成卡片：它后面没有答案",
+        "question '{question}' was not made a card: no answer follows it",
+    ),
     "content.followup_no_question": ("追问没有问题文字", "follow-up question has no question text"),
     "content.followup_id_invalid": (
         "追问 id '{id}' 只能使用字母、数字、'-'、'_' 和 '.'",
@@ -147,12 +150,14 @@ PROBLEMS: dict[str, tuple[str, str]] = {
         "(start a continuation line of the item with '答：' or 'A:')",
     ),
     "content.duplicate_card_id": (
-        "卡片 id '{id}' 重复（另见 {other}）；请给其中一张写明 {{#id}}",
-        "duplicate card id '{id}' (also at {other}); give one of them an explicit {{#id}}",
+        "卡片 id '{id}' 重复（另见 {other}）；请在其中一张的问题行或标题末尾写明 {{#id}}",
+        "duplicate card id '{id}' (also at {other}); "
+        "give one of them an explicit {{#id}} at the end of its question line or heading",
     ),
     "content.duplicate_followup_id": (
-        "追问 id '{id}' 重复（另见 {other}）；请给其中一个写明 {{#id}}",
-        "duplicate follow-up id '{id}' (also at {other}); give one of them an explicit {{#id}}",
+        "追问 id '{id}' 重复（另见 {other}）；请在其中一个追问行的末尾写明 {{#id}}",
+        "duplicate follow-up id '{id}' (also at {other}); "
+        "give one of them an explicit {{#id}} at the end of its follow-up line",
     ),
     "content.deck_slug_taken": (
         "题库 slug '{slug}' 已被 {other} 使用",

@@ -66,7 +66,7 @@ def test_check_lists_errors_from_every_file_sorted(write_content: WriteContent) 
     # The later occurrence (by path) is the one reported; the message names the other.
     assert errors[1] == (
         "decks/gpu.md:7: duplicate card id 'gemm-core' (also at decks/a.md:5); "
-        "give one of them an explicit {#id}"
+        "give one of them an explicit {#id} at the end of its question line or heading"
     )
     assert errors[2].startswith("topics/bad.md:5: KaTeX: ")
     assert len(errors) == 3
@@ -138,7 +138,7 @@ def test_check_duplicate_derived_ids_name_both_places(write_content: WriteConten
     card_id = derived_card_id("什么是 roofline？")
     assert [str(e) for e in check_content(root, strict=True).errors] == [
         f"decks/other.md:6: duplicate card id '{card_id}' (also at decks/gpu.md:13); "
-        "give one of them an explicit {#id}"
+        "give one of them an explicit {#id} at the end of its question line or heading"
     ]
 
 

@@ -126,7 +126,7 @@ def test_check_reports_each_bad_followup_at_its_line(write_content: WriteContent
         f"{path}:{missing}: follow-up question '没有答案的追问？' has no answer "
         "(start a continuation line of the item with '答：' or 'A:')",
         f"{path}:{duplicate}: duplicate follow-up id 'fa.f1' (also at {path}:{first}); "
-        "give one of them an explicit {#id}",
+        "give one of them an explicit {#id} at the end of its follow-up line",
     ]
 
 

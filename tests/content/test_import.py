@@ -385,7 +385,8 @@ def test_failing_import_changes_nothing_and_lists_every_error(
     assert [str(error) for error in caught.value.errors] == [
         f"decks/systems.md:{line_of(bad_systems, '这里')}: KaTeX: Unexpected end of input in a "
         "macro argument, expected '}' at end of input: \\frac{1 in $\\frac{1$",
-        f"decks/systems.md:{line_of(bad_systems, '没有答案')}: card '没有答案' has no answer",
+        f"decks/systems.md:{line_of(bad_systems, '没有答案')}: "
+        "question '没有答案' was not made a card: no answer follows it",
     ]
     assert dump(engine) == before
 
@@ -405,7 +406,7 @@ def test_duplicate_explicit_ids_name_both_places(
         import_content(imported, database, strict=True)
     assert [str(error) for error in caught.value.errors] == [
         "decks/other.md:5: duplicate card id 'gemm-core' (also at decks/gpu.md:10); "
-        "give one of them an explicit {#id}"
+        "give one of them an explicit {#id} at the end of its question line or heading"
     ]
     assert dump(engine) == before
 

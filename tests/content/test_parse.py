@@ -576,8 +576,8 @@ def test_card_without_answer_is_an_error() -> None:
         """
     )
     assert messages(errors) == [
-        f"{PATH}:6: card 'only follow-ups' has no answer",
-        f"{PATH}:8: card 'empty' has no answer",
+        f"{PATH}:6: question 'only follow-ups' was not made a card: no answer follows it",
+        f"{PATH}:8: question 'empty' was not made a card: no answer follows it",
     ]
 
 
@@ -587,7 +587,9 @@ def test_an_answer_that_is_only_a_link_or_a_tag_is_told_apart() -> None:
         "### Q: only a rule\n<hr />\n<br>\n"
     )
     assert [card.question for card in deck.cards] == ["where is the memory model?"]
-    assert messages(errors) == [f"{PATH}:3: card 'only a rule' has no answer"]
+    assert messages(errors) == [
+        f"{PATH}:3: question 'only a rule' was not made a card: no answer follows it"
+    ]
 
 
 def test_answer_markers_are_not_shown_in_the_answer() -> None:

@@ -220,7 +220,9 @@ def test_a_broken_note_is_reported_and_the_rest_imports(browser, write_content):
     assert page.status_code == 200
     assert 'id="import-report"' in page.text
     assert "decks/c-broken.md:2: invalid YAML in front matter" in page.text
-    assert "decks/c-broken.md:5: card" in page.text  # a question with no answer is no card
+    # A question with no answer is no card, and the report says so.
+    assert "decks/c-broken.md:5: question" in page.text
+    assert "was not made a card" in page.text
     assert member.get("/api/cards/q").status_code == 404
     assert member.get("/api/cards/kernel").status_code == 200
     assert member.get("/admin/import?job=1").status_code == 403

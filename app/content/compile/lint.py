@@ -1,4 +1,5 @@
-"""Warnings for formulas whose TeX escapes were eaten on the way into a file.
+"""Warnings for Markdown left literal, and for formulas whose TeX escapes were eaten on the way
+into a file.
 
 A backslash followed by a letter that some tool reads as an escape (`\\r`, `\\t`, `\\f`, `\\n`,
 `\\b`, `\\v`, `\\a`) turns `\\rfloor` into a line break and "floor", `\\frac` into a form feed and
@@ -13,6 +14,33 @@ from bisect import bisect_left
 from dataclasses import dataclass
 
 from app.content.errors import Said
+
+# Markup that should never survive into rendered text: an emphasis that did not open or close,
+# or a `$` that opened no formula. `$` before a digit is a price, never math, so it is fine.
+_LITERAL_MARKUP = re.compile(r"\*\*|__|\$(?!\d)")
+# An identifier as code spells one: ASCII (`**没闭合` is bold that failed, not a name).
+_IDENTIFIER_START = re.compile(r"[A-Za-z_]")
+# What could close a `__` run: one not followed by a letter or digit.
+_CLOSING_UNDERSCORES = re.compile(r"__(?![^\W_])")
+
+
+def literal_markers(text: str) -> list[str]:
+    """The markers left literal in one run of rendered `text`, each once, in order."""
+    # Where the last marker that could close each kind starts, found once: a marker is closed
+    # later in the run if that is after it (not searched again per marker: quadratic).
+    closers = [match.start() for match in _CLOSING_UNDERSCORES.finditer(text)]
+    last = {"**": text.rfind("**"), "__": closers[-1] if closers else -1}
+    markers: dict[str, None] = {}
+    for match in _LITERAL_MARKUP.finditer(text):
+        marker, end = match.group(), match.end()
+        # A name the author meant as written (`**kwargs`, `__fun`, `_Box__fun`): an ASCII
+        # identifier follows at once, and nothing after it in the run could close it.
+        # `**bold **` that failed to close, or `**粗体` against CJK text, still warn.
+        named = marker != "$" and _IDENTIFIER_START.match(text, end) and last[marker] < end
+        if not named:
+            markers[marker] = None
+    return list(markers)
+
 
 # The tail a command leaves when its escape letter is eaten (`\rightarrow` → `ightarrow`),
 # keyed by the tail. Tails that are ordinary English words or one or two letters ("ar", "au",

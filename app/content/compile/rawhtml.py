@@ -21,8 +21,9 @@ _KEPT = {
 _DROPPED = {"p", "div", "span", "center", "font"}
 _VOID = {"br", "hr"}
 # A tag's attributes run to its `>` without backtracking (a lazy run before `\s*` took quadratic
-# time over spaces); a comment's end is found by `clean`, once.
-_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)(\s[^<>]*)?>|<!--")
+# time over spaces); a comment's end is found by `clean`, once. A slash may follow the name at
+# once, as in `<br/>` and `<hr/>`, the way XHTML-minded editors write void tags.
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)(\s[^<>]*|\s*/\s*)?>|<!--")
 _ATTR = re.compile(r"""([A-Za-z_:][-A-Za-z0-9_:.]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
 
 # (src, alt, width) -> the <img> or its stand-in

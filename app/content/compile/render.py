@@ -27,7 +27,7 @@ from app.content.compile.images import (
     resolve,
     show_image,
 )
-from app.content.compile.lint import FormulaWarning, formula_warnings
+from app.content.compile.lint import FormulaWarning, formula_warnings, literal_markers
 from app.content.compile.markup import PageRenderer, note_href, page_options
 from app.content.compile.mathtext import readable_math
 from app.content.compile.points import Point, key_points, render_marked
@@ -39,10 +39,6 @@ from app.content.notes.markdown import MATH_TYPES, parser
 FormulaKey = tuple[str, bool]  # (TeX, display mode)
 
 _KATEX_POSITION = re.compile(r" at position \d+: .*$", re.DOTALL)
-# Markup that should never survive into rendered text: an emphasis that did not open or close,
-# or a `$` that opened no formula. `$` before a digit is a price, never math, so it is fine.
-_LITERAL_MARKUP = re.compile(r"\*\*|__|\$(?!\d)")
-
 _INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]")
 # KaTeX limits: the longest formula in the bundled decks has ~260 characters.
 MAX_FORMULA_CHARS = 4000
@@ -254,7 +250,7 @@ class Renderer:
                 block_line += token.content.count("\n") if not token.map else 0
             elif token.type in ("text", "code_inline"):
                 if token.type == "text":
-                    for marker in dict.fromkeys(_LITERAL_MARKUP.findall(token.content)):
+                    for marker in literal_markers(token.content):
                         walk.errors.append(
                             ContentWarning.of("left_literal", walk.path, block_line, marker=marker)
                         )

@@ -191,7 +191,7 @@ def build_outline(lines: list[str]) -> Outline:
         i for block in blocks if block.kind == "html_block" for i in range(block.start, block.end)
     }
     code = protected - raw
-    inside, unclosed = _inside_folds(lines, headings, code)
+    inside, unclosed = _inside_folds(lines, headings, code | _nested_code(tokens))
     headings = [h for h in headings if h.line not in inside]
     for index, heading in enumerate(headings):
         heading.index = index
@@ -264,6 +264,39 @@ def _inline_protected(inline: Token, start: int) -> set[int]:
     return protected
 
 
+def _nested_code(tokens: list[Token]) -> set[int]:
+    """The lines of fences and indented code inside lists and quotes (a `<div />` in JSX there
+    is code, not a fold to balance)."""
+    lines: set[int] = set()
+    for token in tokens:
+        if token.level and token.map and token.type in ("fence", "code_block"):
+            lines.update(range(*token.map))
+    return lines
+
+
+def _without_code_spans(text: str) -> str:
+    """`text` less its inline code spans: a backtick run up to the next run of its length."""
+    runs = [match.span() for match in _BACKTICKS.finditer(text)]
+    # The next run of the same length after each run, found in one pass from the end, so that
+    # a line of unmatched runs takes linear time.
+    following: list[int | None] = [None] * len(runs)
+    latest: dict[int, int] = {}
+    for k in range(len(runs) - 1, -1, -1):
+        size = runs[k][1] - runs[k][0]
+        following[k], latest[size] = latest.get(size), k
+    kept: list[str] = []
+    position = k = 0
+    while k < len(runs):
+        closing = following[k]
+        if closing is None:
+            k += 1
+            continue
+        kept.append(text[position : runs[k][0]])
+        position, k = runs[closing][1], closing + 1
+    kept.append(text[position:])
+    return "".join(kept)
+
+
 def _inside_folds(
     lines: list[str], headings: list[Heading], code: set[int]
 ) -> tuple[set[int], list[Unclosed]]:
@@ -278,7 +311,7 @@ def _inside_folds(
     for index, text in enumerate(lines):
         if index in code or "<" not in text:
             continue
-        for match in _FOLD_TAG.finditer(text):
+        for match in _FOLD_TAG.finditer(_without_code_spans(text) if "`" in text else text):
             tag = match.group(2).lower()
             if not match.group(1):
                 stack.append(len(folds))
@@ -330,6 +363,7 @@ class _FoldEnds:
 
 
 _FOLD_TAG = re.compile(r"<(/?)(details|div)\b", re.I)
+_BACKTICKS = re.compile(r"`+")
 
 
 def _items(tokens: list[Token], position: int, lines: list[str]) -> list[Item]:

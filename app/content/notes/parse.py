@@ -17,7 +17,7 @@ from app.content.notes.frontmatter import (
     meta_str,
     split_front_matter,
 )
-from app.content.notes.labels import block_label, shows_nothing
+from app.content.notes.labels import body_label, shows_nothing, without_closing_rules
 from app.content.notes.links import Link, parse_links
 from app.content.notes.outline import Outline, build_outline
 from app.content.notes.parsed import (
@@ -48,9 +48,11 @@ class _CardBuilder:
         self.current = "answer"
         self.groups = groups
         self.cut: dict[int, int] = {}  # line: the characters its label took
+        self.answered = False  # whether the answer holds any text yet
 
     def add(self, index: int, text: str) -> None:
         self.blocks[self.current].append((index, text))
+        self.answered = self.answered or (self.current == "answer" and bool(text.strip()))
 
     def block(self, name: str, first_line: int) -> Block:
         return _join_block(self.blocks[name], first_line, self.groups, self.cut)
@@ -242,6 +244,11 @@ def _deck(
     protected = outline.protected
     cards: list[ParsedCard] = []
     seen: dict[str, int] = {}
+    errors += [
+        ContentError.of("card_no_answer", path, first + item.line, question=item.text)
+        for item in found.not_taken
+        if item.reason == Reason.NO_ANSWER
+    ]
     for item in found.cards:
         card = _finish_card(item, len(cards), first, labels, protected, path, errors, groups)
         if card is None:
@@ -289,10 +296,12 @@ def _finish_card(
         # A question that opens a paragraph (`1.warp 的大小` over its answer's lines) is cut
         # off it like a label, so that the answer keeps the rest of that paragraph's tokens.
         builder.cut[found.line] = len(groups.lines[found.line])
-    for index, text in found.body:
+    for at, (index, text) in enumerate(found.body):
         if index not in protected and is_navigation(text):
             continue
-        label = None if index in protected else block_label(text, labels, builder.current)
+        label = None
+        if index not in protected:
+            label = body_label(found.body, at, labels, builder.current, answered=builder.answered)
         if label:
             builder.current = label[0]
             builder.cut[index] = len(text) - len(label[1])
@@ -300,6 +309,7 @@ def _finish_card(
                 builder.add(index, label[1])
             continue
         builder.add(index, text)
+    builder.blocks["answer"] = without_closing_rules(builder.blocks["answer"], groups)
     answer = builder.block("answer", first)
     if shows_nothing(answer.text):
         errors.append(ContentError.of("card_no_answer", path, line, question=found.question))

@@ -131,8 +131,12 @@ def bold_question(text: str) -> tuple[str, str] | None:
             return (question, "") if says else None
         return None
     inner = match.group(1).strip()
-    if re.fullmatch(r"(?:Q|问题?)?\d{1,3}[.)）、．]?", inner) and match.group(2).strip():
-        # "**1)** The number of active ads.": a numbered task, its text after the number.
+    if (
+        re.fullmatch(r"(?:Q|问题?)?\d{1,3}(?:\.\d{1,3})*[.)）、．]?", inner)
+        and match.group(2).strip()
+    ):
+        # "**1)** The number of active ads.", "**1.1** 一个袋子…": a numbered task, its text
+        # after the number (the whole number, not `1.` of `1.1`).
         return match.group(2).strip(), ""
     question, says = question_text(inner)
     if says or (numbering(inner) is not None and asks(question)):

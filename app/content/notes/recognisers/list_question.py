@@ -6,7 +6,7 @@ from typing import ClassVar
 from app.content.notes.outline import Block, Item, Outline
 from app.content.notes.recognisers.base import Region, Unit, UnitKind
 from app.content.notes.recognisers.lines import dedent
-from app.content.notes.wording import TAG, Found, Syntax, asks, question_text
+from app.content.notes.wording import TAG, Found, Reason, Syntax, asks, question_text
 
 # `- **CNN卷积**` above nested bullets: the writer set the item apart as the thing to recall.
 # A bold term ending in a colon (`**GLUE**：`) is a label its bullets describe, not a question.
@@ -22,9 +22,12 @@ class ListQuestion:
             return None
         # The parse took the item's marker off: its text is the question as written.
         text = region.read(unit.start)
-        question, _ = question_text(text)
+        question, says = question_text(text)
         rest = dedent(region.outline, unit.start + 1, unit.end, unit.item.indent)
         if not any(body.strip() for _, body in rest):
+            if _WHOLLY_BOLD.fullmatch(text.strip()) and (says or asks(question)):
+                # A bold question with nothing under it: said, as a heading with no answer is.
+                region.not_taken(unit.start, question, Reason.NO_ANSWER)
             return None
         if not (_set_apart(text) or _list_of_questions(region.outline, unit.block)):
             return None
