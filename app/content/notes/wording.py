@@ -187,6 +187,7 @@ class Kind(StrEnum):
     NOT_A_QUESTION = "not-a-question"
     LABELLED = "labelled"
     CONTENTS = "contents"
+    PART = "part"  # a section of the answer of the HTML question heading above it
 
 
 @dataclass
