@@ -2,9 +2,11 @@
 // a cloze card asks with its block (front_html, its own deletions blank) under a heading kept for
 // screen readers; every card links to the line of the note it comes from.
 
-// The front to show above the answer: a cloze card's block, or nothing for the other kinds.
+// The front to show above the answer: a cloze card's block, a basic card's stem (the code its
+// question asks about), or nothing.
 export function frontOf(card) {
-  return card.kind === "cloze" && card.front_html ? card.front_html : "";
+  const kind = card.kind || "basic";
+  return (kind === "cloze" || kind === "basic") && card.front_html ? card.front_html : "";
 }
 
 // The card's kind as the page's data-kind, which the stylesheet reads.

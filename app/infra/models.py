@@ -162,6 +162,7 @@ class Card(SQLModel, table=True):
     formula_count: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     # basic | cloze | reversed. A cloze card's front is a block (front_html); its question_html
     # is then a one-line title for lists, and its answer_html the block with the deletion marked.
+    # A basic card's front_html is its stem, the code its question asks about, shown under it.
     kind: str = Field(default="basic", max_length=16, sa_column_kwargs={"server_default": "basic"})
     front_html: str = _added_text()
     tags: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))

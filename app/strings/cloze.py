@@ -2,7 +2,7 @@
 
 CLOZE_STRINGS: dict[str, tuple[str, str]] = {
     "card.source": ("来自笔记", "From the note"),
-    "card.front": ("挖空正面", "Front"),
+    "card.front": ("正面", "Front"),  # a cloze card's block, or the code a question asks about
     "kind.basic": ("问答", "Question"),
     "kind.cloze": ("挖空", "Cloze"),
     "kind.reversed": ("双向", "Reversed"),

@@ -59,7 +59,7 @@ class CardView:
     retired: bool
     followups: tuple[FollowupView, ...] = ()
     kind: str = "basic"  # basic | cloze | reversed
-    front_html: str = ""  # a cloze card's front (a block); "" for the others
+    front_html: str = ""  # a cloze card's front or a basic card's stem (a block); else ""
     source_path: str = ""  # the note it comes from, relative to the notes folder
     source_line: int = 0
 

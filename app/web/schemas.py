@@ -70,7 +70,10 @@ class _CardFields(BaseModel):
     retired: bool
     kind: str = Field(description="basic, cloze or reversed.")
     front_html: str = Field(
-        description="A cloze card's front: the block with its deletions blank. Empty otherwise."
+        description=(
+            "A cloze card's front: the block with its deletions blank; a basic card's stem: what"
+            " its question asks about (a code block). Empty otherwise."
+        )
     )
     source_path: str = Field(description="The note the card comes from, in the notes folder.")
     source_line: int = Field(description="The line of the note the card starts on.")

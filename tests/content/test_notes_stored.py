@@ -2,9 +2,11 @@
 
 An expected.json card may pin `section` (the heading its card is filed under),
 `answer_html_contains` and `answer_html_excludes` (fragments of the stored answer HTML, such as
-`<mark>` or a `<details>` label that must not show). These are read back from the database, on
-SQLite and PostgreSQL. A check the folder marks "pending" ("sections", "html") is expected to fail
-until the parser learns its syntax, as in tests/content/test_notes.py.
+`<mark>` or a `<details>` label that must not show), and `front_html_contains` (fragments of
+what the question side shows under the question, such as the code it asks about). These are
+read back from the database, on SQLite and PostgreSQL. A check the folder marks "pending"
+("sections", "html") is expected to fail until the parser learns its syntax, as in
+tests/content/test_notes.py.
 """
 
 import shutil
@@ -66,9 +68,10 @@ def test_cards_are_filed_under_their_section(
             assert normal(card.section) == normal(item["section"]), (item["question"], card.section)
 
 
-@pytest.mark.parametrize(
-    "folder", sorted(set(_folders("answer_html_contains") + _folders("answer_html_excludes")))
-)
+_HTML_KEYS = ("answer_html_contains", "answer_html_excludes", "front_html_contains")
+
+
+@pytest.mark.parametrize("folder", sorted({f for key in _HTML_KEYS for f in _folders(key)}))
 def test_answers_render_as_the_notes_mean(
     folder: str,
     tmp_path: Path,
@@ -79,10 +82,13 @@ def test_answers_render_as_the_notes_mean(
     mark_pending(request, folder, "html")
     stored = _imported(folder, tmp_path, database, engine)
     for item in expected(folder)["cards"]:
-        if not {"answer_html_contains", "answer_html_excludes"} & item.keys():
+        if not set(_HTML_KEYS) & item.keys():
             continue
-        html = _stored(item, stored).answer_html
+        card = _stored(item, stored)
+        html = card.answer_html
         for fragment in item.get("answer_html_contains", []):
             assert fragment in html, (item["question"], fragment, html)
         for fragment in item.get("answer_html_excludes", []):
             assert fragment not in html, (item["question"], fragment, html)
+        for fragment in item.get("front_html_contains", []):
+            assert fragment in card.front_html, (item["question"], fragment, card.front_html)

@@ -23,7 +23,12 @@ test("a cloze card asks with its block, its own deletion blank and the others fi
   assert.equal(kindOf(CLOZE), "cloze");
 });
 
-test("other kinds ask with their question: no front, whatever the payload holds", () => {
+test("a basic card shows its stem, the code its question asks about, under the question", () => {
+  const stem = '<pre><code class="language-python">print(sum([1, 2]))\n</code></pre>\n';
+  assert.equal(frontOf({ kind: "basic", question_html: "What does this print?", front_html: stem }), stem);
+});
+
+test("other cards ask with their question: no front, whatever the payload holds", () => {
   assert.equal(frontOf({ kind: "basic", front_html: "", question_html: "Why?" }), "");
   assert.equal(frontOf({ kind: "reversed", front_html: "<p>stray</p>" }), "");
   assert.equal(kindOf({ kind: "reversed" }), "reversed");

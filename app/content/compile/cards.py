@@ -87,13 +87,16 @@ def compile_deck(deck: ParsedDeck, renderer: Renderer, errors: list[ContentError
             cards.append(_compile_cloze(card, deck, renderer, errors))
             continue
         question = _question(renderer, note, card, deck.path, errors)
+        # A stem (the code a question asks about) shows under the question, as a cloze
+        # card's block does; lists keep the one-line question.
+        stem = render(card.stem) if card.stem.text else Rendered("", "")
         answer = render(card.answer, points=True)
         prose = render(card.followups)
         pitfalls = render(card.pitfalls)
         questions, rendered = _compile_followups(
             card, deck.path, renderer, errors, card_breaks=deck.breaks, note=note
         )
-        parts = [question, answer, prose, pitfalls, *rendered]
+        parts = [question, stem, answer, prose, pitfalls, *rendered]
         fingerprint = f"{COMPILE_VERSION}\x1e{card.fingerprint()}"
         cards.append(
             CompiledCard(
@@ -104,19 +107,20 @@ def compile_deck(deck: ParsedDeck, renderer: Renderer, errors: list[ContentError
                 pitfalls_html=pitfalls.html,
                 fingerprint=hashlib.sha256(fingerprint.encode()).hexdigest(),
                 followups=questions,
-                question_text=question.text,
+                question_text=_joined([question.text, stem.text]),
                 answer_text=answer.text,
                 # The follow-up questions rank with the follow-ups' prose.
                 extra_text=_joined([*(r.text for r in rendered), prose.text, pitfalls.text]),
                 key_points=answer.points,
                 anki_fields={
-                    "question": question.anki,
+                    "question": question.anki + stem.anki,
                     "answer": answer.anki,
                     "followups": prose.anki,
                     "pitfalls": pitfalls.anki,
                 },
                 anki_media={name: path for part in parts for name, path in part.media.items()},
                 formula_count=sum(part.formulas for part in parts),
+                front_html=stem.html,
             )
         )
     return CompiledDeck(deck, render(deck.intro).html, cards)

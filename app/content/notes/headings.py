@@ -1,6 +1,8 @@
 """Headings as their author wrote them: which ask a question, which are sections, and where
 each question's answer stops; the text between question headings goes to app.content.regions."""
 
+import bisect
+
 from app.content.notes.admonitions import answer_lines
 from app.content.notes.kinds import classify, has_text, is_contents_heading, sibling_groups
 from app.content.notes.labelled import labelled_pairs
@@ -54,14 +56,15 @@ def _heading_cards(
 ) -> set[int]:
     """The cards whose question is a heading; returns the lines they hold."""
     cards: list[tuple[Heading, int]] = []  # a card heading and where its answer stops
+    stops = _answer_stops(outline.headings, kinds)
     for heading in outline.headings:
         if heading is title:
             continue
         kind = kinds[heading.index]
-        if kind == Kind.LABELLED or _inside_card(heading, kinds):
+        if kind in (Kind.LABELLED, Kind.PART) or _inside_card(heading, kinds, stops):
             found.not_taken.append(NotTaken(heading.line, heading.text, Reason.INSIDE_ANSWER))
         elif kind == Kind.CARD:
-            cards.append((heading, _answer_stop(heading, kinds)))
+            cards.append((heading, stops[heading.index]))
         else:
             found.not_taken.append(NotTaken(heading.line, heading.text, Reason(kind.value)))
     claimed: set[int] = set()
@@ -161,7 +164,19 @@ def _title_heading(outline: Outline) -> Heading | None:
     return first
 
 
-def _answer_stop(heading: Heading, kinds: list[Kind]) -> int:
+def _answer_stops(headings: list[Heading], kinds: list[Kind]) -> dict[int, int]:
+    """Where the answer of each card heading stops, by the heading's index."""
+    lines = [heading.line for heading in headings]
+    return {
+        h.index: _answer_stop(h, kinds, headings, lines)
+        for h in headings
+        if kinds[h.index] == Kind.CARD
+    }
+
+
+def _answer_stop(
+    heading: Heading, kinds: list[Kind], headings: list[Heading], lines: list[int]
+) -> int:
     stop = heading.stop
     pending = list(reversed(heading.children))  # a stack: children in order, depth first
     while pending:
@@ -169,15 +184,20 @@ def _answer_stop(heading: Heading, kinds: list[Kind]) -> int:
         if kinds[child.index] == Kind.CARD:
             return min(stop, child.line)
         pending.extend(reversed(child.children))
-    return stop
+    # An HTML question's answer goes on over the Markdown headings after it that are its
+    # parts (kinds._html_answer_parts), its own level or not.
+    after = bisect.bisect_left(lines, stop, lo=heading.index + 1)
+    while after < len(headings) and kinds[after] == Kind.PART:
+        after += 1
+    return headings[after].line if after < len(headings) else max(stop, headings[-1].stop)
 
 
-def _inside_card(heading: Heading, kinds: list[Kind]) -> bool:
+def _inside_card(heading: Heading, kinds: list[Kind], stops: dict[int, int]) -> bool:
     """Whether a heading sits inside an answer: under a card, before any sub-question."""
     parent = heading.parent
     while parent is not None:
         if kinds[parent.index] == Kind.CARD:
-            return heading.line < _answer_stop(parent, kinds)
+            return heading.line < stops[parent.index]
         parent = parent.parent
     return False
 
@@ -195,7 +215,7 @@ def _section_of(
     if heading is not None and not own and heading.index in level:
         return level[heading.index].text
     node = heading if own else (heading.parent if heading else None)
-    while node is not None and kinds[node.index] in (Kind.CARD, Kind.CONTENTS):
+    while node is not None and kinds[node.index] in (Kind.CARD, Kind.CONTENTS, Kind.PART):
         node = node.parent
     return "" if node is None or node is title else node.text
 

@@ -89,7 +89,51 @@ def classify(
             # under "12.…SPP结构?" as `<h1>` goes on the numbering, not the answer.
             if parent is not None and not _continues(parent, heading):
                 kinds[heading.index] = Kind.NOT_A_QUESTION
+    _html_answer_parts(headings, kinds)
     return kinds
+
+
+def _html_answer_parts(headings: list[Heading], kinds: list[Kind]) -> None:
+    """Markdown headings after a question written as `<h1>`–`<h3>` are parts of its answer.
+
+    `<h3>1.什么是缓存？</h3>`, a line, `### 1. 访问更快`, `### 2. 减轻负载`: an HTML export
+    asks in its `<hN>` lines and writes the answer's sections as Markdown headings at the
+    question's level or deeper, some of them asking ("### 什么是惰性删除？" under `<h1>`). Such
+    a heading is a question of its own only where it goes on with the questions' numbering
+    (41. between 40. and 42.), or, where they are not numbered, asks at their level; a
+    Markdown heading above their level is a section and ends the answer.
+    """
+    questions = [h for h in headings if h.html and h.level <= 3 and kinds[h.index] == Kind.CARD]
+    following: dict[int, Heading | None] = {
+        question.index: questions[at + 1] if at + 1 < len(questions) else None
+        for at, question in enumerate(questions)
+    }
+    owner: Heading | None = None
+    for heading in headings:
+        if heading.index in following:
+            owner = heading
+        elif owner is None:
+            continue
+        elif _ends_answer(owner, heading, following[owner.index], kinds):
+            owner = None
+        elif kinds[heading.index] != Kind.CARD or not heading.html:
+            kinds[heading.index] = Kind.PART
+
+
+def _ends_answer(
+    question: Heading, heading: Heading, following: Heading | None, kinds: list[Kind]
+) -> bool:
+    """Whether a heading after an HTML question ends its answer: a heading above its level,
+    an HTML heading at its level, or a Markdown heading that is the note's next question."""
+    if heading.level < question.level or (heading.html and heading.level == question.level):
+        return True
+    if heading.html or kinds[heading.index] != Kind.CARD:
+        return False
+    number, own = numbering(question.text), numbering(heading.text)
+    if number is None:
+        return heading.level == question.level
+    after = numbering(following.text) if following is not None else None
+    return own is not None and number < own and (after is None or own < after)
 
 
 def _standalone(

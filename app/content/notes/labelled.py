@@ -48,8 +48,12 @@ def labelled_pairs(outline: Outline) -> tuple[list[Found], set[int]]:
         answer = pending.take(question, number, labels[question.index][1])
         if answer is None:
             continue
-        body = outline_lines(outline, answer.end, answer.stop)
-        own = range(question.end, question.stop)
+        stop = _answer_stop(answer, headings, labels, lines)
+        body = outline_lines(outline, answer.end, stop)
+        # Only the text under the question's own heading: `# Вопрос (RU)` holds the `##`
+        # answers after it, which are not part of the question.
+        after = question.index + 1
+        own = range(question.end, lines[after] if after < len(lines) else question.stop)
         # The question as the parse read its paragraphs (a quote's `>` already gone).
         text = " ".join(outline.texts[i].strip() for i in own if i in outline.texts).strip(" -")
         if not text or not any(t.strip() for _, t in body):
@@ -57,9 +61,26 @@ def labelled_pairs(outline: Outline) -> tuple[list[Found], set[int]]:
             continue
         held |= {question.index, answer.index}
         first = bisect.bisect_right(lines, answer.line)
-        held |= {h.index for h in headings[first : bisect.bisect_left(lines, answer.stop)]}
+        held |= {h.index for h in headings[first : bisect.bisect_left(lines, stop)]}
         cards.append(Found(text, question.line, None, body, "", Syntax.LABELLED_HEADINGS))
     return cards, held
+
+
+def _answer_stop(
+    answer: Heading, headings: list[Heading], labels: list[tuple[str, str]], lines: list[int]
+) -> int:
+    """Where an answer ends: it goes on over the sections after it at its level (`## Core
+    aspects`, `## Summary`, `## Follow-ups`) up to a question or answer heading, or a section
+    tagged for another language (`## Ссылки (RU)` after `## Answer (EN)`)."""
+    stop, tag = answer.stop, labels[answer.index][1]
+    at = bisect.bisect_left(lines, stop)
+    while at < len(headings) and headings[at].level == answer.level:
+        name, own = labels[at]
+        if name in _QUESTION_LABELS or name in _ANSWER_LABELS or (own and own != tag):
+            break
+        stop = headings[at].stop
+        at = bisect.bisect_left(lines, stop, lo=at + 1)
+    return stop
 
 
 class _Answers:

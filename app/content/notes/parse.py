@@ -336,6 +336,7 @@ def _finish_card(
         questions=questions,
         recogniser=found.recogniser,
         question_span=groups.question(found.line, found.question) if groups else None,
+        stem=_join_block(found.stem or [], first, groups),
     )
 
 

@@ -42,6 +42,8 @@ class ParsedCard:
     cloze: int = 0
     # The question's tokens in the note's parse when it is a heading's (notes.spans).
     question_span: InlineSpan | None = field(default=None, compare=False, repr=False)
+    # What the question asks about, shown with it (a code block above the answer's fold).
+    stem: Block = field(default_factory=Block)
 
     def fingerprint(self) -> str:
         """Hash everything that, when changed, makes the stored card out of date."""
@@ -57,6 +59,8 @@ class ParsedCard:
             *(f"{link.title}\x1f{link.target}" for link in self.links),
             # Absent for a card without questions, whose hash therefore stays what it was.
             *(f"\x1d{q.id}\x1f{q.question}\x1f{q.answer}" for q in self.questions),
+            # Absent for a card without a stem, whose hash therefore stays what it was.
+            *([f"\x1dstem\x1f{self.stem.text}"] if self.stem.text else []),
         ]
         return hashlib.sha256("\x1e".join(parts).encode()).hexdigest()
 

@@ -187,6 +187,7 @@ class Kind(StrEnum):
     NOT_A_QUESTION = "not-a-question"
     LABELLED = "labelled"
     CONTENTS = "contents"
+    PART = "part"  # a section of the answer of the HTML question heading above it
 
 
 @dataclass
@@ -199,6 +200,9 @@ class Found:
     body: Lines
     section: str
     recogniser: Syntax
+    # What the question asks about, between it and the fold that answers it (a code block under
+    # "What does this print?"): shown with the question. None until such a fold is read.
+    stem: Lines | None = None
 
 
 @dataclass

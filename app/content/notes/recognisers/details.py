@@ -29,16 +29,28 @@ class Details:
             card.body += answer
             return card
         if region.current is not None:  # a fold labelled "Answer": shown on the card anyway
-            region.current.body += answer
+            current = region.current
+            if current.stem is None:
+                # What came between the question and the fold labelled as its answer ("Show
+                # Answer") is what it asks about (the code of "What does this print?"): the
+                # front's. Where the first fold shows something else ("See Class"), the text
+                # before it is the answer.
+                asks = is_fold_label(summary)
+                current.stem, current.body = (current.body, []) if asks else ([], current.body)
+            current.body += answer
             return TAKEN
-        last = last_paragraph(region.out.intro) if region.out.intro else None
+        code = region.outline.code
+        # The question may stand above a code block it asks about (the block then its stem).
+        asking = [(i, t) for i, t in region.out.intro if i not in code]
+        last = last_paragraph(asking) if asking else None
         if last is None:
             return TAKEN
         # "1. What is X?" then <details><summary>Answer</summary>…
         index, asked = last
+        stem = [(i, t) for i, t in region.out.intro if i > index]
         region.out.intro = [(i, t) for i, t in region.out.intro if i < index]
         text, _ = question_text(strip_marker(asked))
         card = region.card(text, index, self.name)
-        card.body = answer
+        card.stem, card.body = stem, answer
         region.out.cards.append(card)
         return card
