@@ -215,3 +215,37 @@ def test_questions_on_their_own_line_render_from_the_note_as_from_their_text(
     """Questions cut from a paragraph's first line give what parsing their text alone gives."""
     note = "\n\n".join(form.format(q=q, a=a) for form, q, a in items) + "\n"
     _renders_alike(note)
+
+
+_HTML_PIECES = st.sampled_from(
+    ["$x^2$", "`code`", "**粗体**", "中文", "what", " ", "&amp;", "&lt;b&gt;", "<b>b</b>", "\\*"]
+)
+_HTML_HEADINGS = st.sampled_from(
+    [
+        '<h2 id="{n}.{q}">{n}.{q}？</h2>\n\n{a}',
+        "<h3>{q}?</h3>\n{a}",
+        '<h1><a id="x"></a>{n}. {q}？</h1>\n\n{a}',
+        "<h2><strong>{q}？</strong></h2>\n\n{a}",
+        '## <a id="a{n}"></a>{q}？\n\n{a}',
+        "<p>{a}</p>\n<h2>{q}？</h2>\n\n{a}",
+    ]
+)
+
+
+@given(
+    st.lists(
+        st.tuples(_HTML_HEADINGS, st.lists(_HTML_PIECES, min_size=1, max_size=4).map("".join)),
+        min_size=1,
+        max_size=4,
+    ),
+    _LINE,
+)
+@settings(max_examples=examples(100), deadline=None)
+def test_html_headings_render_from_the_note_as_from_their_text(
+    items: list[tuple[str, str]], answer: str
+) -> None:
+    """Questions of `<hN>` headings, cut from the note's tokens, give what their text gives."""
+    note = "\n\n".join(
+        form.format(n=n, q=q, a=answer) for n, (form, q) in enumerate(items, start=1)
+    )
+    _renders_alike(note + "\n")

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 
 from markdown_it.token import Token
 
-from app.content.notes.markdown import parser
+from app.content.notes.cuts import InlineSpan, first_line, question_in, strong_end
+from app.content.notes.markdown import html_headings, parser
 
 Lines = list[tuple[int, str]]
 
@@ -32,18 +33,6 @@ class Span:
     skip: int = 0
     chars: int = 0
     drop_line: bool = False
-
-
-@dataclass(frozen=True)
-class InlineSpan:
-    """A question that is a heading's inline token, or the first line of a paragraph's: its
-    children `start`…`stop`, less `prefix` and `suffix` characters."""
-
-    index: int
-    prefix: int
-    suffix: int
-    stop: int | None = None
-    start: int = 0
 
 
 @dataclass(frozen=True)
@@ -72,7 +61,8 @@ class NoteTokens:
     first: int  # the file line of the body's first line
     tokens: list[Token] | None = field(default=None, repr=False)
     # Token ranges already rendered: their tokens carry that render's changes (images, HTML).
-    used: set[int] = field(default_factory=set, repr=False)
+    # (An HTML heading's inline token is keyed by its block's index and its line.)
+    used: set[int | tuple[int, int]] = field(default_factory=set, repr=False)
 
     def __getstate__(self) -> dict[str, object]:
         # Tokens pickle slowly (~30 times the text's size): another process parses the text.
@@ -96,12 +86,18 @@ class NoteTokens:
             out += _unlabelled(part, span) if span.skip or span.chars else part
         return _ended(out)
 
-    def inline(self, span: "InlineSpan | None") -> list[Token] | None:
+    def inline(self, span: InlineSpan | None) -> list[Token] | None:
         """A question's inline token, cut as `span` says, or None."""
-        if span is None or span.index in self.used:
+        if span is None:
             return None
-        self.used.add(span.index)
-        token = copy.copy(self.stream()[span.index])
+        key = span.index if span.line is None else (span.index, span.line)
+        if key in self.used:
+            return None
+        self.used.add(key)
+        token = self.stream()[span.index]
+        if span.line is not None:  # a heading written in raw HTML
+            token = html_headings(token)[span.line][1]
+        token = copy.copy(token)
         children = list(token.children or [])[span.start : span.stop]
         if span.prefix:
             children[0] = _text(children[0], children[0].content[span.prefix :])
@@ -278,7 +274,7 @@ class Groups:
         head = children[lead]
         skip, tail = lead, prefix
         if not (head.type == "text" and head.content.startswith(prefix)):
-            close = _strong_end(children[lead:], prefix)
+            close = strong_end(children[lead:], prefix)
             if close is None:
                 return None
             skip, tail = lead + close[0], close[1]
@@ -304,102 +300,26 @@ class Groups:
         return None
 
     def question(self, line: int, question: str) -> InlineSpan | None:
-        """The heading at `line` as the inline tokens of `question`, or None."""
+        """The heading or paragraph at `line` as the inline tokens of `question`, or None."""
         if not self.valid:
             return None
-        at = bisect.bisect_left(self._firsts, line)
-        if at >= len(self.groups) or self._firsts[at] != line:
+        at = bisect.bisect_right(self._firsts, line) - 1
+        if at < 0 or line >= self.groups[at].last:
             return None
         group = self.groups[at]
-        if group.kind not in ("heading_open", "paragraph_open"):
+        if group.kind == "html_block":  # `<h2 id="…">5.什么是超参数？</h2>` inside raw HTML
+            heading = html_headings(self._tokens[group.start]).get(line)
+            if heading is None:
+                return None
+            inline = heading[1]
+            return question_in(inline.children or [], inline.content, question, group.start, line)
+        if group.first != line or group.kind not in ("heading_open", "paragraph_open"):
             return None
         inline = self._tokens[group.start + 1]
         children, content = inline.children or [], inline.content
         if group.kind == "paragraph_open":  # the question is its first line
-            breaks = (i for i, c in enumerate(children) if c.type in ("softbreak", "hardbreak"))
-            children = children[: next(breaks, len(children))]
-            content = content.split("\n", 1)[0].rstrip(" \t")
-        # Emphasis leaves an empty text token where its delimiters were.
-        start, stop = 0, len(children)
-        while start < stop and _empty(children[start]):
-            start += 1
-        while stop > start and _empty(children[stop - 1]):
-            stop -= 1
-        bold, content = _unwrapped(children[start:stop], content)  # `**What is X?**`
-        start, stop = start + bold, stop - bold
-        where = content.find(question)
-        if where < 0 or start >= stop or not question:
-            return None
-        prefix, suffix = content[:where], content[where + len(question) :]
-        if prefix and children[start].type == "strong_open":  # `**Q:** What is X?`
-            label = _strong_end(children[start:stop], prefix)
-            if label is None:
-                return None
-            start, prefix = start + label[0], label[1]
-        return _cut_question(group.start + 1, children, start, stop, prefix, suffix)
-
-
-def balanced(children: list[Token]) -> bool:
-    """Whether every emphasis, link or other markup that opens in `children` closes there."""
-    depth = 0
-    for child in children:
-        depth += child.nesting
-        if depth < 0:
-            return False
-    return depth == 0
-
-
-def _empty(token: Token) -> bool:
-    return token.type == "text" and not token.content
-
-
-def _unwrapped(children: list[Token], content: str) -> tuple[int, str]:
-    """(1, the text inside) when the whole line is one bold run, else (0, `content`)."""
-    if len(children) < 3 or children[0].type != "strong_open":
-        return 0, content
-    markup = children[0].markup
-    depth = 0
-    for index, child in enumerate(children):
-        depth += child.nesting if child.type in ("strong_open", "strong_close") else 0
-        if depth == 0:
-            whole = index == len(children) - 1
-            if whole and content.startswith(markup) and content.endswith(markup):
-                return 1, content[len(markup) : -len(markup)]
-            return 0, content
-    return 0, content
-
-
-def _cut_question(
-    index: int, children: list[Token], start: int, stop: int, prefix: str, suffix: str
-) -> InlineSpan | None:
-    """The question as children `start`…`stop` less `prefix` and `suffix`, if they fit."""
-    if start >= stop or not balanced(children[start:stop]):
-        return None  # emphasis that runs on past the question's line
-    first, last = children[start], children[stop - 1]
-    if prefix and not (first.type == "text" and first.content.startswith(prefix)):
-        return None
-    if suffix and not (last.type == "text" and last.content.endswith(suffix)):
-        return None
-    if first is last and len(prefix) + len(suffix) > len(first.content):
-        return None
-    return InlineSpan(index, len(prefix), len(suffix), stop, start)
-
-
-def _strong_end(children: list[Token], prefix: str) -> tuple[int, str] | None:
-    """After a bold label (`**Answer.**`): (tokens it takes, the rest of `prefix` after it)."""
-    head = children[0]
-    if head.type != "strong_open" or not prefix.startswith(head.markup):
-        return None
-    for index, child in enumerate(children[1:], start=1):
-        if child.type == "strong_close":
-            inner = children[1:index]
-            if any(token.type != "text" for token in inner):
-                return None
-            source = head.markup + "".join(token.content for token in inner) + child.markup
-            if not prefix.startswith(source):
-                return None
-            return index + 1, prefix[len(source) :]
-    return None
+            children, content = first_line(children, content)
+        return question_in(children, content, question, group.start + 1)
 
 
 # What could open another block than a paragraph at the start of a line.
