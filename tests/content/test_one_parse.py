@@ -249,3 +249,30 @@ def test_html_headings_render_from_the_note_as_from_their_text(
         form.format(n=n, q=q, a=answer) for n, (form, q) in enumerate(items, start=1)
     )
     _renders_alike(note + "\n")
+
+
+_LIST_ITEMS = st.sampled_from(
+    [
+        "- **{q}**\n    * {a}\n    * {a}",
+        "- {q}？\n  - {a}\n  - {a}",
+        "- {q}？\n  {a}",
+        "1. {q}？\n\n   {a}\n\n   - {a}",
+        "2. Q: {q}？\n   - {a}",
+        "1.  ### {q}？\n\n    {a}\n\n    ```\n    code\n    ```",
+        "- {q} #card\n  - {a}",
+        "- **{q}**：\n    {a}",
+    ]
+)
+
+
+@given(
+    st.lists(st.tuples(_LIST_ITEMS, _LINE, _LINE), min_size=1, max_size=4),
+    st.sampled_from(["\n", "\n\n"]),
+)
+@settings(max_examples=examples(100), deadline=None)
+def test_list_item_questions_render_from_the_note_as_from_their_text(
+    items: list[tuple[str, str, str]], between: str
+) -> None:
+    """List items that ask, cut from the note's tokens, give what their text alone gives."""
+    note = "## 复习\n\n" + between.join(form.format(q=q, a=a) for form, q, a in items) + "\n"
+    _renders_alike(note)

@@ -33,6 +33,9 @@ class Span:
     skip: int = 0
     chars: int = 0
     drop_line: bool = False
+    # A list item's blocks after its first line: its paragraphs at this level, hidden in a
+    # tight list, are shown as the same lines written alone show them.
+    shown: int | None = None
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,8 @@ class NoteTokens:
         for span in spans:
             self.used.add(span.start)
             part = stream[span.start : span.end]
+            if span.shown is not None:
+                part = [_shown(t) if t.hidden and t.level == span.shown else t for t in part]
             out += _unlabelled(part, span) if span.skip or span.chars else part
         return _ended(out)
 
@@ -230,19 +235,69 @@ class Groups:
                 break
             shown = [i for i in range(group.first, group.last) if self.lines[i].strip()]
             taken = [i for i in shown if i in present]
-            label_only = group.first in cut and group.first not in present
             if not taken:
                 continue
-            if len(taken) + label_only != len(shown):
-                return None
-            span = self._span(group, present, cut)
+            span = self._group_span(group, len(shown), taken, present, cut)
             if span is None:
                 return None
             found.append(span)
             covered.update(taken)
         if any(text.strip() and index not in covered for index, text in entries):
             return None
+        if len(found) > 1 and any(span.shown is not None for span in found):
+            return None  # written alone, the item's blocks may join those around them
         return tuple(found)
+
+    def _group_span(
+        self,
+        group: _Group,
+        shown: int,
+        taken: list[int],
+        present: dict[int, str],
+        cut: dict[int, int],
+    ) -> Span | None:
+        """The span of `group` when the block takes `taken` of its `shown` lines, or None."""
+        if group.kind in _LISTS and len(taken) != shown:
+            return self._item_rest(group, taken, present, cut)
+        label_only = group.first in cut and group.first not in present
+        if len(taken) + label_only != shown:
+            return None
+        return self._span(group, present, cut)
+
+    def _item_rest(
+        self, group: _Group, taken: list[int], present: dict[int, str], cut: dict[int, int]
+    ) -> Span | None:
+        """The blocks of one of the list's items after its first line, when `taken` is exactly
+        their lines, each less only the indentation the item gave it (a list item that asks,
+        its answer nested under it)."""
+        at = self._item_at(group, taken[0])
+        if at is None or any(index in cut for index in taken):
+            return None
+        tokens = self._tokens
+        item, head = tokens[at], tokens[at + 1]
+        assert item.map is not None
+        # The item's first block is the question's line alone: a paragraph or a heading.
+        if head.map is None or head.map != [item.map[0], item.map[0] + 1] or head.nesting != 1:
+            return None
+        end = at + 4
+        while not (tokens[end].level == item.level and tokens[end].nesting == -1):
+            end += 1
+        last = min(item.map[1], len(self.lines))
+        rest = [index for index in range(head.map[1], last) if self.lines[index].strip()]
+        if rest != taken or not all(_dedented(self.lines[i], present[i]) for i in taken):
+            return None
+        return Span(at + 4, end, shown=item.level + 1)
+
+    def _item_at(self, group: _Group, line: int) -> int | None:
+        """The position of the list's item that holds `line`, if it is one of its own."""
+        level = self._tokens[group.start].level + 1
+        for at in range(group.start + 1, group.end):
+            token = self._tokens[at]
+            if token.type != "list_item_open" or token.level != level or not token.map:
+                continue
+            if token.map[0] <= line < token.map[1]:
+                return at
+        return None
 
     def _span(self, group: _Group, present: dict[int, str], cut: dict[int, int]) -> Span | None:
         for index in range(group.first + 1, group.last):
@@ -313,13 +368,32 @@ class Groups:
                 return None
             inline = heading[1]
             return question_in(inline.children or [], inline.content, question, group.start, line)
-        if group.first != line or group.kind not in ("heading_open", "paragraph_open"):
+        opening = group.start
+        if group.kind in _LISTS:  # a list item that asks: its first line
+            item = self._item_at(group, line)
+            if item is None:
+                return None
+            opening = item + 1
+        elif group.first != line:
             return None
-        inline = self._tokens[group.start + 1]
+        head = self._tokens[opening]
+        if head.type not in ("heading_open", "paragraph_open") or not head.map:
+            return None
+        if head.map[0] != line:
+            return None
+        inline = self._tokens[opening + 1]
         children, content = inline.children or [], inline.content
-        if group.kind == "paragraph_open":  # the question is its first line
+        if head.type == "paragraph_open":  # the question is its first line
             children, content = first_line(children, content)
-        return question_in(children, content, question, group.start + 1)
+        return question_in(children, content, question, opening + 1)
+
+
+_LISTS = ("bullet_list_open", "ordered_list_open")
+
+
+def _dedented(line: str, text: str) -> bool:
+    """Whether `text` is `line` less some of its indentation."""
+    return line.endswith(text) and not line[: len(line) - len(text)].strip()
 
 
 # What could open another block than a paragraph at the start of a line.
