@@ -276,3 +276,32 @@ def test_list_item_questions_render_from_the_note_as_from_their_text(
     """List items that ask, cut from the note's tokens, give what their text alone gives."""
     note = "## 复习\n\n" + between.join(form.format(q=q, a=a) for form, q, a in items) + "\n"
     _renders_alike(note)
+
+
+_LABELS = st.sampled_from(
+    [
+        "",
+        "",
+        "**面试回答。** ",
+        "面试回答。",
+        "**追问展开**：",
+        "易错点 / 边界。 ",
+        "**A:** ",
+        "答：",
+    ],
+)
+_ENDED_LINE = st.tuples(_LINE, st.sampled_from(["", "", "  ", "\\"])).map("".join)
+
+
+@given(
+    st.lists(st.tuples(_LABELS, _ENDED_LINE, st.sampled_from(["\n", "\n", "\n\n"])), max_size=6),
+    st.sampled_from(["### Q：题？\n\n", "Q: 题？\n", "**Q:** 题？\n", "1.题？\n"]),
+)
+@settings(max_examples=examples(100), deadline=None)
+def test_labelled_lines_of_one_paragraph_render_from_the_note_as_from_their_text(
+    lines: list[tuple[str, str, str]], question: str
+) -> None:
+    """Blocks cut from lines of a paragraph give what parsing their lines alone gives."""
+    body = "".join(label + line + after for label, line, after in lines)
+    after = question.replace("题", "另一题") + "x\n"
+    _renders_alike(question + "A: 答案。\n" + body + "\n" + after)

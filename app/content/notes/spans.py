@@ -9,33 +9,15 @@ tags, a `Q: … A: …` line cut in two) has no ranges and is parsed on its own.
 
 import bisect
 import copy
-import re
 from dataclasses import dataclass, field
 
 from markdown_it.token import Token
 
-from app.content.notes.cuts import InlineSpan, first_line, question_in, strong_end
+from app.content.notes.cuts import InlineSpan, first_line, question_in
 from app.content.notes.markdown import html_headings, parser
+from app.content.notes.paragraphs import Paragraph, Span, cut_paragraph, paragraph_span
 
 Lines = list[tuple[int, str]]
-
-
-@dataclass(frozen=True)
-class Span:
-    """Tokens `start`…`end` of the note's stream, less a label at the start of the first one.
-
-    The label is the first `skip` inline tokens of the paragraph and `chars` characters of the
-    token after them; `drop_line`: the label was the paragraph's whole first line.
-    """
-
-    start: int
-    end: int
-    skip: int = 0
-    chars: int = 0
-    drop_line: bool = False
-    # A list item's blocks after its first line: its paragraphs at this level, hidden in a
-    # tight list, are shown as the same lines written alone show them.
-    shown: int | None = None
 
 
 @dataclass(frozen=True)
@@ -64,8 +46,9 @@ class NoteTokens:
     first: int  # the file line of the body's first line
     tokens: list[Token] | None = field(default=None, repr=False)
     # Token ranges already rendered: their tokens carry that render's changes (images, HTML).
-    # (An HTML heading's inline token is keyed by its block's index and its line.)
-    used: set[int | tuple[int, int]] = field(default_factory=set, repr=False)
+    # A block by its first token and line (blocks cut from one paragraph take lines of their
+    # own), a question by its inline token (and an HTML heading's line), a follow-up by its.
+    used: set[tuple[str, int, int]] = field(default_factory=set, repr=False)
 
     def __getstate__(self) -> dict[str, object]:
         # Tokens pickle slowly (~30 times the text's size): another process parses the text.
@@ -79,23 +62,24 @@ class NoteTokens:
 
     def take(self, spans: "tuple[Span, ...] | None") -> list[Token] | None:
         """The tokens of `spans`, or None when there are none or they were rendered already."""
-        if spans is None or any(span.start in self.used for span in spans):
+        if spans is None or any(("block", span.start, span.down) in self.used for span in spans):
             return None
         stream = self.stream()
         out: list[Token] = []
         for span in spans:
-            self.used.add(span.start)
+            self.used.add(("block", span.start, span.down))
             part = stream[span.start : span.end]
             if span.shown is not None:
                 part = [_shown(t) if t.hidden and t.level == span.shown else t for t in part]
-            out += _unlabelled(part, span) if span.skip or span.chars else part
+            whole = not (span.skip or span.chars or span.down or span.stop is not None)
+            out += part if whole else cut_paragraph(part, span)
         return _ended(out)
 
     def inline(self, span: InlineSpan | None) -> list[Token] | None:
         """A question's inline token, cut as `span` says, or None."""
         if span is None:
             return None
-        key = span.index if span.line is None else (span.index, span.line)
+        key = ("question", span.index, -1 if span.line is None else span.line)
         if key in self.used:
             return None
         self.used.add(key)
@@ -113,9 +97,9 @@ class NoteTokens:
 
     def followup(self, cut: ItemCut | None) -> tuple[list[Token], list[Token]] | None:
         """A follow-up's question (an inline token) and answer (blocks), cut as `cut` says."""
-        if cut is None or cut.inline in self.used:
+        if cut is None or ("followup", cut.inline, 0) in self.used:
             return None
-        self.used.add(cut.inline)
+        self.used.add(("followup", cut.inline, 0))
         stream = self.stream()
         inline = stream[cut.inline]
         children = list(inline.children or [])
@@ -162,20 +146,6 @@ def _text(token: Token, content: str) -> Token:
     cut = copy.copy(token)
     cut.content = content
     return cut
-
-
-def _unlabelled(part: list[Token], span: Span) -> list[Token]:
-    """A paragraph's tokens without the label that opened it."""
-    opening, inline = copy.copy(part[0]), copy.copy(part[1])
-    children = list(inline.children or [])[span.skip :]
-    if span.chars:
-        children[0] = _text(children[0], children[0].content[span.chars :])
-    inline.children = children
-    if span.drop_line:  # the text starts a line further down: errors are reported there
-        for token in (opening, inline):
-            if token.map:
-                token.map = [token.map[0] + 1, token.map[1]]
-    return [opening, inline, *part[2:]]
 
 
 @dataclass
@@ -259,8 +229,7 @@ class Groups:
         """The span of `group` when the block takes `taken` of its `shown` lines, or None."""
         if group.kind in _LISTS and len(taken) != shown:
             return self._item_rest(group, taken, present, cut)
-        label_only = group.first in cut and group.first not in present
-        if len(taken) + label_only != shown:
+        if len(taken) != shown and group.kind != "paragraph_open":
             return None
         return self._span(group, present, cut)
 
@@ -300,59 +269,17 @@ class Groups:
         return None
 
     def _span(self, group: _Group, present: dict[int, str], cut: dict[int, int]) -> Span | None:
-        for index in range(group.first + 1, group.last):
-            if index in present and present[index] != self.lines[index]:
-                return None
-        opening = group.first
-        if opening not in cut:
-            same = present.get(opening, self.lines[opening]) == self.lines[opening]
-            return Span(group.start, group.end) if same else None
-        line = self.lines[opening]
-        rest = present.get(opening, "")
-        if group.kind != "paragraph_open" or not line.endswith(rest) or (rest and _blocky(rest)):
+        if group.kind == "paragraph_open":
+            inline = self._tokens[group.start + 1]
+            paragraph = Paragraph(group.start, group.end, group.first, group.last, inline)
+            return paragraph_span(paragraph, self.lines, present, cut)
+        if group.first in cut:
             return None
-        if cut[opening] != len(line) - len(rest):
+        if any(
+            present.get(i, self.lines[i]) != self.lines[i] for i in range(group.first, group.last)
+        ):
             return None
-        return self._label(group, line[: cut[opening]], drop_line=not rest)
-
-    def _label(self, group: _Group, prefix: str, *, drop_line: bool) -> Span | None:
-        """The span of a paragraph whose first line opens with the label `prefix`."""
-        children = self._tokens[group.start + 1].children or []
-        if drop_line:
-            return self._label_line(group, children)
-        # Emphasis leaves an empty text token where its delimiters were.
-        lead = 0
-        while lead < len(children) and children[lead].type == "text" and not children[lead].content:
-            lead += 1
-        if lead >= len(children):
-            return None
-        head = children[lead]
-        skip, tail = lead, prefix
-        if not (head.type == "text" and head.content.startswith(prefix)):
-            close = strong_end(children[lead:], prefix)
-            if close is None:
-                return None
-            skip, tail = lead + close[0], close[1]
-        if skip >= len(children):
-            return None
-        after = children[skip]
-        if not tail:
-            return Span(group.start, group.end, skip)
-        if after.type != "text" or not after.content.startswith(tail):
-            return None
-        if after.content == tail:
-            return Span(group.start, group.end, skip + 1)
-        return Span(group.start, group.end, skip, len(tail))
-
-    @staticmethod
-    def _label_line(group: _Group, children: list[Token]) -> Span | None:
-        """A label that is the paragraph's whole first line: every token up to its line break."""
-        depth = 0
-        for index, child in enumerate(children):
-            if child.type == "softbreak" and depth == 0:
-                return Span(group.start, group.end, index + 1, drop_line=True)
-            depth += child.nesting
-        return None
+        return Span(group.start, group.end)
 
     def question(self, line: int, question: str) -> InlineSpan | None:
         """The heading or paragraph at `line` as the inline tokens of `question`, or None."""
@@ -394,15 +321,3 @@ _LISTS = ("bullet_list_open", "ordered_list_open")
 def _dedented(line: str, text: str) -> bool:
     """Whether `text` is `line` less some of its indentation."""
     return line.endswith(text) and not line[: len(line) - len(text)].strip()
-
-
-# What could open another block than a paragraph at the start of a line.
-_BLOCK_START = re.compile(
-    r"[ \t]*(?:[-+*](?:[ \t]|$)|[-*_](?:[ \t]*[-*_]){2,}|#{1,6}(?:[ \t]|$)|[>|<]|```|~~~"
-    r"|\$\$|\\\[|\\begin|\d{1,9}[.)](?:[ \t]|$))"
-)
-
-
-def _blocky(rest: str) -> bool:
-    """Whether `rest`, parsed alone, could start a block other than a paragraph."""
-    return _BLOCK_START.match(rest) is not None
