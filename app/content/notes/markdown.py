@@ -69,6 +69,28 @@ def _backtick_rule(state: StateInline, silent: bool) -> bool:
     return True
 
 
+def _from_the_start(rule: Any) -> Any:
+    """Inline `rule` (dollarmath's), reading nothing before the text's first character.
+
+    At the text's first character the plugin looks one character back with `src[pos - 1]`,
+    which Python reads as the text's last: `$x$ 取 2` (a digit last) or `$x$ …\\` (a
+    backslash last) was not math. A NUL, which markdown-it never leaves in a text, stands at
+    the end while the rule reads there.
+    """
+
+    def rule_from_the_start(state: StateInline, silent: bool) -> bool:
+        if state.pos:
+            return bool(rule(state, silent))
+        src = state.src
+        state.src = src + "\0"
+        try:
+            return bool(rule(state, silent))
+        finally:
+            state.src = src
+
+    return rule_from_the_start
+
+
 def wikilink_text(token: Token) -> str:
     """What a `[[note#heading|text]]` link shows."""
     return str(token.meta.get("text") or token.content.replace("#", " › "))
@@ -145,6 +167,8 @@ def parser() -> MarkdownIt:
     # around them, so that literal markup the author escaped on purpose is not reported.
     md.disable("text_join")
     md.use(dollarmath_plugin, allow_space=True, allow_digits=False, double_inline=True)
+    dollars = next(rule.fn for rule in md.inline.ruler.__rules__ if rule.name == "math_inline")
+    md.inline.ruler.at("math_inline", _from_the_start(dollars))
     # \(…\), \[…\] and a bare \begin{equation}…\end{equation} are math too.
     md.use(bracket_math_plugin)
     md.use(amsmath_plugin)
