@@ -36,19 +36,51 @@ def balanced(children: list[Token]) -> bool:
     return depth == 0
 
 
-def first_line(children: list[Token], content: str) -> tuple[list[Token], str]:
-    """The children and text of an inline token's first line."""
-    breaks = (i for i, c in enumerate(children) if c.type in ("softbreak", "hardbreak"))
-    return children[: next(breaks, len(children))], content.split("\n", 1)[0].rstrip(" \t")
+def line_starts(children: list[Token]) -> list[int | None]:
+    """Where each line of an inline token starts among its children; None for a line that
+    starts inside a token or markup running across the break before it."""
+    starts: list[int | None] = [0]
+    depth = 0
+    for index, child in enumerate(children):
+        if child.type in ("softbreak", "hardbreak"):
+            starts.append(None if depth else index + 1)
+        else:  # a formula, code or raw HTML over several lines
+            newlines = child.meta.get("newlines", 0) if child.type == "code_inline" else 0
+            starts += [None] * (newlines or child.content.count("\n"))
+        depth += child.nesting
+    return starts
+
+
+def line_of(children: list[Token], content: str, line: int) -> tuple[int, int, str] | None:
+    """Where line `line` of an inline token starts and ends among its children, and its text;
+    None when markup runs across a break around it."""
+    starts = line_starts(children)
+    texts = content.split("\n")
+    if len(starts) != len(texts) or line >= len(starts) or starts[line] is None:
+        return None
+    begin = starts[line]
+    end = len(children)
+    if line + 1 < len(starts):
+        after = starts[line + 1]
+        if after is None:
+            return None
+        end = after - 1
+    assert begin is not None
+    return begin, end, texts[line].strip(" \t")
 
 
 def question_in(
-    children: list[Token], content: str, question: str, index: int, line: int | None = None
+    children: list[Token],
+    content: str,
+    question: str,
+    index: int,
+    line: int | None = None,
+    within: tuple[int, int] | None = None,
 ) -> InlineSpan | None:
-    """`question` as a cut of `children` (whose source is `content`), or None."""
+    """`question` as a cut of `children` (`within` those two, whose source is `content`)."""
     # Emphasis leaves an empty text token where its delimiters were; an anchor
     # (`## <a id="x"></a>What is X?`, Typora's and mdnice's) is no part of the question.
-    start, stop = 0, len(children)
+    start, stop = within or (0, len(children))
     while start < stop and _left_out(children[start]):
         if children[start].type == "html_inline":
             content = content.removeprefix(children[start].content)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from markdown_it.token import Token
 
-from app.content.notes.cuts import balanced, strong_end
+from app.content.notes.cuts import balanced, line_starts, strong_end
 
 
 @dataclass(frozen=True)
@@ -65,18 +65,10 @@ def paragraph_span(
     if (label or low > paragraph.first) and _blocky(text):
         return None  # alone, the lines could start another block than a paragraph
     children = paragraph.inline.children or []
-    starts = _line_starts(children)
-    if len(starts) != paragraph.last - paragraph.first:
+    found = _between(children, low - paragraph.first, high - paragraph.first)
+    if found is None or len(line_starts(children)) != paragraph.last - paragraph.first:
         return None
-    begin = starts[low - paragraph.first]
-    stop = None
-    if high + 1 < paragraph.last:
-        stop = starts[high + 1 - paragraph.first]
-        stop = None if stop is None else stop - 1
-        if stop is None or children[stop].type != "softbreak":
-            return None  # markup runs on, or a hard break ends the line, unlike the line alone
-    if begin is None:
-        return None  # markup runs across the break before the block's first line
+    begin, stop = found
     cut_at = _label(children, begin, line[:label]) if label else (begin, 0)
     if cut_at is None or not balanced(children[cut_at[0] : stop]):
         return None
@@ -87,16 +79,17 @@ def paragraph_span(
     return Span(paragraph.start, paragraph.end, skip, chars, down, stop)
 
 
-def _line_starts(children: list[Token]) -> list[int | None]:
-    """Where each line of a paragraph starts among its children; None inside markup that runs
-    across the break before it."""
-    starts: list[int | None] = [0]
-    depth = 0
-    for index, child in enumerate(children):
-        if child.type in ("softbreak", "hardbreak"):
-            starts.append(None if depth else index + 1)
-        depth += child.nesting
-    return starts
+def _between(children: list[Token], low: int, high: int) -> tuple[int, int | None] | None:
+    """Where lines `low`…`high` of a paragraph start and stop among its children (None: at
+    the end), when markup runs across neither break and a soft one ends the last."""
+    starts = line_starts(children)
+    begin = starts[low]
+    if begin is None or high + 1 >= len(starts):
+        return None if begin is None else (begin, None)
+    after = starts[high + 1]
+    if after is None or children[after - 1].type != "softbreak":
+        return None  # a hard break ends the line, which alone it would not
+    return begin, after - 1
 
 
 def _label(children: list[Token], lead: int, prefix: str) -> tuple[int, int] | None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from markdown_it.token import Token
 
-from app.content.notes.cuts import InlineSpan, first_line, question_in
+from app.content.notes.cuts import InlineSpan, line_of, question_in
 from app.content.notes.markdown import html_headings, parser
 from app.content.notes.paragraphs import Paragraph, Span, cut_paragraph, paragraph_span
 
@@ -79,7 +79,8 @@ class NoteTokens:
         """A question's inline token, cut as `span` says, or None."""
         if span is None:
             return None
-        key = ("question", span.index, -1 if span.line is None else span.line)
+        # Questions cut from one paragraph's lines start at children of their own.
+        key = ("question", span.index, span.start if span.line is None else span.line)
         if key in self.used:
             return None
         self.used.add(key)
@@ -301,18 +302,22 @@ class Groups:
             if item is None:
                 return None
             opening = item + 1
-        elif group.first != line:
-            return None
         head = self._tokens[opening]
         if head.type not in ("heading_open", "paragraph_open") or not head.map:
             return None
-        if head.map[0] != line:
-            return None
         inline = self._tokens[opening + 1]
         children, content = inline.children or [], inline.content
-        if head.type == "paragraph_open":  # the question is its first line
-            children, content = first_line(children, content)
-        return question_in(children, content, question, opening + 1)
+        if head.type != "paragraph_open":
+            return (
+                question_in(children, content, question, opening + 1)
+                if head.map[0] == line
+                else None
+            )
+        found = line_of(children, content, line - head.map[0])  # the question is one of its lines
+        if found is None:
+            return None
+        begin, end, text = found
+        return question_in(children, text, question, opening + 1, within=(begin, end))
 
 
 _LISTS = ("bullet_list_open", "ordered_list_open")
