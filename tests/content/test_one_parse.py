@@ -305,3 +305,29 @@ def test_labelled_lines_of_one_paragraph_render_from_the_note_as_from_their_text
     body = "".join(label + line + after for label, line, after in lines)
     after = question.replace("题", "另一题") + "x\n"
     _renders_alike(question + "A: 答案。\n" + body + "\n" + after)
+
+
+_FOLDS = st.sampled_from(
+    [
+        "<details>\n<summary>{q}？</summary>\n\n{a}\n\n</details>",
+        "<details><summary>{q}?</summary>\n\n{a}\n</details>",
+        "{n}. {q}？\n\n<details><summary><b>Show Answer</b></summary>\n\n{a}\n\n</details>",
+        "{q}？\n\n<details>\n<summary>💡 **答案**</summary>\n\n{a}\n</details>\n\n---",
+        "<details>\n<summary> {q} </summary>\n{a}\n</details>",
+        "</details>\n<details><summary>{q}？</summary>\n\n{a}\n\n</details>",
+    ]
+)
+
+
+@given(
+    st.lists(
+        st.tuples(_FOLDS, st.lists(_HTML_PIECES, min_size=1, max_size=4).map("".join), _LINE),
+        min_size=1,
+        max_size=4,
+    )
+)
+@settings(max_examples=examples(100), deadline=None)
+def test_details_render_from_the_note_as_from_their_text(items: list[tuple[str, str, str]]) -> None:
+    """`<details>` questions, cut from the note's tokens, give what their text alone gives."""
+    folds = [form.format(n=n, q=q, a=a) for n, (form, q, a) in enumerate(items, start=1)]
+    _renders_alike("## 问答\n\n" + "\n\n".join(folds) + "\n")

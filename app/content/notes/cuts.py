@@ -16,7 +16,8 @@ from markdown_it.token import Token
 class InlineSpan:
     """A question that is an inline token's children `start`…`stop`, less `prefix` and `suffix`
     characters: the inline token at `index` of the note's stream, or, with `line`, the heading
-    on that line of the raw HTML block at `index` (markdown.html_headings)."""
+    or summary on that line of the raw HTML block at `index` (htmltext.html_inlines). `at`:
+    the line the question stands on, where its problems are reported."""
 
     index: int
     prefix: int
@@ -24,6 +25,7 @@ class InlineSpan:
     stop: int | None = None
     start: int = 0
     line: int | None = None
+    at: int = 0
 
 
 def balanced(children: list[Token]) -> bool:
@@ -74,10 +76,13 @@ def question_in(
     content: str,
     question: str,
     index: int,
+    at: int,
+    *,
     line: int | None = None,
     within: tuple[int, int] | None = None,
 ) -> InlineSpan | None:
-    """`question` as a cut of `children` (`within` those two, whose source is `content`)."""
+    """`question`, asked on line `at`, as a cut of `children` (`within` those two, whose source
+    is `content`); `line`: of an HTML heading or summary (InlineSpan)."""
     # Emphasis leaves an empty text token where its delimiters were; an anchor
     # (`## <a id="x"></a>What is X?`, Typora's and mdnice's) is no part of the question.
     start, stop = within or (0, len(children))
@@ -100,7 +105,8 @@ def question_in(
         if label is None:
             return None
         start, prefix = start + label[0], label[1]
-    return _cut(index, children, start, stop, prefix, suffix, line)
+    found = _cut(children, start, stop, prefix, suffix)
+    return None if found is None else InlineSpan(index, *found, line, at)
 
 
 def _left_out(token: Token) -> bool:
@@ -129,14 +135,8 @@ def _unwrapped(children: list[Token], content: str) -> tuple[int, str]:
 
 
 def _cut(
-    index: int,
-    children: list[Token],
-    start: int,
-    stop: int,
-    prefix: str,
-    suffix: str,
-    line: int | None,
-) -> InlineSpan | None:
+    children: list[Token], start: int, stop: int, prefix: str, suffix: str
+) -> tuple[int, int, int, int] | None:
     """The question as children `start`…`stop` less `prefix` and `suffix`, if they fit."""
     if start >= stop or not balanced(children[start:stop]):
         return None  # emphasis that runs on past the question's line
@@ -147,7 +147,7 @@ def _cut(
         return None
     if first is last and len(prefix) + len(suffix) > len(first.content):
         return None
-    return InlineSpan(index, len(prefix), len(suffix), stop, start, line)
+    return len(prefix), len(suffix), stop, start
 
 
 def strong_end(children: list[Token], prefix: str) -> tuple[int, str] | None:

@@ -8,8 +8,6 @@ compile stage all read that token stream. How tokens become HTML is compile's
 (app.content.compile.markup): this module has no render rules.
 """
 
-import html
-import re
 from functools import cache
 from typing import Any
 
@@ -25,6 +23,7 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from app.content.notes.brackets import bracket_math_plugin, find_forward
 from app.content.notes.cjk import cjk_emphasis_plugin
+from app.content.notes.htmltext import html_text_plugin
 from app.content.notes.mark import mark_plugin
 
 # Math token types, and whether each is display math.
@@ -110,44 +109,6 @@ def _mapped(rule: Any) -> Any:
     return rule_with_map
 
 
-# An HTML heading alone on its line; `[^<>]` keeps each part linear in the line's length.
-HTML_HEADING = re.compile(r"[ ]{0,3}<h([1-6])(?:\s[^<>]*)?>(.*)</h\1\s*>\s*", re.I)
-_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
-
-
-def html_headings(token: Token) -> dict[int, tuple[int, Token]]:
-    """The headings of a raw HTML block, by line: (level, their text's inline token)."""
-    found: dict[int, tuple[int, Token]] = token.meta.get("headings", {})
-    return found
-
-
-def _html_headings(state: StateCore) -> None:
-    """`<h2 id="5.x">5.什么是超参数？</h2>` on its own line in raw HTML: a heading.
-
-    WeChat, Typora and HTML converters write headings so. Each one's text, its tags dropped and
-    its entities read, is parsed inline here, as a Markdown heading's text is, into an inline
-    token kept in the HTML block's `meta["headings"]` by line: the outline reads the heading
-    from it and compile renders a question from its children, so neither parses it again.
-    """
-    for token in state.tokens:
-        if token.type != "html_block" or token.map is None or "<h" not in token.content.lower():
-            continue
-        found: dict[int, tuple[int, Token]] = {}
-        for offset, line in enumerate(token.content.split("\n")):
-            match = HTML_HEADING.fullmatch(line) if "<" in line else None
-            if match is None:
-                continue
-            text = html.unescape(_TAG.sub("", match.group(2))).strip()
-            at = token.map[0] + offset
-            children: list[Token] = []
-            state.md.inline.parse(text, state.md, state.env, children)
-            inline = Token("inline", "", 0, map=[at, at + 1], level=1, content=text)
-            inline.children = children
-            found[at] = (int(match.group(1)), inline)
-        if found:
-            token.meta["headings"] = found
-
-
 def _math_fences(state: StateCore) -> None:
     """A ```` ```math ```` fence is display math, seen as such by every reader of the tokens."""
     for token in state.tokens:
@@ -180,5 +141,6 @@ def parser() -> MarkdownIt:
     md.inline.ruler.before("link", "wikilink", _wikilink_rule)
     md.inline.ruler.at("backticks", _backtick_rule)
     md.core.ruler.after("block", "math_fence", _math_fences)
-    md.core.ruler.after("inline", "html_headings", _html_headings)
+    # `<h2 id="…">…</h2>` and `<summary>…</summary>` in raw HTML: their text parsed inline.
+    md.use(html_text_plugin)
     return md

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 
 from markdown_it.token import Token
 
-from app.content.notes.markdown import MATH_TYPES, html_headings, parser
+from app.content.notes.htmltext import html_headings
+from app.content.notes.markdown import MATH_TYPES, parser
 
 
 def explicit_id(text: str) -> tuple[str | None, str]:

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from markdown_it.token import Token
 
 from app.content.notes.cuts import InlineSpan, line_of, question_in
-from app.content.notes.markdown import html_headings, parser
+from app.content.notes.htmltext import html_headings, html_inlines
+from app.content.notes.markdown import parser
 from app.content.notes.paragraphs import Paragraph, Span, cut_paragraph, paragraph_span
 
 Lines = list[tuple[int, str]]
@@ -85,9 +86,10 @@ class NoteTokens:
             return None
         self.used.add(key)
         token = self.stream()[span.index]
-        if span.line is not None:  # a heading written in raw HTML
-            token = html_headings(token)[span.line][1]
+        if span.line is not None:  # a heading or summary written in raw HTML
+            token = html_inlines(token)[span.line]
         token = copy.copy(token)
+        token.map = [span.at, span.at + 1]  # the question's line, where its problems are
         children = list(token.children or [])[span.start : span.stop]
         if span.prefix:
             children[0] = _text(children[0], children[0].content[span.prefix :])
@@ -282,6 +284,19 @@ class Groups:
             return None
         return Span(group.start, group.end)
 
+    def _html_question(self, group: _Group, line: int, question: str) -> InlineSpan | None:
+        """A question written in raw HTML: the `<hN>` heading on `line`, or the summary of the
+        `<details>` opened there (the first summary from that line on)."""
+        block = self._tokens[group.start]
+        at: int | None = line
+        if line not in html_headings(block):
+            at = min((key for key in html_inlines(block) if key >= line), default=None)
+        if at is None:
+            return None
+        inline = html_inlines(block)[at]
+        children = inline.children or []
+        return question_in(children, inline.content, question, group.start, line, line=at)
+
     def question(self, line: int, question: str) -> InlineSpan | None:
         """The heading or paragraph at `line` as the inline tokens of `question`, or None."""
         if not self.valid:
@@ -290,12 +305,8 @@ class Groups:
         if at < 0 or line >= self.groups[at].last:
             return None
         group = self.groups[at]
-        if group.kind == "html_block":  # `<h2 id="…">5.什么是超参数？</h2>` inside raw HTML
-            heading = html_headings(self._tokens[group.start]).get(line)
-            if heading is None:
-                return None
-            inline = heading[1]
-            return question_in(inline.children or [], inline.content, question, group.start, line)
+        if group.kind == "html_block":
+            return self._html_question(group, line, question)
         opening = group.start
         if group.kind in _LISTS:  # a list item that asks: its first line
             item = self._item_at(group, line)
@@ -309,7 +320,7 @@ class Groups:
         children, content = inline.children or [], inline.content
         if head.type != "paragraph_open":
             return (
-                question_in(children, content, question, opening + 1)
+                question_in(children, content, question, opening + 1, line)
                 if head.map[0] == line
                 else None
             )
@@ -317,7 +328,7 @@ class Groups:
         if found is None:
             return None
         begin, end, text = found
-        return question_in(children, text, question, opening + 1, within=(begin, end))
+        return question_in(children, text, question, opening + 1, line, within=(begin, end))
 
 
 _LISTS = ("bullet_list_open", "ordered_list_open")
