@@ -331,3 +331,31 @@ def test_details_render_from_the_note_as_from_their_text(items: list[tuple[str, 
     """`<details>` questions, cut from the note's tokens, give what their text alone gives."""
     folds = [form.format(n=n, q=q, a=a) for n, (form, q, a) in enumerate(items, start=1)]
     _renders_alike("## 问答\n\n" + "\n\n".join(folds) + "\n")
+
+
+_CELL = st.lists(
+    st.sampled_from(
+        ["$x^2$", "`code`", "**粗体**", "中文", "why?", " ", "a \\| b", "- x", "[[W]]"]
+    ),
+    min_size=1,
+    max_size=4,
+).map("".join)
+
+
+@given(
+    st.lists(st.tuples(_CELL, _CELL), min_size=1, max_size=4),
+    st.sampled_from(
+        ["| 问题 | 答案 |\n| --- | --- |", "| # | **Question** | **Answer** |\n|---|---|---|"]
+    ),
+)
+@settings(max_examples=examples(100), deadline=None)
+def test_question_tables_render_from_the_note_as_from_their_text(
+    rows: list[tuple[str, str]], header: str
+) -> None:
+    """A question table's cells, cut from the note's tokens, give what their text alone gives."""
+    numbered = header.startswith("| #")
+    lines = [
+        f"| {n} | {q} | {a} |" if numbered else f"| {q} | {a} |"
+        for n, (q, a) in enumerate(rows, start=1)
+    ]
+    _renders_alike("## 速记\n\n" + header + "\n" + "\n".join(lines) + "\n")

@@ -33,6 +33,7 @@ class Span:
     # A list item's blocks after its first line: its paragraphs at this level, hidden in a
     # tight list, are shown as the same lines written alone show them.
     shown: int | None = None
+    cell: bool = False  # a table cell's inline token: its text alone is a paragraph
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ def paragraph_span(
     text, line, label = present[low], lines[low], cut.get(low, 0)
     if len(line) - len(text) != label or not line.endswith(text):
         return None
-    if (label or low > paragraph.first) and _blocky(text):
+    if (label or low > paragraph.first) and blocky(text):
         return None  # alone, the lines could start another block than a paragraph
     children = paragraph.inline.children or []
     found = _between(children, low - paragraph.first, high - paragraph.first)
@@ -119,6 +120,17 @@ def _label(children: list[Token], lead: int, prefix: str) -> tuple[int, int] | N
     return skip, len(tail)
 
 
+def cell_paragraph(inline: Token) -> list[Token]:
+    """A table cell's inline token as the paragraph its text alone is.
+
+    A cell holds no paragraph; its text written alone (a question table's answer) is one. The
+    paragraph's two tokens are made here; everything inside it is the note's.
+    """
+    opening = Token("paragraph_open", "p", 1, map=inline.map, block=True)
+    closing = Token("paragraph_close", "p", -1, block=True)
+    return [opening, inline, closing]
+
+
 def cut_paragraph(part: list[Token], span: Span) -> list[Token]:
     """A paragraph's tokens less the lines and the label `span` leaves out."""
     opening, inline = copy.copy(part[0]), copy.copy(part[1])
@@ -141,6 +153,6 @@ _BLOCK_START = re.compile(
 )
 
 
-def _blocky(rest: str) -> bool:
+def blocky(rest: str) -> bool:
     """Whether `rest`, parsed alone, could start a block other than a paragraph."""
     return _BLOCK_START.match(rest) is not None

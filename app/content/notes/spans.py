@@ -16,7 +16,14 @@ from markdown_it.token import Token
 from app.content.notes.cuts import InlineSpan, line_of, question_in
 from app.content.notes.htmltext import html_headings, html_inlines
 from app.content.notes.markdown import parser
-from app.content.notes.paragraphs import Paragraph, Span, cut_paragraph, paragraph_span
+from app.content.notes.paragraphs import (
+    Paragraph,
+    Span,
+    blocky,
+    cell_paragraph,
+    cut_paragraph,
+    paragraph_span,
+)
 
 Lines = list[tuple[int, str]]
 
@@ -70,6 +77,9 @@ class NoteTokens:
         for span in spans:
             self.used.add(("block", span.start, span.down))
             part = stream[span.start : span.end]
+            if span.cell:
+                out += cell_paragraph(part[0])
+                continue
             if span.shown is not None:
                 part = [_shown(t) if t.hidden and t.level == span.shown else t for t in part]
             whole = not (span.skip or span.chars or span.down or span.stop is not None)
@@ -232,9 +242,25 @@ class Groups:
         """The span of `group` when the block takes `taken` of its `shown` lines, or None."""
         if group.kind in _LISTS and len(taken) != shown:
             return self._item_rest(group, taken, present, cut)
+        if group.kind == "table_open":  # a question table's answer: one cell
+            at = self._cell(group, taken[0], present[taken[0]])
+            ok = at is not None and len(taken) == 1 and not blocky(present[taken[0]])
+            return Span(at, at + 1, cell=True) if ok and at is not None else None
         if len(taken) != shown and group.kind != "paragraph_open":
             return None
         return self._span(group, present, cut)
+
+    def _cell(self, group: _Group, line: int, text: str) -> int | None:
+        """The inline token of the one cell of the table's row on `line` whose text is `text`."""
+        found = [
+            at
+            for at in range(group.start, group.end)
+            if self._tokens[at].type == "inline"
+            and self._tokens[at].map == [line, line + 1]
+            and self._tokens[at - 1].type == "td_open"
+            and self._tokens[at].content == text
+        ]
+        return found[0] if len(found) == 1 else None
 
     def _item_rest(
         self, group: _Group, taken: list[int], present: dict[int, str], cut: dict[int, int]
@@ -307,6 +333,12 @@ class Groups:
         group = self.groups[at]
         if group.kind == "html_block":
             return self._html_question(group, line, question)
+        if group.kind == "table_open":  # a question table's question cell
+            at = self._cell(group, line, question)
+            if at is None:
+                return None
+            inline = self._tokens[at]
+            return question_in(inline.children or [], inline.content, question, at, line)
         opening = group.start
         if group.kind in _LISTS:  # a list item that asks: its first line
             item = self._item_at(group, line)
