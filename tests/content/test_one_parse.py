@@ -359,3 +359,28 @@ def test_question_tables_render_from_the_note_as_from_their_text(
         for n, (q, a) in enumerate(rows, start=1)
     ]
     _renders_alike("## 速记\n\n" + header + "\n" + "\n".join(lines) + "\n")
+
+
+_QUOTED = st.sampled_from(
+    [
+        "> [!question] {q}？\n> {a}\n> {a}",
+        "> [!faq]- {q}?\n>\n> {a}\n>\n> - {a}",
+        "> [!QUESTION]+ {q}\n> {a}\n\n",
+        "> [!question]\n> {q}？\n> {a}",
+        "> [!question] {q}？\n> > [!success] Answer\n> > {a}",
+        "{q}？\n\n> 答：{a}\n> {a}",
+        "{q}？\n\n> **A:** {a}\n>\n> ```\n> code\n> ```",
+        "{q}::{a}",
+        "- {q}::{a}",
+    ]
+)
+
+
+@given(st.lists(st.tuples(_QUOTED, _LINE, _LINE), min_size=1, max_size=4))
+@settings(max_examples=examples(100), deadline=None)
+def test_callouts_quotes_and_separators_render_from_the_note_as_from_their_text(
+    items: list[tuple[str, str, str]],
+) -> None:
+    """Callouts, quoted answers and `question::answer` lines, cut from the note's tokens, give
+    what their text alone gives."""
+    _renders_alike("\n\n".join(form.format(q=q, a=a) for form, q, a in items) + "\n")

@@ -105,6 +105,11 @@ def question_in(
         if label is None:
             return None
         start, prefix = start + label[0], label[1]
+    last = children[stop - 1]
+    if suffix and not (last.type == "text" and last.content.endswith(suffix)):
+        head = children[start]  # `question::answer`: the question starts the first token
+        if head.type == "text" and head.content.startswith(prefix + question):
+            stop, suffix = start + 1, head.content[len(prefix + question) :]
     found = _cut(children, start, stop, prefix, suffix)
     return None if found is None else InlineSpan(index, *found, line, at)
 

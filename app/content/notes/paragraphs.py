@@ -8,6 +8,7 @@ the paragraph's children between two line breaks, when those give what the lines
 
 import copy
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from markdown_it.token import Token
@@ -48,11 +49,16 @@ class Paragraph:
 
 
 def paragraph_span(
-    paragraph: Paragraph, lines: list[str], present: dict[int, str], cut: dict[int, int]
+    paragraph: Paragraph,
+    lines: Sequence[str] | Mapping[int, str],
+    present: dict[int, str],
+    cut: dict[int, int],
 ) -> Span | None:
     """The span of the lines of `paragraph` that the block of `present` takes, or None.
 
-    `cut` maps a line to how many characters its label took from its start.
+    `cut` maps a line to how many characters its label (or, the whole line, its question)
+    took from its start; a first line a recogniser cut itself (`> 答：…` less its marker,
+    `question::answer` less its question) is its line's end.
     """
     taken = [i for i in range(paragraph.first, paragraph.last) if i in present]
     low, high = taken[0], taken[-1]
@@ -60,8 +66,10 @@ def paragraph_span(
         return None
     if any(present[i] != lines[i] for i in range(low + 1, high + 1)):
         return None
-    text, line, label = present[low], lines[low], cut.get(low, 0)
-    if len(line) - len(text) != label or not line.endswith(text):
+    text, line = present[low], lines[low]
+    label = len(line) - len(text)
+    # A label's cut is exact; a question's line is cut whole, less what is left after it.
+    if not line.endswith(text) or cut.get(low, label) not in (label, len(line)):
         return None
     if (label or low > paragraph.first) and blocky(text):
         return None  # alone, the lines could start another block than a paragraph

@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 
 from markdown_it.token import Token
 
+from app.content.notes.containers import Container
 from app.content.notes.cuts import InlineSpan, line_of, question_in
 from app.content.notes.htmltext import html_headings, html_inlines
 from app.content.notes.markdown import parser
 from app.content.notes.paragraphs import (
     Paragraph,
     Span,
-    blocky,
     cell_paragraph,
     cut_paragraph,
     paragraph_span,
@@ -240,62 +240,16 @@ class Groups:
         cut: dict[int, int],
     ) -> Span | None:
         """The span of `group` when the block takes `taken` of its `shown` lines, or None."""
+        container = Container(self._tokens, self.lines, group.start, group.end)
         if group.kind in _LISTS and len(taken) != shown:
-            return self._item_rest(group, taken, present, cut)
+            return container.item_rest(taken, present, cut)
         if group.kind == "table_open":  # a question table's answer: one cell
-            at = self._cell(group, taken[0], present[taken[0]])
-            ok = at is not None and len(taken) == 1 and not blocky(present[taken[0]])
-            return Span(at, at + 1, cell=True) if ok and at is not None else None
+            return container.cell_span(taken, present)
+        if group.kind == "blockquote_open" and any(present[i] != self.lines[i] for i in taken):
+            return container.quote_rest(group.last, taken, present, cut)  # its `>` taken off
         if len(taken) != shown and group.kind != "paragraph_open":
             return None
         return self._span(group, present, cut)
-
-    def _cell(self, group: _Group, line: int, text: str) -> int | None:
-        """The inline token of the one cell of the table's row on `line` whose text is `text`."""
-        found = [
-            at
-            for at in range(group.start, group.end)
-            if self._tokens[at].type == "inline"
-            and self._tokens[at].map == [line, line + 1]
-            and self._tokens[at - 1].type == "td_open"
-            and self._tokens[at].content == text
-        ]
-        return found[0] if len(found) == 1 else None
-
-    def _item_rest(
-        self, group: _Group, taken: list[int], present: dict[int, str], cut: dict[int, int]
-    ) -> Span | None:
-        """The blocks of one of the list's items after its first line, when `taken` is exactly
-        their lines, each less only the indentation the item gave it (a list item that asks,
-        its answer nested under it)."""
-        at = self._item_at(group, taken[0])
-        if at is None or any(index in cut for index in taken):
-            return None
-        tokens = self._tokens
-        item, head = tokens[at], tokens[at + 1]
-        assert item.map is not None
-        # The item's first block is the question's line alone: a paragraph or a heading.
-        if head.map is None or head.map != [item.map[0], item.map[0] + 1] or head.nesting != 1:
-            return None
-        end = at + 4
-        while not (tokens[end].level == item.level and tokens[end].nesting == -1):
-            end += 1
-        last = min(item.map[1], len(self.lines))
-        rest = [index for index in range(head.map[1], last) if self.lines[index].strip()]
-        if rest != taken or not all(_dedented(self.lines[i], present[i]) for i in taken):
-            return None
-        return Span(at + 4, end, shown=item.level + 1)
-
-    def _item_at(self, group: _Group, line: int) -> int | None:
-        """The position of the list's item that holds `line`, if it is one of its own."""
-        level = self._tokens[group.start].level + 1
-        for at in range(group.start + 1, group.end):
-            token = self._tokens[at]
-            if token.type != "list_item_open" or token.level != level or not token.map:
-                continue
-            if token.map[0] <= line < token.map[1]:
-                return at
-        return None
 
     def _span(self, group: _Group, present: dict[int, str], cut: dict[int, int]) -> Span | None:
         if group.kind == "paragraph_open":
@@ -333,18 +287,21 @@ class Groups:
         group = self.groups[at]
         if group.kind == "html_block":
             return self._html_question(group, line, question)
+        container = Container(self._tokens, self.lines, group.start, group.end)
         if group.kind == "table_open":  # a question table's question cell
-            at = self._cell(group, line, question)
+            at = container.cell(line, question)
             if at is None:
                 return None
             inline = self._tokens[at]
             return question_in(inline.children or [], inline.content, question, at, line)
-        opening = group.start
+        opening: int | None = group.start
         if group.kind in _LISTS:  # a list item that asks: its first line
-            item = self._item_at(group, line)
-            if item is None:
-                return None
-            opening = item + 1
+            item = container.child_at(line, "list_item_open")
+            opening = None if item is None else item + 1
+        elif group.kind == "blockquote_open":  # a callout's title
+            opening = container.child_at(line)
+        if opening is None:
+            return None
         head = self._tokens[opening]
         if head.type not in ("heading_open", "paragraph_open") or not head.map:
             return None
@@ -364,8 +321,3 @@ class Groups:
 
 
 _LISTS = ("bullet_list_open", "ordered_list_open")
-
-
-def _dedented(line: str, text: str) -> bool:
-    """Whether `text` is `line` less some of its indentation."""
-    return line.endswith(text) and not line[: len(line) - len(text)].strip()
