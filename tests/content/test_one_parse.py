@@ -228,6 +228,8 @@ _HTML_HEADINGS = st.sampled_from(
         "<h2><strong>{q}？</strong></h2>\n\n{a}",
         '## <a id="a{n}"></a>{q}？\n\n{a}',
         "<p>{a}</p>\n<h2>{q}？</h2>\n\n{a}",
+        "<h2>{q}？</h2>\n<p>{a}</p>\n<div>{a}</div>\n<!-- {a} -->",
+        '<h2 id="x">{q}？</h2>\n  <p>{a}\n{a}</p>\n\n{a}',
     ]
 )
 

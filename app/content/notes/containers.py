@@ -6,6 +6,7 @@ recognisers read these lines less the indentation, `>` or pipes around them: the
 note's parse inside the container are what those lines give alone, so compile renders them.
 """
 
+from markdown_it.rules_block.html_block import HTML_SEQUENCES
 from markdown_it.token import Token
 
 from app.content.notes.paragraphs import Paragraph, Span, blocky, paragraph_span
@@ -106,6 +107,27 @@ class Container:
             return None
         paragraph = Paragraph(at, close, head.map[0], end, self.tokens[at + 1])
         return paragraph_span(paragraph, lines, present, cut)
+
+
+def html_lines(
+    tokens: list[Token], lines: list[str], at: int, taken: list[int], present: dict[int, str]
+) -> Span | None:
+    """Lines of the raw HTML block at `at` (`<p>…</p>` under an `<h2>` line of the same
+    block), when written alone they are one raw HTML block too: they are unchanged and
+    contiguous, and their first line opens a block that only a blank line ends."""
+    block = tokens[at]
+    assert block.map is not None
+    low, high = taken[0], taken[-1] + 1
+    if taken != list(range(low, high)) or any(present[i] != lines[i] for i in taken):
+        return None
+    first = lines[low]
+    indent = len(first) - len(first.lstrip(" "))
+    opens = next(
+        (n for n, (start, _, _) in enumerate(HTML_SEQUENCES) if start.search(first[indent:])), None
+    )
+    if indent > 3 or opens is None or HTML_SEQUENCES[opens][1].pattern != "^$":
+        return None
+    return Span(at, at + 1, html=(low - block.map[0], high - block.map[0]))
 
 
 def _dedented(line: str, text: str) -> bool:

@@ -35,6 +35,7 @@ class Span:
     # tight list, are shown as the same lines written alone show them.
     shown: int | None = None
     cell: bool = False  # a table cell's inline token: its text alone is a paragraph
+    html: tuple[int, int] | None = None  # lines `a`…`b` of a raw HTML block's, alone one
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from markdown_it.token import Token
 
-from app.content.notes.containers import Container
+from app.content.notes.containers import Container, html_lines
 from app.content.notes.cuts import InlineSpan, line_of, question_in
 from app.content.notes.htmltext import html_headings, html_inlines
 from app.content.notes.markdown import parser
@@ -80,6 +80,9 @@ class NoteTokens:
             if span.cell:
                 out += cell_paragraph(part[0])
                 continue
+            if span.html is not None:
+                out.append(_html_lines(part[0], *span.html))
+                continue
             if span.shown is not None:
                 part = [_shown(t) if t.hidden and t.level == span.shown else t for t in part]
             whole = not (span.skip or span.chars or span.down or span.stop is not None)
@@ -137,6 +140,14 @@ class NoteTokens:
             for token in [*first, *stream[cut.inline + 2 : cut.end]]
         ]
         return [question], _ended(rest)
+
+
+def _html_lines(token: Token, low: int, high: int) -> Token:
+    """Lines `low`…`high` of a raw HTML block, as the block they make alone."""
+    cut = _text(token, "".join(line + "\n" for line in token.content.split("\n")[low:high]))
+    if token.map:
+        cut.map = [token.map[0] + low, token.map[0] + high]
+    return cut
 
 
 def _shown(token: Token) -> Token:
@@ -247,6 +258,8 @@ class Groups:
             return container.cell_span(taken, present)
         if group.kind == "blockquote_open" and any(present[i] != self.lines[i] for i in taken):
             return container.quote_rest(group.last, taken, present, cut)  # its `>` taken off
+        if group.kind == "html_block" and len(taken) != shown:
+            return html_lines(self._tokens, self.lines, group.start, taken, present)
         if len(taken) != shown and group.kind != "paragraph_open":
             return None
         return self._span(group, present, cut)
