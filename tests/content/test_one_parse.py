@@ -263,6 +263,8 @@ _LIST_ITEMS = st.sampled_from(
         "1.  ### {q}？\n\n    {a}\n\n    ```\n    code\n    ```",
         "- {q} #card\n  - {a}",
         "- **{q}**：\n    {a}",
+        "1.  ### {q}？\n\n    {a}\n\n    **[⬆ Back to Top](#table-of-contents)**",
+        "- {q}？\n  - {a}\n\n  [↑ 返回目录](#目录)",
     ]
 )
 

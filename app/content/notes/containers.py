@@ -22,10 +22,12 @@ class Container:
         self.start = start
         self.end = end
 
-    def child_at(self, line: int, kind: str | None = None) -> int | None:
-        """The position of the container's own child (of `kind`) that holds `line`, if any."""
-        level = self.tokens[self.start].level + 1
-        for at in range(self.start + 1, self.end):
+    def child_at(self, line: int, kind: str | None = None, parent: int | None = None) -> int | None:
+        """The position of the container's own child (of `kind`) that holds `line`, if any;
+        with `parent`, of that block's own child."""
+        outer = self.start if parent is None else parent
+        level = self.tokens[outer].level + 1
+        for at in range(outer + 1, self.end if parent is None else self.close(parent)):
             token = self.tokens[at]
             if token.level != level or token.nesting == -1 or not token.map:
                 continue
@@ -66,9 +68,9 @@ class Container:
     def item_rest(
         self, taken: list[int], present: dict[int, str], cut: dict[int, int]
     ) -> Span | None:
-        """The blocks of one of the list's items after its first line, when `taken` is exactly
-        their lines, each less only the indentation the item gave it (a list item that asks,
-        its answer nested under it)."""
+        """The blocks of one of the list's items after its first line, when `taken` is their
+        lines (or those of the first of them), each less only the indentation the item gave
+        it: a list item that asks, its answer nested under it."""
         at = self.child_at(taken[0], "list_item_open")
         if at is None or any(index in cut for index in taken):
             return None
@@ -81,9 +83,18 @@ class Container:
             return None
         last = min(item.map[1], len(self.lines))
         rest = [index for index in range(head.map[1], last) if self.lines[index].strip()]
-        if rest != taken or not all(_dedented(self.lines[i], present[i]) for i in taken):
+        if rest[: len(taken)] != taken or not all(
+            _dedented(self.lines[i], present[i]) for i in taken
+        ):
             return None
-        return Span(at + 4, self.close(at) - 1, shown=item.level + 1)
+        end = self.close(at) - 1
+        if len(rest) > len(taken):  # blocks left out at the item's end (`[⬆ Back to Top](#…)`)
+            after = self.child_at(rest[len(taken)], parent=at)
+            where = None if after is None else self.tokens[after].map
+            if after is None or where is None or where[0] != rest[len(taken)]:
+                return None
+            end = after
+        return Span(at + 4, end, shown=item.level + 1)
 
     def quote_rest(
         self, last: int, taken: list[int], present: dict[int, str], cut: dict[int, int]
