@@ -302,11 +302,11 @@ class Groups:
             return self._html_question(group, line, question)
         container = Container(self._tokens, self.lines, group.start, group.end)
         if group.kind == "table_open":  # a question table's question cell
-            at = container.cell(line, question)
-            if at is None:
+            cell = container.cell(line, question)
+            if cell is None:
                 return None
-            inline = self._tokens[at]
-            return question_in(inline.children or [], inline.content, question, at, line)
+            inline = self._tokens[cell]
+            return question_in(inline.children or [], inline.content, question, cell, line)
         opening: int | None = group.start
         if group.kind in _LISTS:  # a list item that asks: its first line
             item = container.child_at(line, "list_item_open")
