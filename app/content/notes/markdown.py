@@ -96,14 +96,18 @@ def wikilink_text(token: Token) -> str:
 
 
 def _mapped(rule: Any) -> Any:
-    """Block `rule`, with the lines they span on the tokens it makes, as markdown-it's own rules."""
+    """Block `rule`, with the lines they span on the tokens it makes, as markdown-it's own rules.
+
+    amsmath's `\\begin{equation}…\\end{equation}` ended its lines before `\\end`: that line
+    was neither protected from the recognisers nor part of the formula's block.
+    """
 
     def rule_with_map(state: StateBlock, start: int, end: int, silent: bool) -> bool:
         count = len(state.tokens)
         found = bool(rule(state, start, end, silent))
         if found and not silent:
             for token in state.tokens[count:]:
-                token.map = token.map or [start, state.line]
+                token.map = [start, state.line]
         return found
 
     return rule_with_map
@@ -117,6 +121,11 @@ def _math_fences(state: StateCore) -> None:
             token.meta["fenced"] = True
 
 
+def _rule(ruler: Any, name: str) -> Any:
+    """The function of the rule called `name` in `ruler`, as a plugin registered it."""
+    return next(rule.fn for rule in ruler.__rules__ if rule.name == name)
+
+
 @cache
 def parser() -> MarkdownIt:
     """The one Markdown configuration, shared by every reader of content (parse only)."""
@@ -128,11 +137,11 @@ def parser() -> MarkdownIt:
     # around them, so that literal markup the author escaped on purpose is not reported.
     md.disable("text_join")
     md.use(dollarmath_plugin, allow_space=True, allow_digits=False, double_inline=True)
-    dollars = next(rule.fn for rule in md.inline.ruler.__rules__ if rule.name == "math_inline")
-    md.inline.ruler.at("math_inline", _from_the_start(dollars))
+    md.inline.ruler.at("math_inline", _from_the_start(_rule(md.inline.ruler, "math_inline")))
     # \(…\), \[…\] and a bare \begin{equation}…\end{equation} are math too.
     md.use(bracket_math_plugin)
     md.use(amsmath_plugin)
+    md.block.ruler.at("amsmath", _mapped(_rule(md.block.ruler, "amsmath")))
     md.use(cjk_emphasis_plugin)
     md.use(mark_plugin)
     # MkDocs / Material admonitions: `!!! note "Title"` and the collapsible `??? success "View
