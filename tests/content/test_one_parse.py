@@ -14,6 +14,7 @@ from app.content.notes.markdown import parser
 from app.content.notes.parse import parse_note
 from app.content.notes.parsed import ParsedDeck
 from app.content.notes.source import SourceText, scan
+from bench.reparse_count import FIXTURES, count_folder
 from tests.support.examples import examples
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -142,6 +143,36 @@ def test_a_note_past_the_workers_budget_travels_and_is_parsed_again(
     assert alone is not None
     alone.note = None
     assert _forms(compiled) == _compile(alone, None)[0]
+
+
+# The pieces compile still parses from their text in the fixture notes, by folder. Text a
+# recogniser rewrote: a fold's tags taken off the lines around its answer (details,
+# details-labels, unclosed-html), an admonition's body unindented, a question over two lines
+# joined into one (inline-separator). Lines whose tokens in the note are not what they give
+# alone: text that goes on in a raw HTML block after its `<h2>` or `<summary>` line
+# (html-headings, html-headings-anchors, details-adjacent), lines a list item took as its lazy
+# continuation (plain-text). Not cut yet: an `A:` line under its `Q:` line inside one list
+# item (bold-qa-markers, list-questions).
+STILL_PARSED = {
+    "admonition-labels": 2,
+    "bold-qa-markers": 2,
+    "details": 5,
+    "details-adjacent": 1,
+    "details-labels": 3,
+    "html-headings": 1,
+    "html-headings-anchors": 1,
+    "inline-separator": 1,
+    "list-questions": 1,
+    "plain-text": 3,
+    "unclosed-html": 1,
+}
+
+
+@pytest.mark.parametrize(
+    "folder", sorted(p.parent for p in FIXTURES.glob("*/expected.json")), ids=lambda p: p.name
+)
+def test_compile_parses_again_only_what_the_recognisers_rewrote(folder: Path) -> None:
+    assert count_folder(folder).total <= STILL_PARSED.get(folder.name, 0)
 
 
 def _renders_alike(note: str) -> None:

@@ -1,10 +1,13 @@
-"""Where each block of a card sits in the note's one token stream, so compile renders from it.
+"""Where each piece of a card sits in the note's one token stream, so compile renders from it.
 
-A card's blocks are lines of the note, less the labels that opened them (`**面试回答。** …`).
-When a block is whole top-level blocks of the note (a label may open its first paragraph), it
-is a list of token ranges of the note's parse: compile renders those tokens and never parses the
-block's text again. A block the recognisers rewrote (a callout's `>` taken off, `<details>`
-tags, a `Q: … A: …` line cut in two) has no ranges and is parsed on its own.
+A card's blocks are lines of the note, less the labels that opened them (`**面试回答。** …`),
+and the indentation, `>` or pipes a list item, quote or table put around them. When a block is
+whole top-level blocks, some lines of a paragraph (notes.paragraphs), or the inside of a list
+item, quote, table cell or raw HTML block (notes.containers), it is a list of token ranges of
+the note's parse; a question is cut from an inline token (notes.cuts). Compile renders those
+tokens and never parses the piece's text again. A block the recognisers rewrote (a fold's
+tags taken off its lines, an admonition's body unindented) or whose lines alone give other
+tokens than in the note has no ranges and is parsed on its own.
 """
 
 import bisect
