@@ -257,7 +257,7 @@ class Groups:
         container = Container(self._tokens, self.lines, group.start, group.end)
         if group.kind in _LISTS and len(taken) != shown:
             return container.item_rest(taken, present, cut)
-        if group.kind == "table_open":  # a question table's answer: one cell
+        if group.kind == "table_open" and len(taken) != shown:  # a question table's answer
             return container.cell_span(taken, present)
         if group.kind == "blockquote_open" and any(present[i] != self.lines[i] for i in taken):
             return container.quote_rest(group.last, taken, present, cut)  # its `>` taken off
