@@ -15,9 +15,11 @@ from dataclasses import dataclass
 from markdown_it.token import Token
 
 from app.content.errors import ContentError
+from app.content.notes.cuts import balanced
 from app.content.notes.markdown import parser
 from app.content.notes.outline import explicit_id
-from app.content.notes.spans import ItemCut, Span, balanced
+from app.content.notes.paragraphs import Span
+from app.content.notes.spans import ItemCut
 
 _CANDIDATE = re.compile(r"^[ ]{0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+(?:追问|Q)[ \t]*[:：]", re.MULTILINE)
 _ITEM_MARKER = re.compile(r"^[ ]{0,3}(?:[-*+]|\d{1,9}[.)])(?:[ ]{1,4}|\t|$)")

@@ -23,6 +23,7 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from app.content.notes.brackets import bracket_math_plugin, find_forward
 from app.content.notes.cjk import cjk_emphasis_plugin
+from app.content.notes.htmltext import html_text_plugin
 from app.content.notes.mark import mark_plugin
 
 # Math token types, and whether each is display math.
@@ -67,20 +68,46 @@ def _backtick_rule(state: StateInline, silent: bool) -> bool:
     return True
 
 
+def _from_the_start(rule: Any) -> Any:
+    """Inline `rule` (dollarmath's), reading nothing before the text's first character.
+
+    At the text's first character the plugin looks one character back with `src[pos - 1]`,
+    which Python reads as the text's last: `$x$ 取 2` (a digit last) or `$x$ …\\` (a
+    backslash last) was not math. A NUL, which markdown-it never leaves in a text, stands at
+    the end while the rule reads there.
+    """
+
+    def rule_from_the_start(state: StateInline, silent: bool) -> bool:
+        if state.pos:
+            return bool(rule(state, silent))
+        src = state.src
+        state.src = src + "\0"
+        try:
+            return bool(rule(state, silent))
+        finally:
+            state.src = src
+
+    return rule_from_the_start
+
+
 def wikilink_text(token: Token) -> str:
     """What a `[[note#heading|text]]` link shows."""
     return str(token.meta.get("text") or token.content.replace("#", " › "))
 
 
 def _mapped(rule: Any) -> Any:
-    """Block `rule`, with the lines they span on the tokens it makes, as markdown-it's own rules."""
+    """Block `rule`, with the lines they span on the tokens it makes, as markdown-it's own rules.
+
+    amsmath's `\\begin{equation}…\\end{equation}` ended its lines before `\\end`: that line
+    was neither protected from the recognisers nor part of the formula's block.
+    """
 
     def rule_with_map(state: StateBlock, start: int, end: int, silent: bool) -> bool:
         count = len(state.tokens)
         found = bool(rule(state, start, end, silent))
         if found and not silent:
             for token in state.tokens[count:]:
-                token.map = token.map or [start, state.line]
+                token.map = [start, state.line]
         return found
 
     return rule_with_map
@@ -94,6 +121,11 @@ def _math_fences(state: StateCore) -> None:
             token.meta["fenced"] = True
 
 
+def _rule(ruler: Any, name: str) -> Any:
+    """The function of the rule called `name` in `ruler`, as a plugin registered it."""
+    return next(rule.fn for rule in ruler.__rules__ if rule.name == name)
+
+
 @cache
 def parser() -> MarkdownIt:
     """The one Markdown configuration, shared by every reader of content (parse only)."""
@@ -105,9 +137,11 @@ def parser() -> MarkdownIt:
     # around them, so that literal markup the author escaped on purpose is not reported.
     md.disable("text_join")
     md.use(dollarmath_plugin, allow_space=True, allow_digits=False, double_inline=True)
+    md.inline.ruler.at("math_inline", _from_the_start(_rule(md.inline.ruler, "math_inline")))
     # \(…\), \[…\] and a bare \begin{equation}…\end{equation} are math too.
     md.use(bracket_math_plugin)
     md.use(amsmath_plugin)
+    md.block.ruler.at("amsmath", _mapped(_rule(md.block.ruler, "amsmath")))
     md.use(cjk_emphasis_plugin)
     md.use(mark_plugin)
     # MkDocs / Material admonitions: `!!! note "Title"` and the collapsible `??? success "View
@@ -116,4 +150,6 @@ def parser() -> MarkdownIt:
     md.inline.ruler.before("link", "wikilink", _wikilink_rule)
     md.inline.ruler.at("backticks", _backtick_rule)
     md.core.ruler.after("block", "math_fence", _math_fences)
+    # `<h2 id="…">…</h2>` and `<summary>…</summary>` in raw HTML: their text parsed inline.
+    md.use(html_text_plugin)
     return md

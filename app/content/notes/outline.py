@@ -8,12 +8,12 @@ HTML are `protected`: no recogniser splits them or reads a label in them.
 """
 
 import bisect
-import html
 import re
 from dataclasses import dataclass, field
 
 from markdown_it.token import Token
 
+from app.content.notes.htmltext import html_headings
 from app.content.notes.markdown import MATH_TYPES, parser
 
 
@@ -46,9 +46,6 @@ def _without_closing_hashes(text: str) -> str:
     return text
 
 
-# An HTML heading alone on its line; `[^<>]` keeps each part linear in the line's length.
-_HTML_HEADING = re.compile(r"[ ]{0,3}<h([1-6])(?:\s[^<>]*)?>(.*)</h\1\s*>\s*", re.I)
-_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
 # Anchors inside a Markdown heading (`## <a id="x"></a>Title`, Typora's and mdnice's).
 _ANCHOR = re.compile(r"</?a(?:\s[^<>]*)?>", re.I)
 # Block kinds whose lines are text to every recogniser: code, math and raw HTML.
@@ -170,7 +167,7 @@ def build_outline(lines: list[str]) -> Outline:
             continue
         kind = token.type.removesuffix("_open")
         if kind == "html_block":
-            _html_block(lines, start, end, headings, blocks)
+            _html_block(token, start, end, headings, blocks)
         else:
             block = Block(kind, start, end)
             if kind in ("bullet_list", "ordered_list"):
@@ -230,18 +227,16 @@ def _heading(index: int, token: Token, inline: Token, end: int) -> Heading:
 
 
 def _html_block(
-    lines: list[str], start: int, end: int, headings: list[Heading], blocks: list[Block]
+    token: Token, start: int, end: int, headings: list[Heading], blocks: list[Block]
 ) -> None:
     """An HTML block: its `<hN>` lines are headings, the runs of lines between them HTML."""
     run = start
-    for index in range(start, end):
-        match = _HTML_HEADING.fullmatch(lines[index]) if "<" in lines[index] else None
-        if match is None:
-            continue
+    for index, (level, inline) in sorted(html_headings(token).items()):
+        if index >= end:
+            break
         if run < index:
             blocks.append(Block("html_block", run, index))
-        text = html.unescape(_TAG.sub("", match.group(2))).strip()
-        level = int(match.group(1))
+        text = inline.content
         headings.append(Heading(len(headings), index, index + 1, level, text, None, html=True))
         run = index + 1
     if run < end:

@@ -6,9 +6,11 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from app.content.names import normalise_title, note_name
+from app.content.notes.cuts import InlineSpan
 from app.content.notes.followups import ParsedFollowup
 from app.content.notes.links import Link
-from app.content.notes.spans import InlineSpan, NoteTokens, Span
+from app.content.notes.paragraphs import Span
+from app.content.notes.spans import NoteTokens
 from app.content.notes.wording import NotTaken, Syntax
 
 

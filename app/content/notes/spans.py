@@ -1,49 +1,34 @@
-"""Where each block of a card sits in the note's one token stream, so compile renders from it.
+"""Where each piece of a card sits in the note's one token stream, so compile renders from it.
 
-A card's blocks are lines of the note, less the labels that opened them (`**面试回答。** …`).
-When a block is whole top-level blocks of the note (a label may open its first paragraph), it
-is a list of token ranges of the note's parse: compile renders those tokens and never parses the
-block's text again. A block the recognisers rewrote (a callout's `>` taken off, `<details>`
-tags, a `Q: … A: …` line cut in two) has no ranges and is parsed on its own.
+A card's blocks are lines of the note, less the labels that opened them (`**面试回答。** …`),
+and the indentation, `>` or pipes a list item, quote or table put around them. When a block is
+whole top-level blocks, some lines of a paragraph (notes.paragraphs), or the inside of a list
+item, quote, table cell or raw HTML block (notes.containers), it is a list of token ranges of
+the note's parse; a question is cut from an inline token (notes.cuts). Compile renders those
+tokens and never parses the piece's text again. A block the recognisers rewrote (a fold's
+tags taken off its lines, an admonition's body unindented) or whose lines alone give other
+tokens than in the note has no ranges and is parsed on its own.
 """
 
 import bisect
 import copy
-import re
 from dataclasses import dataclass, field
 
 from markdown_it.token import Token
 
+from app.content.notes.containers import Container, html_lines
+from app.content.notes.cuts import InlineSpan, line_of, question_in
+from app.content.notes.htmltext import html_headings, html_inlines
 from app.content.notes.markdown import parser
+from app.content.notes.paragraphs import (
+    Paragraph,
+    Span,
+    cell_paragraph,
+    cut_paragraph,
+    paragraph_span,
+)
 
 Lines = list[tuple[int, str]]
-
-
-@dataclass(frozen=True)
-class Span:
-    """Tokens `start`…`end` of the note's stream, less a label at the start of the first one.
-
-    The label is the first `skip` inline tokens of the paragraph and `chars` characters of the
-    token after them; `drop_line`: the label was the paragraph's whole first line.
-    """
-
-    start: int
-    end: int
-    skip: int = 0
-    chars: int = 0
-    drop_line: bool = False
-
-
-@dataclass(frozen=True)
-class InlineSpan:
-    """A question that is a heading's inline token, or the first line of a paragraph's: its
-    children `start`…`stop`, less `prefix` and `suffix` characters."""
-
-    index: int
-    prefix: int
-    suffix: int
-    stop: int | None = None
-    start: int = 0
 
 
 @dataclass(frozen=True)
@@ -72,7 +57,9 @@ class NoteTokens:
     first: int  # the file line of the body's first line
     tokens: list[Token] | None = field(default=None, repr=False)
     # Token ranges already rendered: their tokens carry that render's changes (images, HTML).
-    used: set[int] = field(default_factory=set, repr=False)
+    # A block by its first token and line (blocks cut from one paragraph take lines of their
+    # own), a question by its inline token (and an HTML heading's line), a follow-up by its.
+    used: set[tuple[str, int, int]] = field(default_factory=set, repr=False)
 
     def __getstate__(self) -> dict[str, object]:
         # Tokens pickle slowly (~30 times the text's size): another process parses the text.
@@ -86,22 +73,39 @@ class NoteTokens:
 
     def take(self, spans: "tuple[Span, ...] | None") -> list[Token] | None:
         """The tokens of `spans`, or None when there are none or they were rendered already."""
-        if spans is None or any(span.start in self.used for span in spans):
+        if spans is None or any(("block", span.start, span.down) in self.used for span in spans):
             return None
         stream = self.stream()
         out: list[Token] = []
         for span in spans:
-            self.used.add(span.start)
+            self.used.add(("block", span.start, span.down))
             part = stream[span.start : span.end]
-            out += _unlabelled(part, span) if span.skip or span.chars else part
+            if span.cell:
+                out += cell_paragraph(part[0])
+                continue
+            if span.html is not None:
+                out.append(_html_lines(part[0], *span.html))
+                continue
+            if span.shown is not None:
+                part = [_shown(t) if t.hidden and t.level == span.shown else t for t in part]
+            whole = not (span.skip or span.chars or span.down or span.stop is not None)
+            out += part if whole else cut_paragraph(part, span)
         return _ended(out)
 
-    def inline(self, span: "InlineSpan | None") -> list[Token] | None:
+    def inline(self, span: InlineSpan | None) -> list[Token] | None:
         """A question's inline token, cut as `span` says, or None."""
-        if span is None or span.index in self.used:
+        if span is None:
             return None
-        self.used.add(span.index)
-        token = copy.copy(self.stream()[span.index])
+        # Questions cut from one paragraph's lines start at children of their own.
+        key = ("question", span.index, span.start if span.line is None else span.line)
+        if key in self.used:
+            return None
+        self.used.add(key)
+        token = self.stream()[span.index]
+        if span.line is not None:  # a heading or summary written in raw HTML
+            token = html_inlines(token)[span.line]
+        token = copy.copy(token)
+        token.map = [span.at, span.at + 1]  # the question's line, where its problems are
         children = list(token.children or [])[span.start : span.stop]
         if span.prefix:
             children[0] = _text(children[0], children[0].content[span.prefix :])
@@ -112,9 +116,9 @@ class NoteTokens:
 
     def followup(self, cut: ItemCut | None) -> tuple[list[Token], list[Token]] | None:
         """A follow-up's question (an inline token) and answer (blocks), cut as `cut` says."""
-        if cut is None or cut.inline in self.used:
+        if cut is None or ("followup", cut.inline, 0) in self.used:
             return None
-        self.used.add(cut.inline)
+        self.used.add(("followup", cut.inline, 0))
         stream = self.stream()
         inline = stream[cut.inline]
         children = list(inline.children or [])
@@ -141,6 +145,14 @@ class NoteTokens:
         return [question], _ended(rest)
 
 
+def _html_lines(token: Token, low: int, high: int) -> Token:
+    """Lines `low`…`high` of a raw HTML block, as the block they make alone."""
+    cut = _text(token, "".join(line + "\n" for line in token.content.split("\n")[low:high]))
+    if token.map:
+        cut.map = [token.map[0] + low, token.map[0] + high]
+    return cut
+
+
 def _shown(token: Token) -> Token:
     shown = copy.copy(token)
     shown.hidden = False
@@ -161,20 +173,6 @@ def _text(token: Token, content: str) -> Token:
     cut = copy.copy(token)
     cut.content = content
     return cut
-
-
-def _unlabelled(part: list[Token], span: Span) -> list[Token]:
-    """A paragraph's tokens without the label that opened it."""
-    opening, inline = copy.copy(part[0]), copy.copy(part[1])
-    children = list(inline.children or [])[span.skip :]
-    if span.chars:
-        children[0] = _text(children[0], children[0].content[span.chars :])
-    inline.children = children
-    if span.drop_line:  # the text starts a line further down: errors are reported there
-        for token in (opening, inline):
-            if token.map:
-                token.map = [token.map[0] + 1, token.map[1]]
-    return [opening, inline, *part[2:]]
 
 
 @dataclass
@@ -234,181 +232,108 @@ class Groups:
                 break
             shown = [i for i in range(group.first, group.last) if self.lines[i].strip()]
             taken = [i for i in shown if i in present]
-            label_only = group.first in cut and group.first not in present
             if not taken:
                 continue
-            if len(taken) + label_only != len(shown):
-                return None
-            span = self._span(group, present, cut)
+            span = self._group_span(group, len(shown), taken, present, cut)
             if span is None:
                 return None
             found.append(span)
             covered.update(taken)
         if any(text.strip() and index not in covered for index, text in entries):
             return None
+        if len(found) > 1 and any(span.shown is not None for span in found):
+            return None  # written alone, the item's blocks may join those around them
         return tuple(found)
 
+    def _group_span(
+        self,
+        group: _Group,
+        shown: int,
+        taken: list[int],
+        present: dict[int, str],
+        cut: dict[int, int],
+    ) -> Span | None:
+        """The span of `group` when the block takes `taken` of its `shown` lines, or None."""
+        container = Container(self._tokens, self.lines, group.start, group.end)
+        if group.kind in _LISTS and len(taken) != shown:
+            return container.item_rest(taken, present, cut)
+        if group.kind == "table_open" and len(taken) != shown:  # a question table's answer
+            return container.cell_span(taken, present)
+        if group.kind == "blockquote_open" and any(present[i] != self.lines[i] for i in taken):
+            return container.quote_rest(group.last, taken, present, cut)  # its `>` taken off
+        if group.kind == "html_block" and len(taken) != shown:
+            return html_lines(self._tokens, self.lines, group.start, taken, present)
+        if len(taken) != shown and group.kind != "paragraph_open":
+            return None
+        return self._span(group, present, cut)
+
     def _span(self, group: _Group, present: dict[int, str], cut: dict[int, int]) -> Span | None:
-        for index in range(group.first + 1, group.last):
-            if index in present and present[index] != self.lines[index]:
-                return None
-        opening = group.first
-        if opening not in cut:
-            same = present.get(opening, self.lines[opening]) == self.lines[opening]
-            return Span(group.start, group.end) if same else None
-        line = self.lines[opening]
-        rest = present.get(opening, "")
-        if group.kind != "paragraph_open" or not line.endswith(rest) or (rest and _blocky(rest)):
+        if group.kind == "paragraph_open":
+            inline = self._tokens[group.start + 1]
+            paragraph = Paragraph(group.start, group.end, group.first, group.last, inline)
+            return paragraph_span(paragraph, self.lines, present, cut)
+        if group.first in cut:
             return None
-        if cut[opening] != len(line) - len(rest):
+        if any(
+            present.get(i, self.lines[i]) != self.lines[i] for i in range(group.first, group.last)
+        ):
             return None
-        return self._label(group, line[: cut[opening]], drop_line=not rest)
+        return Span(group.start, group.end)
 
-    def _label(self, group: _Group, prefix: str, *, drop_line: bool) -> Span | None:
-        """The span of a paragraph whose first line opens with the label `prefix`."""
-        children = self._tokens[group.start + 1].children or []
-        if drop_line:
-            return self._label_line(group, children)
-        # Emphasis leaves an empty text token where its delimiters were.
-        lead = 0
-        while lead < len(children) and children[lead].type == "text" and not children[lead].content:
-            lead += 1
-        if lead >= len(children):
+    def _html_question(self, group: _Group, line: int, question: str) -> InlineSpan | None:
+        """A question written in raw HTML: the `<hN>` heading on `line`, or the summary of the
+        `<details>` opened there (the first summary from that line on)."""
+        block = self._tokens[group.start]
+        at: int | None = line
+        if line not in html_headings(block):
+            at = min((key for key in html_inlines(block) if key >= line), default=None)
+        if at is None:
             return None
-        head = children[lead]
-        skip, tail = lead, prefix
-        if not (head.type == "text" and head.content.startswith(prefix)):
-            close = _strong_end(children[lead:], prefix)
-            if close is None:
-                return None
-            skip, tail = lead + close[0], close[1]
-        if skip >= len(children):
-            return None
-        after = children[skip]
-        if not tail:
-            return Span(group.start, group.end, skip)
-        if after.type != "text" or not after.content.startswith(tail):
-            return None
-        if after.content == tail:
-            return Span(group.start, group.end, skip + 1)
-        return Span(group.start, group.end, skip, len(tail))
-
-    @staticmethod
-    def _label_line(group: _Group, children: list[Token]) -> Span | None:
-        """A label that is the paragraph's whole first line: every token up to its line break."""
-        depth = 0
-        for index, child in enumerate(children):
-            if child.type == "softbreak" and depth == 0:
-                return Span(group.start, group.end, index + 1, drop_line=True)
-            depth += child.nesting
-        return None
+        inline = html_inlines(block)[at]
+        children = inline.children or []
+        return question_in(children, inline.content, question, group.start, line, line=at)
 
     def question(self, line: int, question: str) -> InlineSpan | None:
-        """The heading at `line` as the inline tokens of `question`, or None."""
+        """The heading or paragraph at `line` as the inline tokens of `question`, or None."""
         if not self.valid:
             return None
-        at = bisect.bisect_left(self._firsts, line)
-        if at >= len(self.groups) or self._firsts[at] != line:
+        at = bisect.bisect_right(self._firsts, line) - 1
+        if at < 0 or line >= self.groups[at].last:
             return None
         group = self.groups[at]
-        if group.kind not in ("heading_open", "paragraph_open"):
+        if group.kind == "html_block":
+            return self._html_question(group, line, question)
+        container = Container(self._tokens, self.lines, group.start, group.end)
+        if group.kind == "table_open":  # a question table's question cell
+            cell = container.cell(line, question)
+            if cell is None:
+                return None
+            inline = self._tokens[cell]
+            return question_in(inline.children or [], inline.content, question, cell, line)
+        opening: int | None = group.start
+        if group.kind in _LISTS:  # a list item that asks: its first line
+            item = container.child_at(line, "list_item_open")
+            opening = None if item is None else item + 1
+        elif group.kind == "blockquote_open":  # a callout's title
+            opening = container.child_at(line)
+        if opening is None:
             return None
-        inline = self._tokens[group.start + 1]
+        head = self._tokens[opening]
+        if head.type not in ("heading_open", "paragraph_open") or not head.map:
+            return None
+        inline = self._tokens[opening + 1]
         children, content = inline.children or [], inline.content
-        if group.kind == "paragraph_open":  # the question is its first line
-            breaks = (i for i, c in enumerate(children) if c.type in ("softbreak", "hardbreak"))
-            children = children[: next(breaks, len(children))]
-            content = content.split("\n", 1)[0].rstrip(" \t")
-        # Emphasis leaves an empty text token where its delimiters were.
-        start, stop = 0, len(children)
-        while start < stop and _empty(children[start]):
-            start += 1
-        while stop > start and _empty(children[stop - 1]):
-            stop -= 1
-        bold, content = _unwrapped(children[start:stop], content)  # `**What is X?**`
-        start, stop = start + bold, stop - bold
-        where = content.find(question)
-        if where < 0 or start >= stop or not question:
+        if head.type != "paragraph_open":
+            return (
+                question_in(children, content, question, opening + 1, line)
+                if head.map[0] == line
+                else None
+            )
+        found = line_of(children, content, line - head.map[0])  # the question is one of its lines
+        if found is None:
             return None
-        prefix, suffix = content[:where], content[where + len(question) :]
-        if prefix and children[start].type == "strong_open":  # `**Q:** What is X?`
-            label = _strong_end(children[start:stop], prefix)
-            if label is None:
-                return None
-            start, prefix = start + label[0], label[1]
-        return _cut_question(group.start + 1, children, start, stop, prefix, suffix)
+        begin, end, text = found
+        return question_in(children, text, question, opening + 1, line, within=(begin, end))
 
 
-def balanced(children: list[Token]) -> bool:
-    """Whether every emphasis, link or other markup that opens in `children` closes there."""
-    depth = 0
-    for child in children:
-        depth += child.nesting
-        if depth < 0:
-            return False
-    return depth == 0
-
-
-def _empty(token: Token) -> bool:
-    return token.type == "text" and not token.content
-
-
-def _unwrapped(children: list[Token], content: str) -> tuple[int, str]:
-    """(1, the text inside) when the whole line is one bold run, else (0, `content`)."""
-    if len(children) < 3 or children[0].type != "strong_open":
-        return 0, content
-    markup = children[0].markup
-    depth = 0
-    for index, child in enumerate(children):
-        depth += child.nesting if child.type in ("strong_open", "strong_close") else 0
-        if depth == 0:
-            whole = index == len(children) - 1
-            if whole and content.startswith(markup) and content.endswith(markup):
-                return 1, content[len(markup) : -len(markup)]
-            return 0, content
-    return 0, content
-
-
-def _cut_question(
-    index: int, children: list[Token], start: int, stop: int, prefix: str, suffix: str
-) -> InlineSpan | None:
-    """The question as children `start`…`stop` less `prefix` and `suffix`, if they fit."""
-    if start >= stop or not balanced(children[start:stop]):
-        return None  # emphasis that runs on past the question's line
-    first, last = children[start], children[stop - 1]
-    if prefix and not (first.type == "text" and first.content.startswith(prefix)):
-        return None
-    if suffix and not (last.type == "text" and last.content.endswith(suffix)):
-        return None
-    if first is last and len(prefix) + len(suffix) > len(first.content):
-        return None
-    return InlineSpan(index, len(prefix), len(suffix), stop, start)
-
-
-def _strong_end(children: list[Token], prefix: str) -> tuple[int, str] | None:
-    """After a bold label (`**Answer.**`): (tokens it takes, the rest of `prefix` after it)."""
-    head = children[0]
-    if head.type != "strong_open" or not prefix.startswith(head.markup):
-        return None
-    for index, child in enumerate(children[1:], start=1):
-        if child.type == "strong_close":
-            inner = children[1:index]
-            if any(token.type != "text" for token in inner):
-                return None
-            source = head.markup + "".join(token.content for token in inner) + child.markup
-            if not prefix.startswith(source):
-                return None
-            return index + 1, prefix[len(source) :]
-    return None
-
-
-# What could open another block than a paragraph at the start of a line.
-_BLOCK_START = re.compile(
-    r"[ \t]*(?:[-+*](?:[ \t]|$)|[-*_](?:[ \t]*[-*_]){2,}|#{1,6}(?:[ \t]|$)|[>|<]|```|~~~"
-    r"|\$\$|\\\[|\\begin|\d{1,9}[.)](?:[ \t]|$))"
-)
-
-
-def _blocky(rest: str) -> bool:
-    """Whether `rest`, parsed alone, could start a block other than a paragraph."""
-    return _BLOCK_START.match(rest) is not None
+_LISTS = ("bullet_list_open", "ordered_list_open")

@@ -1,0 +1,172 @@
+"""A question cut out of an inline token of the note's one parse, as its text alone would parse.
+
+A question is the text of a heading (Markdown or `<hN>`), a paragraph's first line, a list
+item's first line or a table cell, less what the recogniser took off it (`Q:`, `1.`, `{#id}`,
+bold around it all). Here that text is found among the inline token's children, so that compile
+renders the question from them instead of parsing the text again.
+"""
+
+import re
+from dataclasses import dataclass
+
+from markdown_it.token import Token
+
+
+@dataclass(frozen=True)
+class InlineSpan:
+    """A question that is an inline token's children `start`…`stop`, less `prefix` and `suffix`
+    characters: the inline token at `index` of the note's stream, or, with `line`, the heading
+    or summary on that line of the raw HTML block at `index` (htmltext.html_inlines). `at`:
+    the line the question stands on, where its problems are reported."""
+
+    index: int
+    prefix: int
+    suffix: int
+    stop: int | None = None
+    start: int = 0
+    line: int | None = None
+    at: int = 0
+
+
+def balanced(children: list[Token]) -> bool:
+    """Whether every emphasis, link or other markup that opens in `children` closes there."""
+    depth = 0
+    for child in children:
+        depth += child.nesting
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def line_starts(children: list[Token]) -> list[int | None]:
+    """Where each line of an inline token starts among its children; None for a line that
+    starts inside a token or markup running across the break before it."""
+    starts: list[int | None] = [0]
+    depth = 0
+    for index, child in enumerate(children):
+        if child.type in ("softbreak", "hardbreak"):
+            starts.append(None if depth else index + 1)
+        else:  # a formula, code or raw HTML over several lines
+            newlines = child.meta.get("newlines", 0) if child.type == "code_inline" else 0
+            starts += [None] * (newlines or child.content.count("\n"))
+        depth += child.nesting
+    return starts
+
+
+def line_of(children: list[Token], content: str, line: int) -> tuple[int, int, str] | None:
+    """Where line `line` of an inline token starts and ends among its children, and its text;
+    None when markup runs across a break around it."""
+    starts = line_starts(children)
+    texts = content.split("\n")
+    if len(starts) != len(texts) or line >= len(starts) or starts[line] is None:
+        return None
+    begin = starts[line]
+    end = len(children)
+    if line + 1 < len(starts):
+        after = starts[line + 1]
+        if after is None:
+            return None
+        end = after - 1
+    assert begin is not None
+    return begin, end, texts[line].strip(" \t")
+
+
+def question_in(
+    children: list[Token],
+    content: str,
+    question: str,
+    index: int,
+    at: int,
+    *,
+    line: int | None = None,
+    within: tuple[int, int] | None = None,
+) -> InlineSpan | None:
+    """`question`, asked on line `at`, as a cut of `children` (`within` those two, whose source
+    is `content`); `line`: of an HTML heading or summary (InlineSpan)."""
+    # Emphasis leaves an empty text token where its delimiters were; an anchor
+    # (`## <a id="x"></a>What is X?`, Typora's and mdnice's) is no part of the question.
+    start, stop = within or (0, len(children))
+    while start < stop and _left_out(children[start]):
+        if children[start].type == "html_inline":
+            content = content.removeprefix(children[start].content)
+        start += 1
+    while stop > start and _left_out(children[stop - 1]):
+        if children[stop - 1].type == "html_inline":
+            content = content.removesuffix(children[stop - 1].content)
+        stop -= 1
+    bold, content = _unwrapped(children[start:stop], content)  # `**What is X?**`
+    start, stop = start + bold, stop - bold
+    where = content.find(question)
+    if where < 0 or start >= stop or not question:
+        return None
+    prefix, suffix = content[:where], content[where + len(question) :]
+    if prefix and children[start].type == "strong_open":  # `**Q:** What is X?`
+        label = strong_end(children[start:stop], prefix)
+        if label is None:
+            return None
+        start, prefix = start + label[0], label[1]
+    last = children[stop - 1]
+    if suffix and not (last.type == "text" and last.content.endswith(suffix)):
+        head = children[start]  # `question::answer`: the question starts the first token
+        if head.type == "text" and head.content.startswith(prefix + question):
+            stop, suffix = start + 1, head.content[len(prefix + question) :]
+    found = _cut(children, start, stop, prefix, suffix)
+    return None if found is None else InlineSpan(index, *found, line, at)
+
+
+def _left_out(token: Token) -> bool:
+    if token.type == "html_inline":
+        return _ANCHOR.fullmatch(token.content) is not None
+    return token.type == "text" and not token.content
+
+
+_ANCHOR = re.compile(r"</?a(?:\s[^<>]*)?>", re.I)
+
+
+def _unwrapped(children: list[Token], content: str) -> tuple[int, str]:
+    """(1, the text inside) when the whole line is one bold run, else (0, `content`)."""
+    if len(children) < 3 or children[0].type != "strong_open":
+        return 0, content
+    markup = children[0].markup
+    depth = 0
+    for index, child in enumerate(children):
+        depth += child.nesting if child.type in ("strong_open", "strong_close") else 0
+        if depth == 0:
+            whole = index == len(children) - 1
+            if whole and content.startswith(markup) and content.endswith(markup):
+                return 1, content[len(markup) : -len(markup)]
+            return 0, content
+    return 0, content
+
+
+def _cut(
+    children: list[Token], start: int, stop: int, prefix: str, suffix: str
+) -> tuple[int, int, int, int] | None:
+    """The question as children `start`…`stop` less `prefix` and `suffix`, if they fit."""
+    if start >= stop or not balanced(children[start:stop]):
+        return None  # emphasis that runs on past the question's line
+    first, last = children[start], children[stop - 1]
+    if prefix and not (first.type == "text" and first.content.startswith(prefix)):
+        return None
+    if suffix and not (last.type == "text" and last.content.endswith(suffix)):
+        return None
+    if first is last and len(prefix) + len(suffix) > len(first.content):
+        return None
+    return len(prefix), len(suffix), stop, start
+
+
+def strong_end(children: list[Token], prefix: str) -> tuple[int, str] | None:
+    """After a bold label (`**Answer.**`): (tokens it takes, the rest of `prefix` after it)."""
+    head = children[0]
+    if head.type != "strong_open" or not prefix.startswith(head.markup):
+        return None
+    for index, child in enumerate(children[1:], start=1):
+        if child.type == "strong_close":
+            inner = children[1:index]
+            if any(token.type != "text" for token in inner):
+                return None
+            source = head.markup + "".join(token.content for token in inner) + child.markup
+            if not prefix.startswith(source):
+                return None
+            return index + 1, prefix[len(source) :]
+    return None
