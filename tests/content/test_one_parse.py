@@ -148,7 +148,8 @@ def test_a_note_past_the_workers_budget_travels_and_is_parsed_again(
 # The pieces compile still parses from their text in the fixture notes, by folder. Text a
 # recogniser rewrote: a fold's tags taken off the lines around its answer (details,
 # details-labels, unclosed-html), an admonition's body unindented, a question over two lines
-# joined into one (inline-separator). Lines whose tokens in the note are not what they give
+# joined into one (inline-separator), the paragraphs under a `# Question (EN)` heading joined
+# into one question (labelled-headings). Lines whose tokens in the note are not what they give
 # alone: text that goes on in a raw HTML block after its `<h2>` or `<summary>` line
 # (html-headings, html-headings-anchors, details-adjacent), lines a list item took as its lazy
 # continuation (plain-text). Not cut yet: an `A:` line under its `Q:` line inside one list
@@ -162,6 +163,7 @@ STILL_PARSED = {
     "html-headings": 1,
     "html-headings-anchors": 1,
     "inline-separator": 1,
+    "labelled-headings": 5,
     "list-questions": 1,
     "plain-text": 3,
     "unclosed-html": 1,
