@@ -87,9 +87,9 @@ def _assert_linear(folder: Path, name: str, small: int) -> None:
     make = NOTES[name]
     assert abs(len(make(small * 10).encode()) - small * 10) < small
     # The test process's own objects (the modules and leftovers of every test run before this
-    # one: millions in a long-running worker) are left out of the collections, which then walk
-    # only what the runs made; else each collection costs more than checking the small note.
-    gc.collect()
+    # one: near a million in a long-running worker, a second per collection) are left out of
+    # the collections, which then walk only what the runs made; else each collection costs
+    # more than checking the small note. Unfrozen, any garbage among them is collected later.
     gc.freeze()
     try:
         short = _cpu_seconds(folder, make(small), runs=3)
