@@ -89,13 +89,10 @@ def _assert_linear(folder: Path, name: str, small: int) -> None:
     # The test process's own objects (the modules and leftovers of every test run before this
     # one: near a million in a long-running worker, a second per collection) are left out of
     # the collections, which then walk only what the runs made; else each collection costs
-    # more than checking the small note. Unfrozen, any garbage among them is collected later.
+    # more than checking the small note. They stay frozen, as the worker's start left its own.
     gc.freeze()
-    try:
-        short = _cpu_seconds(folder, make(small), runs=3)
-        long = _cpu_seconds(folder, make(small * 10), runs=2)
-    finally:
-        gc.unfreeze()
+    short = _cpu_seconds(folder, make(small), runs=3)
+    long = _cpu_seconds(folder, make(small * 10), runs=2)
     ratio = long / max(short, FLOOR_SECONDS)
     assert ratio < MAX_RATIO, f"{name}: {short:.3f}s for {small} bytes, {long:.3f}s for ten times"
 
