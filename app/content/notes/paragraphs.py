@@ -75,8 +75,10 @@ def paragraph_span(
     if (label or low > paragraph.first) and blocky(text):
         return None  # alone, the lines could start another block than a paragraph
     children = paragraph.inline.children or []
+    if len(line_starts(children)) != paragraph.last - paragraph.first:
+        return None  # the paragraph breaks where the note's lines do not (a U+2028 in a line)
     found = _between(children, low - paragraph.first, high - paragraph.first)
-    if found is None or len(line_starts(children)) != paragraph.last - paragraph.first:
+    if found is None:
         return None
     begin, stop = found
     cut_at = _label(children, begin, line[:label]) if label else (begin, 0)
