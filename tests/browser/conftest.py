@@ -39,7 +39,11 @@ from app.web.deps import get_now
 from tests.support.templates import Templates
 
 REPO = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
+# Chromium's headless shell (Debian's chromium-headless-shell, Playwright's own choice for
+# headless runs) renders with the same Blink as the browser but without the browser's UI
+# around it: the browser tests take ~40% less time in it. Debian's full browser is the fallback.
+HEADLESS_SHELL = Path("/usr/bin/chromium-headless-shell")
+CHROMIUM = HEADLESS_SHELL if HEADLESS_SHELL.exists() else Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
