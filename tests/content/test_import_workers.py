@@ -63,3 +63,32 @@ def test_workers_and_batches_aside_make_the_bank_one_process_makes(
     assert rendered and rendered[0] is not None, "rendered in worker processes"
     assert (report.added, report.formulas_rendered) == (48, 96)
     assert _bank(other_database) == _bank(database)
+
+
+def test_a_card_id_two_notes_share_is_told_apart_when_workers_render_them(
+    database: Database, monkeypatch: pytest.MonkeyPatch, write_content: WriteContent
+) -> None:
+    """The clash check renames a card in this process; the worker that kept the note as it
+    parsed it must render it under its new id, not the one it parsed."""
+    clash = "### Q：两份笔记同一个 id？ {#same}\n\n**面试回答。** 看 $x^2$ 与 $$y_1$$\n"
+    root = write_content(
+        {f"decks/d{n}.md": _deck(n) + "\n" + clash.replace("？", f" {n}？") for n in range(4)}
+    )
+    monkeypatch.setattr(build, "PARALLEL_MIN_CHARS", 0)
+    rendered = []
+    real = build.compile_items
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        rendered.append(kwargs.get("pool"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(sync, "compile_items", counted)
+    report = import_content(root, database)
+    assert rendered and rendered[0] is not None, "rendered in worker processes"
+    clashes = [w for w in report.warnings if w.said.code == "duplicate_card_id"]
+    assert len(clashes) == 3
+    with database.session() as session:
+        questions = session.exec(select(Card.id, Card.question_text)).all()
+    same = sorted(text for card_id, text in questions if "同一个 id" in text)
+    assert len(same) == 4, "every note's card is kept, under ids of its own"
+    assert len({card_id for card_id, _ in questions}) == len(questions) == 4 * 7

@@ -22,7 +22,7 @@ from app.content.compile.render import FormulaKey, Renderer
 from app.content.compile.workers import Workers, keep, take
 from app.content.errors import ContentError, ContentWarning, Said
 from app.content.notes.parse import parse_note
-from app.content.notes.parsed import ParsedDeck, ParsedTopic
+from app.content.notes.parsed import Names, ParsedDeck, ParsedTopic
 from app.content.notes.source import SourceText
 
 # The compiled shapes are read from here by the bank stage.
@@ -218,7 +218,8 @@ def compile_items(
             if item is not None:
                 worker = pool.place(item.path, 0)
                 if item.path in pool.kept:  # the worker has it as it parsed it
-                    job = pool.submit(worker, _compile_kept, item.path, renderer.root)
+                    # With the names the checks against the bank gave it here since.
+                    job = pool.submit(worker, _compile_kept, item.path, item.names(), renderer.root)
                 else:
                     job = pool.submit(worker, _compile_remote, item, renderer.root)
             in_flight.append(job)
@@ -295,9 +296,12 @@ def _problems(remote: list[_RemoteProblem]) -> list[ContentError]:
     ]
 
 
-def _compile_kept(path: str, root: Path | None) -> _RemoteResult:
-    """In a worker: render the note at `path` that this worker parsed and kept."""
-    return _compile_remote(take(path), root)
+def _compile_kept(path: str, names: Names, root: Path | None) -> _RemoteResult:
+    """In a worker: render the note at `path` that this worker parsed and kept, under the
+    `names` the import process has for it (a clashing id renamed there, say)."""
+    item = take(path)
+    item.rename(names)
+    return _compile_remote(item, root)
 
 
 def _compile_remote(item: Parsed, root: Path | None) -> _RemoteResult:

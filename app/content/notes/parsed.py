@@ -83,6 +83,19 @@ class ParsedDeck:
     not_taken: list[NotTaken] = field(default_factory=list)
     note: NoteTokens | None = field(default=None, compare=False, repr=False)
 
+    def names(self) -> "Names":
+        """The deck's slug, title and ids: what the checks against the bank may change."""
+        cards = tuple((card.id, tuple(item.id for item in card.questions)) for card in self.cards)
+        return self.slug, self.title, cards
+
+    def rename(self, names: "Names") -> None:
+        """Take the `names` another copy of this deck was given (see `names`)."""
+        self.slug, self.title, cards = names
+        for card, (card_id, followup_ids) in zip(self.cards, cards, strict=True):
+            card.id = card_id
+            for item, item_id in zip(card.questions, followup_ids, strict=True):
+                item.id = item_id
+
 
 @dataclass
 class ParsedTopic:
@@ -95,6 +108,18 @@ class ParsedTopic:
     folder: str = ""
     breaks: bool = False
     note: NoteTokens | None = field(default=None, compare=False, repr=False)
+
+    def names(self) -> "Names":
+        """The topic's slug and title: what the checks against the bank may change."""
+        return self.slug, self.title, ()
+
+    def rename(self, names: "Names") -> None:
+        """Take the `names` another copy of this topic was given (see `names`)."""
+        self.slug, self.title, _ = names
+
+
+# A note's slug, title and, for a deck, each card's id with its follow-ups' ids.
+Names = tuple[str, str, tuple[tuple[str, tuple[str, ...]], ...]]
 
 
 def derived_card_id(question: str) -> str:
