@@ -19,6 +19,7 @@ Exits 1 when a target is missed or the import did not do what it should.
 
 import argparse
 import contextlib
+import itertools
 import json
 import os
 import subprocess
@@ -38,6 +39,7 @@ FLOOR_RATIO_TARGET = 2.0
 NOOP_TARGET_S = 1.0
 RSS_TARGET_MB = 500.0
 MB = 1_000_000
+_RESCAN_EVERY = 25  # samples between looks for new child processes
 
 
 class _TreeRss:
@@ -56,19 +58,27 @@ class _TreeRss:
         except ImportError:  # a dev dependency; without it only ru_maxrss is known
             return
         me = psutil.Process()
-        while not self._stop.is_set():
+        # Finding the children scans every process on the machine: done every few samples only,
+        # since the render workers live for the whole import. Done every sample, this thread
+        # cost the import process seconds of CPU and the import its GIL.
+        children: list[Any] = []
+        workers: set[int] = set()  # pids of render workers, not multiprocessing's tracker
+        for sample in itertools.count():
+            if sample % _RESCAN_EVERY == 0:
+                children = me.children(recursive=True)
+                for child in children:
+                    if child.pid not in workers:
+                        with contextlib.suppress(psutil.Error):
+                            if "spawn_main" in " ".join(child.cmdline()):
+                                workers.add(child.pid)
+                self.most_workers = max(self.most_workers, sum(c.pid in workers for c in children))
             total = 0
-            children = me.children(recursive=True)
-            workers = 0
-            for child in children:  # not multiprocessing's resource tracker
-                with contextlib.suppress(psutil.Error):
-                    workers += "spawn_main" in " ".join(child.cmdline())
-            self.most_workers = max(self.most_workers, workers)
             for proc in [me, *children]:
                 with contextlib.suppress(psutil.Error):  # a worker that just exited
                     total += proc.memory_info().rss
             self.peak = max(self.peak, total)
-            self._stop.wait(self._interval)
+            if self._stop.wait(self._interval):
+                return
 
     def __enter__(self) -> "_TreeRss":
         self._thread.start()
