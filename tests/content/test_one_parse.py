@@ -120,7 +120,7 @@ def test_a_worker_renders_the_tokens_it_parsed() -> None:
     sent = pickle.loads(pickle.dumps(item))  # as the note travels to the import
     assert sent.note is not None and sent.note.tokens is None
     assert kept and workers._kept["decks/drill.md"].note is not None
-    compiled, problems, _ = build._compile_kept("decks/drill.md", None)
+    compiled, problems, _ = build._compile_kept("decks/drill.md", item.names(), None)
     assert "decks/drill.md" not in workers._kept
     assert not problems
     alone, _ = build.parse_source(source)
