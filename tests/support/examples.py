@@ -6,15 +6,19 @@ and anyone chasing a bug, add `--hypothesis-profile=thorough` for the counts the
 written with (Hypothesis's own default of 100 for a plain `@given`).
 """
 
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
 # Examples per plain `@given` in each profile; explicit counts scale by the same ratio.
 PROFILES = {"suite": 25, "thorough": 100}
 # A property below this many examples checks too little to be worth its set-up.
 FLOOR = 5
 
+# No property fails on how long it took: the suite runs beside browsers and servers on two cores,
+# where a second's stall in making an example or running it says nothing about the code.
 for name, count in PROFILES.items():
-    settings.register_profile(name, max_examples=count)
+    settings.register_profile(
+        name, max_examples=count, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    )
 
 
 def load(profile: str | None) -> None:
