@@ -36,12 +36,33 @@ def _bank(database: Database) -> list[tuple[Any, ...]]:
     return sorted(cards) + sorted(entries)
 
 
+@pytest.fixture
+def in_workers(monkeypatch: pytest.MonkeyPatch) -> Callable[[], list[Any]]:
+    """`in_workers()`: imports from then on render in workers, however little text they have;
+    it returns the list of the worker pools they render with, filled as they do."""
+
+    def start() -> list[Any]:
+        monkeypatch.setattr(build, "PARALLEL_MIN_CHARS", 0)
+        pools: list[Any] = []
+        real = build.compile_items
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            pools.append(kwargs.get("pool"))
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(sync, "compile_items", counted)
+        return pools
+
+    return start
+
+
 def test_workers_and_batches_aside_make_the_bank_one_process_makes(
     database: Database,
     make_database_url: Callable[[str], str],
     templates: Any,
     monkeypatch: pytest.MonkeyPatch,
     write_content: WriteContent,
+    in_workers: Callable[[], list[Any]],
 ) -> None:
     other_url = make_database_url("other")
     templates.schema(other_url)
@@ -49,16 +70,8 @@ def test_workers_and_batches_aside_make_the_bank_one_process_makes(
     other_database.upgrade()
     root = write_content({f"decks/d{n}.md": _deck(n) for n in range(8)})
     import_content(root, database)  # little text: one process, one write at the end
-    monkeypatch.setattr(build, "PARALLEL_MIN_CHARS", 0)
     monkeypatch.setattr(sync, "_WRITE_BATCH_CARDS", 6)  # a batch after every deck
-    rendered = []
-    real = build.compile_items
-
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        rendered.append(kwargs.get("pool"))
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(sync, "compile_items", counted)
+    rendered = in_workers()
     report = import_content(root, other_database)
     assert rendered and rendered[0] is not None, "rendered in worker processes"
     assert (report.added, report.formulas_rendered) == (48, 96)
@@ -66,7 +79,7 @@ def test_workers_and_batches_aside_make_the_bank_one_process_makes(
 
 
 def test_a_card_id_two_notes_share_is_told_apart_when_workers_render_them(
-    database: Database, monkeypatch: pytest.MonkeyPatch, write_content: WriteContent
+    database: Database, write_content: WriteContent, in_workers: Callable[[], list[Any]]
 ) -> None:
     """The clash check renames a card in this process; the worker that kept the note as it
     parsed it must render it under its new id, not the one it parsed."""
@@ -74,15 +87,7 @@ def test_a_card_id_two_notes_share_is_told_apart_when_workers_render_them(
     root = write_content(
         {f"decks/d{n}.md": _deck(n) + "\n" + clash.replace("？", f" {n}？") for n in range(4)}
     )
-    monkeypatch.setattr(build, "PARALLEL_MIN_CHARS", 0)
-    rendered = []
-    real = build.compile_items
-
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        rendered.append(kwargs.get("pool"))
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(sync, "compile_items", counted)
+    rendered = in_workers()
     report = import_content(root, database)
     assert rendered and rendered[0] is not None, "rendered in worker processes"
     clashes = [w for w in report.warnings if w.said.code == "duplicate_card_id"]
