@@ -21,9 +21,9 @@ Parsed = ParsedDeck | ParsedTopic
 
 # Text of notes whose tokens a worker keeps between parsing and rendering them. Tokens take
 # ~30 bytes per character (~120 MB per worker here). Below it, a note is parsed once: the
-# 10,000-card benchmark bank (6.3 M characters, two workers) fits, and its import takes
-# ~7 s less CPU than when two thirds of it were parsed again. Past it, parsing a note's text
-# again costs less than the memory.
+# 10,000-card benchmark bank (6.3 M characters, two workers) fits, where at 1 M its largest
+# notes, two thirds of its text, were parsed a second time. Past it, the memory is bounded and
+# a note's text is parsed again.
 KEEP_CHARS = 4_000_000
 
 # In a worker process: note path → the note as parsed here, tokens and all, till its render.
