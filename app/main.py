@@ -96,10 +96,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         redoc_url=None,
         lifespan=_lifespan,
     )
-    app.state.settings = settings
-    app.state.database = open_database(settings)
-    # The study queue serves an interview's plan first without knowing interviews.
-    app.state.pins = InterviewPins()
+    bind(app, settings)
     app.mount("/static", VersionedStaticFiles(assets), name="static")
     members = [Depends(members_only)]
     # Routes are matched in the order they are included: the API, which the study page calls
@@ -152,6 +149,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     overload.add_handlers(app)
     errors.add_handlers(app)
     return app
+
+
+def bind(app: FastAPI, settings: Settings) -> None:
+    """Point `app` at the bank of `settings`: the settings, the database and the interview pins
+    its requests see, and the middleware built from them (the host guard's list).
+
+    Everything else an app holds (its routes, built on their first requests) is the same for
+    every bank, so an app that is not serving can be bound again.
+    """
+    app.state.settings = settings
+    app.state.database = open_database(settings)
+    # The study queue serves an interview's plan first without knowing interviews.
+    app.state.pins = InterviewPins()
+    app.middleware_stack = None  # rebuilt on the next request, over these settings
 
 
 def serving_app(settings: Settings | None = None) -> FastAPI:

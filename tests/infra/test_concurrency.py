@@ -32,6 +32,7 @@ from app.study import (
     record_review,
     undo_last,
 )
+from tests.support import apps
 from tests.support.templates import Templates
 
 pytestmark = pytest.mark.storage
@@ -49,20 +50,21 @@ def _state_json(row):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def app(database_url: str, drill_dir: Path, templates: Templates) -> FastAPI:
+def app(database_url: str, drill_dir: Path, templates: Templates) -> Iterator[FastAPI]:
     copied = templates.bank(database_url, drill_dir)
     settings = Settings(
         _env_file=None,  # type: ignore[call-arg]
         database_url=database_url,
         content_dir=drill_dir,
     )
-    app = create_app(settings)
+    app = apps.take(settings)
     app.state.database.upgrade()  # before its lifespan: written to first
     # Requests race here from several clients, each an event loop of its own, as in a server.
     build_routes(app)
     if not copied:
         import_content(drill_dir, app.state.database)
-    return app
+    yield app
+    apps.give_back(app)
 
 
 def race(*calls: Callable[[], T]) -> list[T]:

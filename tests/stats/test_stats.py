@@ -18,7 +18,6 @@ from app.config import Settings
 from app.content.bank.store import number_cards
 from app.infra.db import Database
 from app.infra.models import Card, CardState, Deck, Learner, ReviewLog
-from app.main import create_app
 from app.practice.quiz import rate_practice, start_practice
 from app.stats import summary
 from app.study import Filters, get_learner, next_card, record_review, study_day, undo_last
@@ -26,6 +25,7 @@ from app.web import svg
 from app.web.deps import get_now
 from app.web.i18n import translator
 from app.web.routes.stats import format_duration
+from tests.support import apps
 from tests.support.banks import commit
 
 pytestmark = pytest.mark.storage
@@ -509,7 +509,7 @@ def test_chinese_charts_are_well_formed(
 @pytest.fixture
 def client(tmp_path: Path, database_url: str) -> Iterator[tuple[TestClient, Engine]]:
     settings = Settings(database_url=database_url, content_dir=tmp_path)
-    app = create_app(settings)
+    app = apps.take(settings)
     app.state.database.upgrade()  # before its lifespan: written to first
     app.dependency_overrides[get_now] = lambda: NOW
     database = app.state.database
@@ -522,6 +522,7 @@ def client(tmp_path: Path, database_url: str) -> Iterator[tuple[TestClient, Engi
         build_bank(session, learner)
     with TestClient(app, headers={"Accept-Language": "en"}) as client:
         yield client, engine
+    apps.give_back(app)
 
 
 def svgs(html: str) -> list[ET.Element]:

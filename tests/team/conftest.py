@@ -14,8 +14,8 @@ from team_support import BANK, PASSWORDS, Browser, Clock, Db, same_database, tea
 from app.accounts import members
 from app.content.bank.sync import import_content
 from app.infra.models import Learner
-from app.main import create_app
 from app.web.deps import get_now
+from tests.support import apps
 from tests.support.templates import Templates
 
 
@@ -49,7 +49,7 @@ def make_app(database_url: str, bank_dir: Path, clock: Clock) -> Iterator[Callab
 
     def make(*, second: bool = False, **overrides: Any) -> FastAPI:
         url = same_database(database_url) if second else database_url
-        app = create_app(team_settings(url, bank_dir, **overrides))
+        app = apps.take(team_settings(url, bank_dir, **overrides))
         app.state.database.upgrade()  # before its lifespan: the tests write to it first
         app.dependency_overrides[get_now] = lambda: clock.now
         made.append(app)
@@ -57,8 +57,8 @@ def make_app(database_url: str, bank_dir: Path, clock: Clock) -> Iterator[Callab
 
     yield make
     for app in made:
-        app.dependency_overrides.clear()
         app.state.database.dispose()
+        apps.give_back(app)
 
 
 @pytest.fixture

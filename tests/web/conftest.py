@@ -19,9 +19,9 @@ from app.config import Settings
 from app.content.bank.sync import import_content
 from app.infra.db import Database
 from app.infra.models import CardState, Learner, PracticeSession, ReviewLog
-from app.main import create_app
 from app.study import get_learner
 from app.web.deps import get_now
+from tests.support import apps
 from tests.support.banks import commit
 from tests.support.templates import Templates
 
@@ -146,12 +146,12 @@ def app(database_url: str, bank_dir: Path, templates: Templates) -> Iterator[Fas
         learner_name="local",
         timezone="UTC",
     )
-    app = create_app(settings)
+    app = apps.take(settings)
     app.state.database.upgrade()  # before its lifespan: written to first
     if not copied:
         import_content(bank_dir, app.state.database)
     yield app
-    app.dependency_overrides.clear()
+    apps.give_back(app)
 
 
 @dataclass

@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 from app.config import Settings
 from app.main import create_app
 from app.web.hosts import host_name
+from tests.support import apps
 
 SETTINGS_FORM = {
     "desired_retention": "0.8",
@@ -30,7 +31,9 @@ def guarded(database_url: str, bank_dir: Path) -> Iterator[FastAPI]:
         allowed_hosts="127.0.0.1,localhost,[::1]",
         public_url="https://qbank.example.org/",
     )
-    yield create_app(settings)
+    app = apps.take(settings)
+    yield app
+    apps.give_back(app)
 
 
 def visit(app: FastAPI, host: str) -> TestClient:

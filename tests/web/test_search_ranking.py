@@ -17,8 +17,8 @@ from app.content.bank.sync import import_content
 from app.content.compile.render import Renderer
 from app.content.compile.searchtext import fold, topic_fields
 from app.infra.models import SearchEntry
-from app.main import create_app
 from app.search.query import search
+from tests.support import apps
 from tests.support.banks import commit
 
 pytestmark = pytest.mark.storage
@@ -103,7 +103,7 @@ def client(
     database_url: str, write_content: Callable[[dict[str, str]], Path]
 ) -> Iterator[TestClient]:
     root = write_content({"decks/a.md": DECK, "decks/b.md": OTHER, **TOPICS})
-    app = create_app(
+    app = apps.take(
         Settings(_env_file=None, database_url=database_url, content_dir=root)  # type: ignore[call-arg]
     )
     app.state.database.upgrade()  # before its lifespan: written to first
@@ -111,6 +111,7 @@ def client(
     with TestClient(app, headers={"Accept-Language": "en"}) as client:
         yield client
     app.state.database.engine.dispose()
+    apps.give_back(app)
 
 
 def ranked(client: TestClient, q: str, **params: str) -> list[tuple[str, str, str]]:
