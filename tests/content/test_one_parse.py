@@ -4,7 +4,7 @@ import pickle
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from app.content.compile import build, workers
@@ -307,6 +307,10 @@ _LIST_ITEMS = st.sampled_from(
 @given(
     st.lists(st.tuples(_LIST_ITEMS, _LINE, _LINE), min_size=1, max_size=4),
     st.sampled_from(["\n", "\n\n"]),
+)
+@example(  # stars that open no emphasis (`** x**`) stay in the question either way
+    [("- **{q}**\n    * {a}\n    * {a}", q, "$x^2$") for q in ("$x^2$", "$x^2$", " $x^2$**粗体**")],
+    "\n",
 )
 @settings(max_examples=examples(100), deadline=None)
 def test_list_item_questions_render_from_the_note_as_from_their_text(

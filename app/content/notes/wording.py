@@ -235,11 +235,18 @@ def _trim_tail(text: str) -> str:
     return text[:end]
 
 
+# Emphasis around a whole line, its markers as Markdown reads them: a run of stars (or
+# underscores) followed by no space opens, one preceded by none closes; `** x**` is text.
+_WRAPPED = re.compile(
+    r"(?P<run>\*{1,3}|_{1,3})(?![\s*_])(?P<inner>.+?)(?<![\s*_])(?P=run)(?P<colon>[:：]?)"
+)
+
+
 def unwrap(text: str) -> str:
     """A heading's text without emphasis around all of it (`**1.1 为什么…？**`)."""
     text = _trim_tail(text.strip())
-    match = re.fullmatch(r"(\*{1,3}|_{1,3})(.+?)\1([:：]?)", text)
-    return (match.group(2) + match.group(3)).strip() if match else text
+    match = _WRAPPED.fullmatch(text)
+    return (match.group("inner") + match.group("colon")).strip() if match else text
 
 
 def question_text(text: str) -> tuple[str, bool]:
