@@ -427,8 +427,6 @@ def clients(
     with make_client(one_url, root) as one, make_client(two_url, root) as two:
         simulate_week(one.app.state.database)  # type: ignore[attr-defined]
         yield one, two
-    for client in (one, two):
-        client.app.state.database.engine.dispose()  # type: ignore[attr-defined]
 
 
 def test_settings_page_offers_backup_and_restore(clients: tuple[TestClient, TestClient]) -> None:

@@ -140,7 +140,6 @@ def client(
 ) -> Iterator[TestClient]:
     with make_client(make_database_url("web"), write_content(CONTENT)) as client:
         yield client
-    client.app.state.database.engine.dispose()  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize(

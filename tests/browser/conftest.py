@@ -34,8 +34,9 @@ from playwright.sync_api import (
 
 from app.config import Settings
 from app.infra.db import Database
-from app.main import serving_app
+from app.main import build_routes
 from app.web.deps import get_now
+from tests.support import apps
 from tests.support.templates import Templates
 
 REPO = Path(__file__).resolve().parents[2]
@@ -89,8 +90,10 @@ def open_bank(settings: Settings) -> Database:
 @contextmanager
 def serve(settings: Settings, clock: ServerClock | None = None) -> Iterator[str]:
     """Run qbank with `settings` in a background thread; yield its origin."""
-    app = serving_app(settings)
+    app = apps.take(settings)
+    build_routes(app)  # as `qbank serve` does: the browser's first requests come at once
     app.state.database.upgrade()  # its lifespan, which would, is off
+    stopped = False
     try:
         if clock is not None:
             app.dependency_overrides[get_now] = clock.now
@@ -109,8 +112,11 @@ def serve(settings: Settings, clock: ServerClock | None = None) -> Iterator[str]
             finally:
                 server.should_exit = True
                 thread.join(timeout=10)
+                stopped = not thread.is_alive()
     finally:
         app.state.database.dispose()
+        if stopped:
+            apps.give_back(app)
 
 
 def bundled_settings(db: Path) -> Settings:

@@ -1,6 +1,8 @@
 """Shared test helpers (from test_backup.py)."""
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -16,9 +18,9 @@ from app.backup import (
 from app.config import Settings
 from app.content.bank.sync import import_content
 from app.infra.db import Database
-from app.main import create_app
 from app.practice.quiz import rate_practice, start_practice
 from app.study import Filters, get_learner, next_card, record_review, undo_last
+from tests.support import apps
 from tests.support.banks import commit
 
 DECK = r"""
@@ -149,13 +151,18 @@ def _with(data: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
     return copy
 
 
-def make_client(url: str, content: Path) -> TestClient:
+@contextmanager
+def make_client(url: str, content: Path) -> Iterator[TestClient]:
+    """A started client of the app over `content` imported into the database at `url`."""
     settings = Settings(
         _env_file=None,  # type: ignore[call-arg]
         database_url=url,
         content_dir=content,
     )
-    app = create_app(settings)
+    app = apps.take(settings)
     app.state.database.upgrade()  # before its lifespan: written to first
     import_content(content, app.state.database)
-    return TestClient(app, headers={"Accept-Language": "en"})
+    with TestClient(app, headers={"Accept-Language": "en"}) as client:
+        yield client
+    app.state.database.engine.dispose()
+    apps.give_back(app)
