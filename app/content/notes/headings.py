@@ -33,7 +33,7 @@ def recognise_headings(outline: Outline, house: bool) -> Recognised:
         found.title = title.text
         found.not_taken.append(NotTaken(title.line, title.text, Reason.TITLE))
     kinds = classify(outline.headings, outline, title, house)
-    labelled, held = labelled_pairs(outline)
+    labelled, held = labelled_pairs(outline, title)
     found.cards += labelled
     for index in held:
         kinds[index] = Kind.LABELLED
