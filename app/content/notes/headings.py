@@ -125,7 +125,7 @@ def _split_at_bold_questions(card: Found, outline: Outline) -> list[Found]:
     for index, _ in card.body:
         # A paragraph of the note's own (not of a list, quote or fold) after a blank line.
         block = outline.block_at(index)
-        if block is None or block.kind != "paragraph" or outline.holds_text(index - 1, index):
+        if block is None or block.kind != "paragraph" or not outline.left_blank(index - 1):
             continue
         text = outline.texts.get(index, "")
         lead = BOLD_LINE.match(text.strip())
