@@ -21,6 +21,7 @@ from app.content.notes.wording import (
     Reason,
     Recognised,
     Syntax,
+    asks,
     numbering,
     question_text,
 )
@@ -130,7 +131,8 @@ def _split_at_bold_questions(card: Found, outline: Outline) -> list[Found]:
         text = outline.texts.get(index, "")
         lead = BOLD_LINE.match(text.strip())
         bold = bold_question(text) if lead else None
-        if bold and lead:
+        # "**2**. Add a font file": a step of the answer, numbered in bold, asks nothing.
+        if bold and lead and (question_text(lead.group(1))[1] or asks(bold[0])):
             leads.append((index, bold[0], bold[1], numbering(lead.group(1)) is not None))
     starts = {i: (q, rest) for i, q, rest, numbered in leads if numbered or len(leads) >= 2}
     if not starts:
