@@ -117,6 +117,8 @@ QUOTE = re.compile(r"^[ \t]{0,3}>[ \t]?")
 # `<details` or `<summary` a line holds without their `>` or their closing tag.
 DETAILS_OPEN = re.compile(r"<details\b[^<>]*>", re.I)
 DETAILS_CLOSE = re.compile(r"</details\s*>", re.I)
+# An HTML comment, or one left open to the end of the text: what it holds is never shown.
+COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.S)
 SUMMARY = re.compile(r"<summary\b[^<>]*>((?:(?!</?summary\b).)*?)</summary\s*>", re.I | re.S)
 TAGS = re.compile(r"<[^<>\n]+>")
 GENERIC_SUMMARY = re.compile(
