@@ -4,7 +4,8 @@
     python bench/corpus_fetch.py /work/corpus --mirrors DIR  # bare repos DIR/<owner>+<name>/repo
     python bench/corpus_fetch.py /work/corpus --list         # print the folders, fetch nothing
 
-Each folder is DIR/<owner>__<name>/ holding the listed notes at the listed commit, paths kept.
+Each folder is DIR/<owner>__<name>/ holding the listed notes (or whole folders of notes) at the
+listed commit, paths kept.
 The notes are other people's writing: they stay outside the repository and are never committed.
 Their hand labels live beside them in DIR/labels/<owner>__<name>.json, in the format
 bench/notes_recall.py documents; score them with `python bench/notes_recall.py --corpus DIR`.
@@ -167,6 +168,81 @@ SOURCES = (
         "headings in list items (en): 1. ### question, indented answer, a back-to-top link",
         ("README.md",),
     ),
+    Source(
+        "DarLiner/Algorithm_Interview_Notes-Chinese",
+        "63c1fe158169f20921d8c418112129791732e562",
+        "topic notes (zh, LaTeX): ## topic headings, a few ### …？ questions, lists of statements",
+        (
+            "A-机器学习/A-机器学习基础.md",
+            "A-机器学习/A-机器学习实践.md",
+            "A-深度学习/A-深度学习基础.md",
+            "A-深度学习/B-专题-CNN.md",
+            "A-深度学习/B-专题-RNN.md",
+            "A-深度学习/C-专题-优化算法.md",
+            "B-自然语言处理/A-自然语言处理基础.md",
+            "C-编程语言/Cpp-A-基础知识.md",
+        ),
+    ),
+    Source(
+        "datawhalechina/daily-interview",
+        "f35e8d555f8ff07d568eae569c3641bd76d0eac9",
+        "numbered questions (zh, LaTeX): ## 1. topic, ### 1.问题, **Q24：…** with bold parts",
+        tuple(
+            f"docs/{path}.md"
+            for path in (
+                "04-ai-algorithms/machine-learning/supervised-learning/SVM",
+                "04-ai-algorithms/machine-learning/supervised-learning/DecisionTree",
+                "04-ai-algorithms/machine-learning/ensemble-learning/XGBoost",
+                "04-ai-algorithms/machine-learning/fundamentals/overfitting-underfitting",
+                "04-ai-algorithms/llm/llm-interview-questions",
+                "03-computer-basics/operating-system/processes-and-threads",
+                "03-computer-basics/computer-network/http-protocol",
+                "02-programming-languages/Java/java-fundamentals",
+            )
+        ),
+    ),
+    Source(
+        "songning123456/interview-book",
+        "13434c69675d4c22b368fe509a591dc52d611715",
+        "backend question headings (zh): #### …？ with bold follow-ups and HTML tables",
+        tuple(
+            f"pages/{name}.md"
+            for name in (
+                "Redis",
+                "Database",
+                "Kafka",
+                "java/JVM",
+                "java/Thread",
+                "Network",
+                "Zookeeper",
+            )
+        ),
+    ),
+    Source(
+        "bregman-arie/devops-exercises",
+        "db1fe19af2971f45ea95a988751b2222d38d8d9a",
+        "details (en, zh): <details><summary>question</summary><br><b>answer</b></details>",
+        (
+            "README-zh_CN.md",
+            "topics/ansible/README.md",
+            "topics/argo/README.md",
+            "topics/git/README.md",
+            "topics/kubernetes/README.md",
+        ),
+    ),
+    Source(
+        "shapovalovdev/devops-interview-questions",
+        "3895d1e998121c1d84010fb4d2b3d80c1bc5c673",
+        "one note per question (en): front matter, # task as title, ## Answer guide, ## References",
+        # Whole folders, one note per question.
+        ("questions/backend-architecture", "questions/databases"),
+    ),
+    Source(
+        "Kirchhoff-/Android-Interview-Questions",
+        "c5f8d07acfc0332b1c612c6b6c81688d9b8c4acb",
+        "one note per question (en): the file name asks, # topic title, ## [linked] sub-headings",
+        ("Android",),  # the folder, with the images its notes show
+    ),
 )
 
 
@@ -186,7 +262,7 @@ def _bare_repo(source: Source, *, mirrors: Path | None, cache: Path) -> Path:
 
 
 def extract(source: Source, corpus: Path, *, mirrors: Path | None, cache: Path) -> int:
-    """Write the source's notes under corpus/<name>/; how many files."""
+    """Write the source's notes under corpus/<name>/; how many paths."""
     git_dir = _bare_repo(source, mirrors=mirrors, cache=cache)
     out = corpus / source.name
     out.mkdir(parents=True, exist_ok=True)
@@ -212,7 +288,7 @@ def main() -> None:
     args = parser.parse_args()
     corpus = Path(args.corpus)
     for source in SOURCES:
-        print(f"{source.name}  {source.commit[:10]}  {len(source.paths)} notes  {source.kind}")
+        print(f"{source.name}  {source.commit[:10]}  {len(source.paths)} paths  {source.kind}")
         if args.list:
             continue
         cache = corpus / ".git-cache"

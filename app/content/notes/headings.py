@@ -21,6 +21,7 @@ from app.content.notes.wording import (
     Reason,
     Recognised,
     Syntax,
+    asks,
     numbering,
     question_text,
 )
@@ -33,7 +34,7 @@ def recognise_headings(outline: Outline, house: bool) -> Recognised:
         found.title = title.text
         found.not_taken.append(NotTaken(title.line, title.text, Reason.TITLE))
     kinds = classify(outline.headings, outline, title, house)
-    labelled, held = labelled_pairs(outline)
+    labelled, held = labelled_pairs(outline, title)
     found.cards += labelled
     for index in held:
         kinds[index] = Kind.LABELLED
@@ -125,12 +126,13 @@ def _split_at_bold_questions(card: Found, outline: Outline) -> list[Found]:
     for index, _ in card.body:
         # A paragraph of the note's own (not of a list, quote or fold) after a blank line.
         block = outline.block_at(index)
-        if block is None or block.kind != "paragraph" or outline.holds_text(index - 1, index):
+        if block is None or block.kind != "paragraph" or not outline.left_blank(index - 1):
             continue
         text = outline.texts.get(index, "")
         lead = BOLD_LINE.match(text.strip())
         bold = bold_question(text) if lead else None
-        if bold and lead:
+        # "**2**. Add a font file": a step of the answer, numbered in bold, asks nothing.
+        if bold and lead and (question_text(lead.group(1))[1] or asks(bold[0])):
             leads.append((index, bold[0], bold[1], numbering(lead.group(1)) is not None))
     starts = {i: (q, rest) for i, q, rest, numbered in leads if numbered or len(leads) >= 2}
     if not starts:

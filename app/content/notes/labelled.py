@@ -5,10 +5,25 @@ import unicodedata
 
 from app.content.notes.outline import Heading, Outline
 from app.content.notes.recognisers.lines import outline_lines
-from app.content.notes.wording import Found, Syntax, unwrap
+from app.content.notes.wording import Found, Syntax, question_text, unwrap
 
 _QUESTION_LABELS = {"question", "вопрос", "vopros", "问题", "题目", "问", "q", "题"}
-_ANSWER_LABELS = {"answer", "ответ", "otvet", "答案", "回答", "解答", "参考答案", "答", "a"}
+_ANSWER_LABELS = {
+    "answer",
+    "answer guide",
+    "model answer",
+    "sample answer",
+    "suggested answer",
+    "ответ",
+    "otvet",
+    "答案",
+    "回答",
+    "解答",
+    "参考答案",
+    "参考回答",
+    "答",
+    "a",
+}
 
 
 def _heading_label(text: str) -> tuple[str, str]:
@@ -29,20 +44,23 @@ def _heading_label(text: str) -> tuple[str, str]:
     return unicodedata.normalize("NFKC", name).casefold().strip(), tag.casefold().strip()
 
 
-def labelled_pairs(outline: Outline) -> tuple[list[Found], set[int]]:
+def labelled_pairs(outline: Outline, title: Heading | None) -> tuple[list[Found], set[int]]:
     """Headings named Question and Answer (`# Question (EN)` … `## Answer (EN)`): one card.
 
     The question is the text under its heading; the answer everything under the matching
-    answer heading (by its tag such as "(EN)", else in order). Returns the cards and the
-    headings they hold.
+    answer heading (by its tag such as "(EN)", else in order). A note with no question heading
+    and one answer heading under its title asks its title. Returns the cards and the headings
+    they hold.
     """
     headings = outline.headings
     labels = [_heading_label(h.text) for h in headings]
     questions = [h for h in headings if labels[h.index][0] in _QUESTION_LABELS]
     answers = [h for h in headings if labels[h.index][0] in _ANSWER_LABELS]
+    lines = [h.line for h in headings]
+    if not questions and len(answers) == 1 and title is not None:
+        return _title_answer(outline, title, answers[0], labels, lines)
     cards: list[Found] = []
     held: set[int] = set()
-    lines = [h.line for h in headings]
     pending = _Answers(answers, labels)
     for number, question in enumerate(questions):
         answer = pending.take(question, number, labels[question.index][1])
@@ -64,6 +82,32 @@ def labelled_pairs(outline: Outline) -> tuple[list[Found], set[int]]:
         held |= {h.index for h in headings[first : bisect.bisect_left(lines, stop)]}
         cards.append(Found(text, question.line, None, body, "", Syntax.LABELLED_HEADINGS))
     return cards, held
+
+
+def _title_answer(
+    outline: Outline,
+    title: Heading,
+    answer: Heading,
+    labels: list[tuple[str, str]],
+    lines: list[int],
+) -> tuple[list[Found], set[int]]:
+    """One note per question: `# Size a connection pool`, maybe a paragraph saying more (the
+    card's stem), then `## Answer guide`. The title asks, as a task more often than not."""
+    if answer.parent is not title:
+        return [], set()
+    stop = _answer_stop(answer, outline.headings, labels, lines)
+    body = outline_lines(outline, answer.end, stop)
+    question = question_text(title.text)[0]
+    if not question or not any(text.strip() for _, text in body):
+        return [], set()
+    first = bisect.bisect_right(lines, answer.line)
+    held = {answer.index} | {
+        h.index for h in outline.headings[first : bisect.bisect_left(lines, stop)]
+    }
+    own = outline_lines(outline, title.end, title.children[0].line)
+    stem = own if any(text.strip() for _, text in own) else None
+    card = Found(question, title.line, title.explicit_id, body, "", Syntax.LABELLED_HEADINGS, stem)
+    return [card], held
 
 
 def _answer_stop(

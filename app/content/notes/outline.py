@@ -151,6 +151,15 @@ class Outline:
         at = bisect.bisect_left(self._heading_lines, start)
         return at < len(self.headings) and self._heading_lines[at] < end
 
+    def left_blank(self, line: int) -> bool:
+        """Whether the parse read nothing on `line` (a list's map runs on over blank lines)."""
+        if line < 0 or not self.holds_text(line, line + 1):
+            return True
+        at = bisect.bisect_right(self._starts, line) - 1  # a heading on `line` is no block's
+        listed = at >= 0 and self.blocks[at].kind in ("bullet_list", "ordered_list")
+        covered = listed and self.blocks[at].end > line
+        return covered and line not in self.texts and line not in self.protected
+
 
 def build_outline(lines: list[str]) -> Outline:
     """Parse `lines` once and return its heading tree and top-level blocks."""

@@ -117,6 +117,8 @@ QUOTE = re.compile(r"^[ \t]{0,3}>[ \t]?")
 # `<details` or `<summary` a line holds without their `>` or their closing tag.
 DETAILS_OPEN = re.compile(r"<details\b[^<>]*>", re.I)
 DETAILS_CLOSE = re.compile(r"</details\s*>", re.I)
+# An HTML comment, or one left open to the end of the text: what it holds is never shown.
+COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.S)
 SUMMARY = re.compile(r"<summary\b[^<>]*>((?:(?!</?summary\b).)*?)</summary\s*>", re.I | re.S)
 TAGS = re.compile(r"<[^<>\n]+>")
 GENERIC_SUMMARY = re.compile(
@@ -287,10 +289,14 @@ def asks(text: str) -> bool:
     """Whether `text` reads as a question or a task ("Explain…", "为什么…", "…吗").
 
     An English word counts only at the start: a title such as "Why Rust" asks; "Rust: how it
-    works" as a section name is rarer than the question it looks like.
+    works" as a section name is rarer than the question it looks like. A Chinese sentence that
+    ends in `。` asks only by its first words ("如何…。"), not by a question word inside it.
     """
     text = text.strip()
-    return bool(_ENDS_AS_QUESTION.search(text) or _ASKS.search(text))
+    if _ENDS_AS_QUESTION.search(text):
+        return True
+    # A sentence ending in `。` states: "研究如何降低泛化误差。" only tells what is studied.
+    return bool(_ASKS.match(text) if text.endswith("。") else _ASKS.search(text))
 
 
 def generic_question(text: str) -> bool:

@@ -14,6 +14,10 @@ class BoldQuestion:
     def claim(self, unit: Unit, region: Region) -> Found | None:
         if not unit.paragraph or unit.start != unit.block.start:
             return None
+        if region.current is not None and region.current.recogniser == Syntax.QA_LINES:
+            # `**Q2：…JSON？…类别？**`, then `**如何限定类别？**`: where the writer marks each
+            # question, an unmarked bold question names a part of the answer.
+            return None
         text = region.read(unit.start)
         bold = bold_question(text) or bold_task(text)
         if bold is None:

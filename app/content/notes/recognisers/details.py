@@ -5,6 +5,7 @@ from typing import ClassVar
 from app.content.notes.recognisers.base import TAKEN, Region, Unit, UnitKind, _Taken
 from app.content.notes.recognisers.lines import details, details_end, last_paragraph, strip_marker
 from app.content.notes.wording import (
+    COMMENT,
     DETAILS_OPEN,
     FOLD,
     Found,
@@ -19,7 +20,10 @@ class Details:
     units: ClassVar[frozenset[UnitKind]] = frozenset({"block"})
 
     def claim(self, unit: Unit, region: Region) -> Found | _Taken | None:
-        if unit.block.kind != "html_block" or not DETAILS_OPEN.search(region.read(unit.start)):
+        if unit.block.kind != "html_block":
+            return None
+        # `<!-- <details><summary>…</summary> -->`: a fold the writer took out of the page.
+        if not DETAILS_OPEN.search(COMMENT.sub("", region.read(unit.start))):
             return None
         stop = details_end(region.outline, unit.start, region.end)
         region.skip_until = stop

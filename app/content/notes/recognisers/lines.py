@@ -136,8 +136,8 @@ def bold_question(text: str) -> tuple[str, str] | None:
         and match.group(2).strip()
     ):
         # "**1)** The number of active ads.", "**1.1** 一个袋子…": a numbered task, its text
-        # after the number (the whole number, not `1.` of `1.1`).
-        return match.group(2).strip(), ""
+        # after the number (the whole number, not `1.` of `1.1`; `**2**.` puts the dot after).
+        return match.group(2).strip().lstrip(".)）、．").strip(), ""
     question, says = question_text(inner)
     if says or (numbering(inner) is not None and asks(question)):
         return question, match.group(2).strip()
