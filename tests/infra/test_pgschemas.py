@@ -8,7 +8,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from app.infra.db import Database, make_engine
-from app.infra.models import Learner
+from app.infra.models import Deck, Learner
 from tests.support.pgschemas import POSTGRES_URL, PostgresSchemas
 
 pytestmark = pytest.mark.parametrize(
@@ -26,6 +26,12 @@ def schemas(backend: str) -> Iterator[PostgresSchemas]:
 def one_learner(database: Database) -> None:
     with database.session() as session, database.writing(session):
         session.add(Learner(name="template"))
+
+
+def learner_and_decks(database: Database) -> None:
+    with database.session() as session, database.writing(session):
+        session.add(Learner(name="template"))
+        session.add_all([Deck(slug="a", title="A"), Deck(slug="b", title="B")])
 
 
 def lease(schemas: PostgresSchemas) -> tuple[str, Engine]:
@@ -81,5 +87,43 @@ def test_only_an_empty_schema_of_its_own_is_filled(schemas: PostgresSchemas) -> 
     url, engine = lease(schemas)
     assert not schemas.fill("one", url, one_learner)  # it has tables now
     assert not schemas.fill("one", POSTGRES_URL, one_learner)  # not made here
+    engine.dispose()
+    schemas.release(url)
+
+
+def rows(engine: Engine, table: str) -> list[tuple[object, ...]]:
+    """Every row of `table` with its physical place and the transaction that wrote it."""
+    with engine.connect() as connection:
+        query = f"SELECT ctid::text, xmin::text, * FROM {table} ORDER BY id"
+        return [tuple(row) for row in connection.exec_driver_sql(query)]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "DELETE FROM deck WHERE slug = 'b'",
+        "UPDATE deck SET title = 'changed' WHERE slug = 'a'",
+        "INSERT INTO deck SELECT * FROM jsonb_populate_record(NULL::deck,"
+        ' (SELECT to_jsonb(d) || \'{"id": 3, "slug": "c"}\' FROM deck d WHERE slug = \'a\'))',
+    ],
+)
+def test_the_tables_a_test_wrote_to_are_filled_again_and_only_they(
+    schemas: PostgresSchemas, change: str
+) -> None:
+    url = schemas.new()
+    assert schemas.fill("two tables", url, learner_and_decks)
+    engine = make_engine(url)
+    decks = [row[2:] for row in rows(engine, "deck")]
+    learners = rows(engine, "learner")
+    with engine.begin() as connection:
+        connection.exec_driver_sql(change)
+    engine.dispose()
+    schemas.release(url)
+
+    url = schemas.new()  # the same spare, holding the same template's rows
+    assert schemas.fill("two tables", url, learner_and_decks)
+    engine = make_engine(url)
+    assert [row[2:] for row in rows(engine, "deck")] == decks
+    assert rows(engine, "learner") == learners  # the very rows: not copied again
     engine.dispose()
     schemas.release(url)

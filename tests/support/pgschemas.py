@@ -11,7 +11,10 @@ connections, other processes and real commits see it as they would see a schema 
 the test alone.
 
 When the test ends, the schema goes back to the spares under a new name, unless its shape
-changed (a migration test, a test that alters a table): then it is dropped, as before.
+changed (a migration test, a test that alters a table): then it is dropped, as before. A spare
+filled from the same template before is filled again only in the tables a test wrote to since:
+copying a bank's search entries again (their trigram index) costs most of a fill, and most tests
+leave them as they were.
 """
 
 import os
@@ -118,6 +121,32 @@ class Template:
     shape: str
     tables: list[str]  # parents first
     sequences: list[str]
+    rows: dict[str, int]  # each table's row count
+
+
+@dataclass
+class Rows:
+    """What a spare's rows are: template `key`'s, as the transaction `xid` wrote them (or an
+    earlier fill from the same template, for the tables that one left as they were)."""
+
+    key: str
+    xid: str
+
+
+def written_since(template: Template, schema: str, xid: str) -> list[str]:
+    """A query for the tables of `schema` that are not as the fill in transaction `xid` left
+    them: rows inserted or updated by a later transaction (a younger xmin), or a count that
+    is not the template's (rows deleted). Ages, not xids, so that wraparound compares right."""
+    return [
+        f"SELECT {literal(table)} FROM (SELECT count(*) AS n, count(*) FILTER"
+        f" (WHERE age(xmin) < age({literal(xid)}::xid)) AS young"
+        f" FROM {quoted(schema)}.{quoted(table)}) t WHERE n <> {count} OR young > 0"
+        for table, count in template.rows.items()
+    ]
+
+
+def literal(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
 
 
 class PostgresSchemas:
@@ -132,6 +161,7 @@ class PostgresSchemas:
         self.lent: set[str] = set()  # those of them that came from the spares
         self.templates: dict[str, Template] = {}
         self.spares: defaultdict[str, list[str]] = defaultdict(list)  # shape → schemas
+        self.rows: dict[str, Rows] = {}  # schema → what its rows are, for spares and lent ones
         self.counter = 0
 
     def _name(self, kind: str) -> str:
@@ -176,14 +206,25 @@ class PostgresSchemas:
                 tables = [row[0] for row in connection.exec_driver_sql(TABLES)]
                 references = [(row[0], row[1]) for row in connection.exec_driver_sql(REFERENCES)]
                 sequences = [row[0] for row in connection.exec_driver_sql(SEQUENCES)]
-            template = Template(schema, shape, parents_first(tables, references), sequences)
+                rows = {
+                    table: connection.exec_driver_sql(
+                        f"SELECT count(*) FROM {quoted(table)}"
+                    ).scalar_one()
+                    for table in tables
+                }
+            template = Template(schema, shape, parents_first(tables, references), sequences, rows)
             self.templates[key] = template
         return template
 
-    def _spare(self, template: Template, build: Callable[[Database], object]) -> str:
-        """A schema shaped like `template`, its rows whatever its last test left."""
-        if self.spares[template.shape]:
-            return self.spares[template.shape].pop()
+    def _spare(self, key: str, template: Template, build: Callable[[Database], object]) -> str:
+        """A schema shaped like `template`, its rows whatever its last test left: one that held
+        template `key`'s rows before if there is one."""
+        spares = self.spares[template.shape]
+        for at, spare in enumerate(spares):
+            if (rows := self.rows.get(spare)) is not None and rows.key == key:
+                return spares.pop(at)
+        if spares:
+            return spares.pop()
         schema = self._build("spare", build)
         with self.admin.begin() as connection:
             shape = self._shape(connection, schema)
@@ -205,14 +246,18 @@ class PostgresSchemas:
             if connection.exec_driver_sql(HAS_RELATIONS).scalar_one():
                 return False
         template = self._template(key, build)
-        spare = self._spare(template, build)
+        spare = self._spare(key, template, build)
         source, target = quoted(template.schema), quoted(spare)
+        stale = self._stale(key, template, spare)
         # Triggers off: the rows are copied as they are, the trigger-kept counts with them.
         statements = ["SET LOCAL session_replication_role = replica"]
-        statements += [f"DELETE FROM {target}.{quoted(t)}" for t in reversed(template.tables)]
+        statements += [
+            f"DELETE FROM {target}.{quoted(t)}" for t in reversed(template.tables) if t in stale
+        ]
         statements += [
             f"INSERT INTO {target}.{quoted(t)} SELECT * FROM {source}.{quoted(t)}"
             for t in template.tables
+            if t in stale
         ]
         statements += [
             f"SELECT setval('{target}.{quoted(s)}', last_value, is_called)"
@@ -225,8 +270,20 @@ class PostgresSchemas:
         ]
         with self.admin.begin() as connection:
             connection.exec_driver_sql(";\n".join(statements))
+            xid = connection.exec_driver_sql("SELECT pg_current_xact_id()::xid::text").scalar_one()
+        self.rows.pop(spare, None)
+        self.rows[schema] = Rows(key, xid)
         self.lent.add(schema)
         return True
+
+    def _stale(self, key: str, template: Template, spare: str) -> set[str]:
+        """The tables of `spare` that must be copied from `template` again."""
+        rows = self.rows.get(spare)
+        if rows is None or rows.key != key:
+            return set(template.tables)
+        query = " UNION ALL ".join(written_since(template, spare, rows.xid))
+        with self.admin.begin() as connection:
+            return {row[0] for row in connection.exec_driver_sql(query)}
 
     def release(self, url: str) -> None:
         """Take back the schema of `url` at the end of its test: keep it as a spare, or drop it."""
@@ -241,7 +298,10 @@ class PostgresSchemas:
                         f"ALTER SCHEMA {quoted(schema)} RENAME TO {quoted(spare)}"
                     )
                     self.spares[shape].append(spare)
+                    if (rows := self.rows.pop(schema, None)) is not None:
+                        self.rows[spare] = rows
                     return
+            self.rows.pop(schema, None)
             connection.exec_driver_sql(f"DROP SCHEMA {quoted(schema)} CASCADE")
 
     def close(self) -> None:
