@@ -27,7 +27,7 @@ from app.content.bank.sync import import_content
 from app.infra.db import Database, database_of
 from app.infra.models import Learner
 from tests.support import examples
-from tests.support.pgschemas import POSTGRES_URL, PostgresSchemas
+from tests.support.pgschemas import POSTGRES_URL, PostgresSchemas, compact_catalogs
 from tests.support.templates import Templates
 
 WriteContent = Callable[[Mapping[str, str | None]], Path]
@@ -67,6 +67,13 @@ def postgres_problem() -> str | None:
 def pytest_configure(config: pytest.Config) -> None:
     """Property tests try the `suite` profile's examples unless `--hypothesis-profile` says."""
     examples.load(config.getoption("hypothesis_profile", None))
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Compact the PostgreSQL test database's catalogs once a run, before any worker starts."""
+    if hasattr(session.config, "workerinput") or postgres_problem():
+        return
+    compact_catalogs(POSTGRES_URL)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
