@@ -1,5 +1,6 @@
 """Images in content: resolved beside the file that shows them, checked at check and import."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -186,3 +187,19 @@ def test_a_warning_said_twice_names_its_second_line(tmp_path: Path) -> None:
     (tmp_path / "n.md").write_text(text, encoding="utf-8")
     words = [str(w) for w in check_content(tmp_path).warnings]
     assert words[1:] == ["n.md:5: the same again at line 9 of this note"], words
+
+
+def test_an_answer_that_is_only_a_figure_reads_as_its_alt_text(root: Path) -> None:
+    """A figure shown, a web image (a link) and a missing one: none leaves the answer empty."""
+    (root / "decks" / "gpu.md").write_text(
+        "# GPU\n\n## Q: What does the roofline look like?\n\n"
+        "![斜坡与屋顶](../assets/roofline.png)\n\n"
+        "## Q: And on the web?\n\n![web roofline](https://example.org/roof.png)\n\n"
+        "## Q: And one not in the folder?\n\n![lost figure](gone.png)\n",
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(main, ["check", str(root), "--json"])
+    report = json.loads(result.stdout)
+    [deck] = [f for f in report["files"] if f["path"] == "decks/gpu.md"]
+    answers = [card["answer"] for card in deck["cards"]]
+    assert answers == ["斜坡与屋顶", "web roofline", "lost figure"]

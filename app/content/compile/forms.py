@@ -9,6 +9,7 @@ import re
 
 from markdown_it.token import Token
 
+from app.content.compile.images import image_alt
 from app.content.compile.searchtext import section_group
 from app.content.notes.markdown import MATH_TYPES, wikilink_text
 
@@ -27,7 +28,13 @@ def inline_text(children: list[Token]) -> str:
             out.append(f" {token.meta.get('text', '')} ")
         elif token.type in ("softbreak", "hardbreak", "html_inline"):
             out.append(" ")
-        elif token.type == "wikilink" and "html" not in token.meta:
+        elif token.type == "image":
+            # An answer that is a figure is not empty: its alt text is what it says in words.
+            out.append(f" {image_alt(token)} ")
+        elif token.type == "wikilink" and "html" in token.meta:
+            # Pre-rendered: an image that cannot be shown, which keeps its alt text aside.
+            out.append(f" {token.meta.get('alt', '')} ")
+        elif token.type == "wikilink":
             out.append(wikilink_text(token))
     return "".join(out)
 

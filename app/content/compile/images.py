@@ -185,9 +185,15 @@ def show_image(token: Token, image: Image, media: dict[str, str]) -> None:
     token.attrSet("decoding", "async")
 
 
+def image_alt(token: Token) -> str:
+    """The text an image's Markdown gives in place of it (`![this text](src)`)."""
+    return "".join(child.content for child in token.children or []).strip()
+
+
 def image_stand_in(token: Token, src: str) -> None:
     """An image that cannot be shown: its alt text, or a link for a web image (never fetched)."""
-    alt = "".join(child.content for child in token.children or []).strip() or src
+    written = image_alt(token)
+    alt = written or src
     if src.startswith(("http://", "https://")):
         markup = (
             f'<a class="image-link" href="{html.escape(src)}" rel="noopener noreferrer">'
@@ -196,5 +202,5 @@ def image_stand_in(token: Token, src: str) -> None:
     else:
         markup = f'<span class="image-missing" title="{html.escape(src)}">{html.escape(alt)}</span>'
     token.type = "wikilink"  # rendered from meta["html"] by the wikilink rule
-    token.meta = {"html": markup}
+    token.meta = {"html": markup, "alt": written}
     token.children = None
