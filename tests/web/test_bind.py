@@ -19,8 +19,7 @@ def deck(title: str) -> str:
 
 def bank(tmp_path: Path, url: str, title: str, **settings: str) -> Settings:
     root = write_files(tmp_path / title, {"decks/a.md": deck(title)})
-    made = Settings(_env_file=None, database_url=url, content_dir=root, **settings)  # type: ignore[call-arg]
-    return made
+    return Settings(_env_file=None, database_url=url, content_dir=root, **settings)  # type: ignore[call-arg]
 
 
 def test_a_bound_app_serves_the_new_bank_and_its_hosts_only(
