@@ -8,8 +8,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from app.content.bank.sync import check_content
+from app.content.compile import build
+from app.content.compile.compiled import CompiledDeck
+from app.content.compile.render import Renderer
 from app.content.errors import ContentError, ContentWarning
 from app.content.notes.encoding import decode
+from app.content.notes.invisible import visible
+from app.content.notes.source import scan
 
 NOTE = """\
 # 并发 Concurrency
@@ -96,7 +101,8 @@ LINES = st.lists(
 
 @given(LINES, st.sampled_from(["utf-8", *WIDE]), st.booleans())
 def test_any_note_reads_back_as_itself_or_is_refused(lines: list[str], codec: str, bom: bool):
-    text = "\n".join(lines) + "\n"
+    # Itself but for the zero-width characters that show nothing (app.content.notes.invisible).
+    text = visible("\n".join(lines) + "\n")
     data = (("\ufeff" if bom else "") + text).encode(codec)
     problems: list[ContentError] = []
     read = decode(data, "n.md", problems)
@@ -107,3 +113,42 @@ def test_any_note_reads_back_as_itself_or_is_refused(lines: list[str], codec: st
         assert read == text or [p.said.code for p in problems] == ["read_as_gb18030"]
     else:
         assert read == text, (codec, bom, problems)
+
+
+# --- characters that show nothing ----------------------------------------------------------
+
+ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff"
+
+
+def test_zero_width_characters_are_dropped_as_a_note_is_read():
+    data = "## XGBoost\u200b为什么\u2060快？\n\n因为\ufeff预排序\u200c和\u200d并行。\n".encode()
+    assert decode(data, "n.md", []) == "## XGBoost为什么快？\n\n因为预排序和并行。\n"
+
+
+def test_joiners_that_shape_an_emoji_or_a_word_stay():
+    coder, eye = "\U0001f469\u200d\U0001f4bb", "\U0001f441\ufe0f\u200d\U0001f5e8\ufe0f"
+    persian = "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"
+    assert visible(f"{coder} {eye} {persian}") == f"{coder} {eye} {persian}"
+    assert visible("a\u200db \u200c") == "ab "
+
+
+def test_a_zero_width_space_opening_a_line_takes_its_indentation_along():
+    # `\u200b\t综上所述` is a paragraph; the tab alone would make it indented code.
+    assert visible("甲\n\n\u200b\t综上所述\n  \u200b  乙\n") == "甲\n\n综上所述\n  乙\n"
+
+
+def test_a_question_and_its_rendered_forms_agree_without_zero_width_characters(tmp_path: Path):
+    note = "# 提升树\n\n## XGBoost\u200b为什么\u200d可以并行？\n\n特征\u200b粒度上并行。\n"
+    (tmp_path / "deck.md").write_text(note, encoding="utf-8")
+    [source], _ = scan(tmp_path)
+    parsed, _ = build.parse_source(source)
+    assert parsed is not None
+    compiled = build.compile_item(parsed, Renderer(), [])
+    assert isinstance(compiled, CompiledDeck)
+    [card] = compiled.cards
+    question = "XGBoost为什么可以并行？"
+    assert card.card.question == question
+    assert card.question_text == question
+    assert card.question_html == question
+    assert card.answer_text == "特征粒度上并行。"
+    assert not set(ZERO_WIDTH) & set(card.card.id + card.answer_html)

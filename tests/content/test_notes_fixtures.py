@@ -12,8 +12,9 @@ NOTE_SUFFIXES = {".md", ".markdown", ".txt"}
 
 
 def _plain(text: str) -> str:
-    """Drop tags, emphasis and code marks and collapse whitespace, as a card's plain text would."""
-    text = re.sub(r"<[^>]+>", "", text)
+    """Drop tags, emphasis and code marks, zero-width characters and collapse whitespace, as a
+    card's plain text would."""
+    text = re.sub(r"<[^>]+>|[\u200b-\u200d\u2060\ufeff]", "", text)
     text = re.sub(r"[*`]", "", text)
     return re.sub(r"\s+", " ", text)
 

@@ -5,6 +5,7 @@ never imported as mojibake."""
 import codecs
 
 from app.content.errors import ContentError, ContentWarning
+from app.content.notes.invisible import visible
 
 # Longest first: UTF-32 LE's mark begins with UTF-16 LE's.
 _MARKS = (
@@ -23,7 +24,16 @@ _WIDE = (
 
 
 def decode(data: bytes, rel: str, errors: list[ContentError]) -> str | None:
-    """The text of a note, or None with the reason added to `errors`."""
+    """The text of a note, or None with the reason added to `errors`.
+
+    Zero-width characters are dropped here (app.content.notes.invisible): every reader of a
+    note, the import and its page alike, reads the text without them.
+    """
+    text = _decode(data, rel, errors)
+    return None if text is None else visible(text)
+
+
+def _decode(data: bytes, rel: str, errors: list[ContentError]) -> str | None:
     for mark, codec, name in _MARKS:
         if data.startswith(mark):
             return _strict(data[len(mark) :], codec, name, rel, errors)
