@@ -6,6 +6,7 @@ import bisect
 from app.content.notes.admonitions import answer_lines
 from app.content.notes.kinds import classify, has_text, is_contents_heading, sibling_groups
 from app.content.notes.labelled import labelled_pairs
+from app.content.notes.marked import marked_answer_parts
 from app.content.notes.outline import Heading, Outline
 from app.content.notes.recognisers import recognise_region
 from app.content.notes.recognisers.lines import (
@@ -34,6 +35,9 @@ def recognise_headings(outline: Outline, house: bool) -> Recognised:
         found.title = title.text
         found.not_taken.append(NotTaken(title.line, title.text, Reason.TITLE))
     kinds = classify(outline.headings, outline, title, house)
+    parts = marked_answer_parts(outline, kinds)
+    for index in parts:
+        kinds[index] = Kind.PART
     labelled, held = labelled_pairs(outline, title)
     found.cards += labelled
     for index in held:
@@ -42,7 +46,7 @@ def recognise_headings(outline: Outline, house: bool) -> Recognised:
     claimed |= {outline.headings[index].line for index in held}
     level = _level_sections(outline, title, kinds)
     claimed |= _heading_cards(outline, title, kinds, level, found)
-    _region_cards(outline, title, kinds, level, claimed, found)
+    _region_cards(outline, title, kinds, level, claimed, found, parts)
     found.cards.sort(key=lambda card: card.line)
     found.not_taken.sort(key=lambda item: item.line)
     return found
@@ -94,9 +98,15 @@ def _region_cards(
     level: dict[int, Heading],
     claimed: set[int],
     found: Recognised,
+    parts: set[int],
 ) -> None:
-    """The text no heading card holds, region by region (each region ends at a heading)."""
-    headings = outline.headings
+    """The text no heading card holds, region by region (each region ends at a heading).
+
+    A heading in `parts` (app.content.notes.marked) ends no region: the marked question's
+    answer goes on over it, the heading with it.
+    """
+    headings = [h for h in outline.headings if h.index not in parts]
+    held = [h for h in outline.headings if h.index in parts]
     starts = [0] + [h.end for h in headings]
     ends = [h.line for h in headings] + [len(outline.lines)]
     owners: list[Heading | None] = [None, *headings]
@@ -106,6 +116,7 @@ def _region_cards(
             continue
         section = _section_of(owner, title, kinds, level, own=True) if owner else ""
         region = recognise_region(outline, start, end, section)
+        _carry_over_parts(region.cards, held, outline.lines)
         found.cards += region.cards
         found.not_taken += region.not_taken
         if not found.title and region.title:
@@ -113,6 +124,18 @@ def _region_cards(
         if owner is None or owner is title:
             first_card = min([first_card, *(card.line for card in region.cards)])
             found.intro += [(i, t) for i, t in region.intro if i < first_card]
+
+
+def _carry_over_parts(cards: list[Found], parts: list[Heading], lines: list[str]) -> None:
+    """Put each part heading in the answer that goes on over it: headings are no blocks, so
+    the region's recognisers never saw it."""
+    for heading in parts:
+        for card in cards:
+            held = [index for index, _ in card.body]
+            if card.line < heading.line and held and heading.line < held[-1]:
+                at = bisect.bisect_left(held, heading.line)
+                card.body[at:at] = [(i, lines[i]) for i in range(heading.line, heading.end)]
+                break
 
 
 def _split_at_bold_questions(card: Found, outline: Outline) -> list[Found]:
