@@ -31,7 +31,10 @@ def test_expected_cards_are_written_in_their_files(folder: Path) -> None:
     cards = expected["cards"]
     assert cards
     for card in cards:
-        source = _plain((folder / card["file"]).read_text(encoding="utf-8"))
+        path = folder / card["file"]
+        # A note whose file name asks: its question is the name (`what-is-x.md` with spaces).
+        name = path.stem if " " in path.stem else re.sub(r"[-_]+", " ", path.stem)
+        source = _plain(path.read_text(encoding="utf-8") + "\n" + name)
         assert _plain(card["question"]) in source, card["question"]
         assert card["answer_contains"]
         for phrase in card["answer_contains"]:

@@ -5,7 +5,7 @@ from dataclasses import replace
 from typing import Any
 
 from app.content.errors import ContentError, ContentWarning
-from app.content.names import note_folder, note_name
+from app.content.names import note_folder, note_name, note_stem
 from app.content.notes.cloze import ClozeBlock, cloze_id, cloze_mode, cloze_question, take_clozes
 from app.content.notes.followups import InNote, split_followups
 from app.content.notes.frontmatter import (
@@ -126,7 +126,9 @@ def parse_note(
     if stripped is not None:
         outline = build_outline(stripped)
         lines = stripped
-    found = recognise(outline, style=None if style == "auto" else style, house=house)
+    found = recognise(
+        outline, style=None if style == "auto" else style, house=house, name=note_stem(path)
+    )
     note = NoteTokens("\n".join(outline.lines), first, outline.tokens)
     groups = Groups(outline.tokens, outline.lines)
     if kind == "topic" or (kind != "deck" and (not (found.cards or clozes) or reading)):

@@ -155,6 +155,7 @@ class Syntax(StrEnum):
     QUESTION_HEADING = "question-heading"
     NUMBERED_HEADING = "numbered-heading"
     LABELLED_HEADINGS = "labelled-headings"
+    FILE_NAME = "file-name"
     HEADING = "heading"
     TITLE = "title"
     CONTENTS = "contents"

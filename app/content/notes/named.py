@@ -1,0 +1,120 @@
+"""A note whose file name asks the question the whole note answers.
+
+`What do you know about ArrayMap.md`, opening with `# ArrayMap`, then `## How ArrayMap works`,
+`# Links`: one note per question, as repositories of one file per question write them. The
+file name asks (without its `?`, which not every file system allows), the title names what it
+asks about, and everything under the title answers it, its sub-headings sections of the answer.
+
+Both are needed. A name that only repeats the title ("Design patterns.md", "# Design
+patterns") or says nothing of it asks no more than any note's name does; a title such as "GPU
+memory hierarchy" in a note named after it asks nothing at all.
+"""
+
+import re
+import unicodedata
+
+from app.content.notes.outline import Heading, Outline
+from app.content.notes.recognisers.lines import outline_lines
+from app.content.notes.wording import (
+    Found,
+    NotTaken,
+    Reason,
+    Recognised,
+    Syntax,
+    asks,
+    generic_question,
+    question_text,
+)
+
+# Words a title joins its subjects with ("Room vs SQLite" for "Difference between Room and
+# SQLite"): no part of what the question asks about.
+_JOINING = frozenset({"vs", "versus", "and", "or", "the", "a", "an", "of", "in", "on", "for"})
+_WORD = re.compile(r"\w+")
+# An expansion after the subject: "ANR (Application Not Responding)" for "What is ANR".
+_BRACKETED = re.compile(r"[(（][^()（）]*[)）]")
+
+
+def file_name_question(outline: Outline, name: str) -> Recognised | None:
+    """The note as one card whose question is its file name `name`, or None."""
+    title = _title(outline)
+    if title is None:
+        return None
+    subject, marked = question_text(title.text)
+    if marked:
+        return None  # `# What do you know about X?`: the author's own question heading
+    question = _asking(name)
+    if question is None or _squashed(question) == _squashed(subject):
+        return None  # the title's own words, asking or not, are read as a heading's
+    if not _names(question, subject) or _asks_throughout(outline, title):
+        return None
+    if not outline.holds_text(title.end, len(outline.lines)):
+        return None
+    body = outline_lines(outline, title.end, len(outline.lines))
+    found = Recognised(title=title.text)
+    found.not_taken.append(NotTaken(title.line, title.text, Reason.TITLE))
+    found.not_taken += [
+        NotTaken(heading.line, heading.text, Reason.INSIDE_ANSWER)
+        for heading in outline.headings
+        if heading is not title
+    ]
+    found.cards.append(Found(question, title.line, None, body, "", Syntax.FILE_NAME))
+    return found
+
+
+def _title(outline: Outline) -> Heading | None:
+    """The heading the note opens with, when no heading in it is above its level."""
+    if not outline.headings:
+        return None
+    first = outline.headings[0]
+    if outline.holds_text(0, first.line) or any(h.level < first.level for h in outline.headings):
+        return None
+    return first
+
+
+def _asking(name: str) -> str | None:
+    """The question a file name asks (`what-is-attention` read with spaces), or None."""
+    if " " not in name:
+        name = re.sub(r"[-_]+", " ", name)
+    question = question_text(name.strip())[0]
+    return question if asks(question) and not generic_question(question) else None
+
+
+def _names(question: str, subject: str) -> bool:
+    """Whether the title names what the question asks about: each of its words is one of the
+    question's, give or take an ending ("Intent" in "What do you know about Intents")."""
+    subject = _BRACKETED.sub(" ", subject)
+    if _squashed(subject) and _squashed(subject) in _squashed(question):
+        return True  # "Content Provider" in "What's ContentProvider"; 批归一化 in 什么是批归一化
+    asked = _words(question)
+    words = [word for word in _words(subject) if word not in _JOINING]
+    return bool(words) and all(any(_same(word, other) for other in asked) for word in words)
+
+
+def _asks_throughout(outline: Outline, title: Heading) -> bool:
+    """Whether most headings under the title ask: a deck of questions, whatever its name."""
+    below = [h for h in outline.headings if h is not title]
+    asking = 0
+    for heading in below:
+        words, marked = question_text(heading.text)
+        asking += marked or asks(words)
+    return asking >= 2 and 2 * asking > len(below)
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
+
+
+def _squashed(text: str) -> str:
+    return "".join(_words(text))
+
+
+def _same(word: str, other: str) -> bool:
+    """The same word, or one whose ending differs by a few letters ("communicate",
+    "communicating"); a word of fewer than four letters must be the same."""
+    if word == other:
+        return True
+    common = next(
+        (at for at, (a, b) in enumerate(zip(word, other, strict=False)) if a != b),
+        min(len(word), len(other)),
+    )
+    return common >= 4 and common >= max(len(word), len(other)) - 3
