@@ -6,6 +6,7 @@ which every start of a server and every one of its worker processes does, is one
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,6 +15,7 @@ from sqlalchemy.engine import Connection, Engine
 
 if TYPE_CHECKING:
     from alembic.config import Config
+    from alembic.script import ScriptDirectory
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 BASELINE = "0001"
@@ -31,6 +33,15 @@ def _config(connection: Connection) -> "Config":
     config.set_main_option("script_location", str(MIGRATIONS))
     config.attributes["connection"] = connection
     return config
+
+
+@cache
+def _scripts() -> "ScriptDirectory":
+    """The migration scripts, read once per process: a test run or a team's first start makes
+    many new schemas, and reading every script again for each cost more than creating it."""
+    from alembic.script import ScriptDirectory
+
+    return ScriptDirectory(str(MIGRATIONS))
 
 
 def current_revision(engine: Engine) -> str | None:
@@ -102,12 +113,12 @@ def prepare(engine: Engine) -> None:
     with engine.begin() as connection:
         tables = set(inspect(connection).get_table_names())
         if not tables & set(SQLModel.metadata.tables):
-            from alembic import command
+            from alembic.runtime.migration import MigrationContext
 
             # Creating from the models and stamping is the same schema as replaying every
             # migration (a test compares the two), and much faster.
             SQLModel.metadata.create_all(connection)
-            command.stamp(_config(connection), "head")
+            MigrationContext.configure(connection).stamp(_scripts(), HEAD)
             return
         # A current database needs nothing, and upgrade would read every migration script.
         if _at_head(connection, tables):
