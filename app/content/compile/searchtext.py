@@ -41,13 +41,16 @@ def fold_with_map(text: str) -> tuple[str, list[int]]:
     """
     if text.isascii():
         return text.lower(), list(range(len(text)))
-    out: list[str] = []
+    parts = list(map(_fold_char, text))
+    folded = "".join(parts)
+    if len(folded) == len(text):
+        # No character folded to more or fewer than one (none folds to nothing): the map is
+        # the identity, as it is for nearly all Chinese and English text.
+        return folded, list(range(len(text)))
     origin: list[int] = []
-    for index, char in enumerate(text):
-        folded = _fold_char(char)
-        out.append(folded)
-        origin += [index] * len(folded)
-    return "".join(out), origin
+    for index, part in enumerate(parts):
+        origin += [index] * len(part)
+    return folded, origin
 
 
 @dataclass(frozen=True)
