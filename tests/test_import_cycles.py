@@ -1,6 +1,7 @@
 """No module of app/ imports, however indirectly, a module that imports it back."""
 
 import ast
+from functools import cache
 from pathlib import Path
 
 APP = Path(__file__).resolve().parent.parent / "app"
@@ -13,6 +14,11 @@ def module_name(path: Path) -> str:
 
 def import_graph() -> dict[str, set[str]]:
     """Each module's imports of other app modules, function-level imports included."""
+    return {module: set(targets) for module, targets in _parsed_graph().items()}
+
+
+@cache  # five tests read the graph; parsing every module of app/ once is enough
+def _parsed_graph() -> dict[str, set[str]]:
     modules = {module_name(path): path for path in APP.rglob("*.py")}
     graph: dict[str, set[str]] = {name: set() for name in modules}
     for name, path in modules.items():
