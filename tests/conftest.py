@@ -26,7 +26,7 @@ from app.config import Settings, get_settings
 from app.content.bank.sync import import_content
 from app.infra.db import Database, database_of
 from app.infra.models import Learner
-from tests.support import examples
+from tests.support import examples, http
 from tests.support.pgschemas import POSTGRES_URL, PostgresSchemas, compact_catalogs
 from tests.support.templates import Templates
 
@@ -361,7 +361,7 @@ def live_server(
         # A bound for a server that never comes up, not a speed to meet: on a loaded machine,
         # with other tests running beside it, each worker process takes many seconds to start.
         deadline = time.monotonic() + SERVER_START_SECONDS
-        with httpx.Client(base_url=server.url, timeout=2) as client:
+        with http.client(server.url, timeout=2) as client:
             while True:
                 if process.poll() is not None:
                     pytest.fail(f"qbank serve exited with {process.returncode}:\n{server.output()}")

@@ -7,10 +7,10 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
-import httpx2 as httpx
 import pytest
 
 from tests.conftest import LiveServer, WriteContent
+from tests.support import http
 
 ROOT = Path(__file__).resolve().parent.parent
 HEAD = max(
@@ -120,7 +120,7 @@ def test_installed_wheel_serves_the_app(
         command=[str(installed / "bin" / "qbank")],
         args=["--content", str(content)],
     )
-    with httpx.Client(base_url=server.url, timeout=10) as client:
+    with http.client(server.url, timeout=10) as client:
         home = client.get("/")
         assert home.status_code == 200 and "Wheel deck" in home.text
         card = client.get("/cards/euler")

@@ -4,7 +4,6 @@ import html
 import shutil
 from pathlib import Path
 
-import httpx2 as httpx
 import pytest
 from click.testing import CliRunner
 from sqlmodel import col, select
@@ -15,6 +14,7 @@ from app.content.messages import PROBLEMS as WORDINGS
 from app.infra.jobs import DONE, FAILED
 from app.infra.models import Card, Job
 from app.serve import ensure_imported
+from tests.support import http
 from tests.support.banks import bank_session
 
 # Folder prefixes, names and the job rows are compared in SQL: both databases.
@@ -100,7 +100,7 @@ def test_the_report_page_over_real_http_in_both_languages(
     settings_database, settings, problems_dir, live_server, database_url
 ):
     server = live_server(settings.database_url, problems_dir)
-    with httpx.Client(base_url=server.url, timeout=30) as client:
+    with http.client(server.url, timeout=30) as client:
         english = client.get("/import", headers={"Accept-Language": "en"})
         assert english.status_code == 200
         page = english.text

@@ -32,7 +32,7 @@ from app.study import (
     record_review,
     undo_last,
 )
-from tests.support import apps
+from tests.support import apps, http
 from tests.support.templates import Templates
 
 pytestmark = pytest.mark.storage
@@ -133,7 +133,7 @@ def test_double_submit_to_two_worker_processes(
 ) -> None:
     """`qbank serve --workers 2`: the kernel spreads connections over two uvicorn processes."""
     server = live_server(database_url, drill_dir, workers=2)
-    with httpx.Client(base_url=server.url) as one, httpx.Client(base_url=server.url) as two:
+    with http.client(server.url) as one, http.client(server.url) as two:
         one.get("/api/decks")
         double_submit(one.post, two.post)
     engine = make_engine(database_url)

@@ -18,6 +18,7 @@ from sqlmodel import Session, col, select
 
 from app.infra.db import make_engine
 from app.infra.models import CardState, ReviewLog
+from tests.support import http
 
 pytestmark = pytest.mark.storage
 
@@ -47,7 +48,7 @@ class Burst:
         """Show the next card and rate it, until the server goes away."""
         # Again and Hard keep every card in its learning steps, so there is always one to study.
         ratings = itertools.cycle((1, 2))
-        with httpx.Client(base_url=url, timeout=10) as client:
+        with http.client(url, timeout=10) as client:
             while True:
                 try:
                     shown = client.get("/api/study/next")

@@ -7,7 +7,9 @@ from app.content.compile.searchtext import _fold_char, fold, fold_with_map
 
 # Characters whose folds are longer (ß, ﬁ, ㎏, İ), composed (a + combining accent), full-width,
 # or plain Chinese and ASCII: the cases where the map is and is not the identity.
-TEXT = st.text(alphabet="aZß\ufb01\u338f\u0130e\u0301Ｇ显存带宽 .", max_size=30) | st.text(max_size=30)
+TEXT = st.text(alphabet="aZß\ufb01\u338f\u0130e\u0301Ｇ显存带宽 .", max_size=30) | st.text(
+    max_size=30
+)
 
 
 def _reference(text: str) -> tuple[str, list[int]]:

@@ -4,13 +4,13 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import httpx2 as httpx
 import pytest
 from argon2 import PasswordHasher
 from team_support import SECRET
 
 from app.accounts import members
 from app.infra.db import create_schema, make_engine
+from tests.support import http
 
 MIB = 1 << 20
 SIGN_INS = 30
@@ -49,7 +49,7 @@ def test_30_sign_ins_at_once_keep_each_worker_within_4_password_checks_of_memory
 
     def sign_in(n: int) -> int:
         form = {"name": f"nobody-{n}", "password": WRONG}
-        with httpx.Client(base_url=server.url, timeout=60) as client:
+        with http.client(server.url, timeout=60) as client:
             headers = {"X-Forwarded-For": f"10.8.{n // 250}.{n % 250 + 1}"}
             return client.post("/login", data=form, headers=headers).status_code
 

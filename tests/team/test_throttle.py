@@ -4,7 +4,6 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Literal
 
-import httpx2 as httpx
 import pytest
 from argon2 import PasswordHasher
 from team_support import PASSWORDS, SECRET
@@ -13,6 +12,7 @@ from app.accounts import members, throttle
 from app.infra.db import create_schema, make_engine
 from app.infra.models import AuthSession
 from app.main import build_routes
+from tests.support import http
 
 pytestmark = pytest.mark.storage
 
@@ -264,7 +264,7 @@ def test_throttling_holds_in_a_real_server_with_two_workers(
     def attempt(n: int) -> int:
         form = {"name": "member", "password": WRONG}
         headers = {"X-Forwarded-For": f"10.9.0.{n}"}
-        with httpx.Client(base_url=server.url, timeout=60) as client:
+        with http.client(server.url, timeout=60) as client:
             return client.post("/login", data=form, headers=headers).status_code
 
     with ThreadPoolExecutor(30) as pool:
@@ -272,7 +272,7 @@ def test_throttling_holds_in_a_real_server_with_two_workers(
     assert statuses.count(401) <= throttle.LIMIT
     assert statuses.count(429) >= 30 - throttle.LIMIT
     assert set(statuses) <= {401, 429}
-    with httpx.Client(base_url=server.url, timeout=60) as client:
+    with http.client(server.url, timeout=60) as client:
         right = {"name": "member", "password": PASSWORDS["member"]}
         assert client.post("/login", data=right).status_code == 429
         # Every attempt came from 127.0.0.1, whatever it forwarded: that address is spent too.

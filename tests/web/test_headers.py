@@ -16,6 +16,7 @@ from fastapi.testclient import TestClient
 from app.web.headers import CONTENT_SECURITY_POLICY
 from app.web.templating import assets
 from tests.conftest import LiveServer
+from tests.support import http
 
 
 def assert_security_headers(headers: httpx.Headers, *, https: bool = False) -> None:
@@ -105,7 +106,7 @@ def test_hsts_behind_a_trusted_proxy_only(
 ):
     """The real server: HTTPS as the trusted proxy's X-Forwarded-Proto reports it."""
     server = live_server(database_url, drill_dir, env={"QBANK_FORWARDED_ALLOW_IPS": "127.0.0.1"})
-    with httpx.Client(base_url=server.url, timeout=10) as client:
+    with http.client(server.url, timeout=10) as client:
         for path in ("/", "/static/app.css", "/api/decks"):
             response = client.get(path, headers={"X-Forwarded-Proto": "https"})
             assert response.status_code == 200, path
@@ -113,7 +114,7 @@ def test_hsts_behind_a_trusted_proxy_only(
             response = client.get(path)
             assert_security_headers(response.headers)
     untrusted = live_server(database_url, drill_dir)
-    with httpx.Client(base_url=untrusted.url, timeout=10) as client:
+    with http.client(untrusted.url, timeout=10) as client:
         response = client.get("/", headers={"X-Forwarded-Proto": "https"})
         assert_security_headers(response.headers)
 

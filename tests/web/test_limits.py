@@ -7,7 +7,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import httpx2 as httpx
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
@@ -18,6 +17,7 @@ from app.infra.models import MockSession, Recording
 from app.interview.mock import MAX_UNFINISHED
 from app.interview.recordings import MB, set_team_quota
 from app.main import build_routes, create_app
+from tests.support import http
 from tests.support.interview import WEBM, bank_dir, restore, second, start_mock
 
 pytestmark = pytest.mark.storage
@@ -150,7 +150,7 @@ def test_uploads_at_once_to_two_worker_processes_never_pass_the_quota(
 ) -> None:
     """`qbank serve --workers 2`: seven uploads at once, room for three of them."""
     server = live_server(database_url, bank_dir, workers=2, env={"QBANK_RECORDING_QUOTA_MB": "1"})
-    clients = [httpx.Client(base_url=server.url, timeout=60) for _ in range(ALL_CARDS)]
+    clients = [http.client(server.url, timeout=60) for _ in range(ALL_CARDS)]
     try:
         statuses = race_uploads(clients, SIZE)
     finally:

@@ -25,6 +25,7 @@ from app.infra.logs import REQUEST_ID, JsonFormatter, RequestIdFilter
 from app.infra.models import Job
 from app.main import create_app
 from tests.conftest import LiveServer
+from tests.support import http
 
 REQUESTS_TOTAL = re.compile(
     r'^qbank_http_requests_total\{method="GET",route="/api/decks",status="200"\} ([\d.e+]+)$',
@@ -178,7 +179,7 @@ def test_two_workers_show_one_set_of_metrics_and_log_json_with_ids(
     while len(workers) < 2:
         assert time.monotonic() < deadline, "every request went to one worker"
         # A new connection each time, so that either worker may accept it.
-        with httpx.Client(base_url=server.url, timeout=10) as client:
+        with http.client(server.url, timeout=10) as client:
             request_id = f"probe-{len(sent)}"
             answer = client.get("/api/decks", headers={"X-Request-ID": request_id})
             assert answer.status_code == 200
@@ -191,7 +192,7 @@ def test_two_workers_show_one_set_of_metrics_and_log_json_with_ids(
             if r.get("logger") == "qbank.access" and r.get("path") == "/api/decks"
         }
     for _ in range(4):  # each scrape is answered by either worker
-        with httpx.Client(base_url=server.url, timeout=10) as client:
+        with http.client(server.url, timeout=10) as client:
             assert _decks_total(client) == len(sent)
 
     records = _json_lines(server)
@@ -213,7 +214,7 @@ def test_the_log_level_setting_quiets_the_server(
     database_url: str, drill_dir: Path, live_server: Callable[..., LiveServer]
 ) -> None:
     server = live_server(database_url, drill_dir, env={"QBANK_LOG_LEVEL": "WARNING"})
-    with httpx.Client(base_url=server.url, timeout=10) as client:
+    with http.client(server.url, timeout=10) as client:
         assert client.get("/api/decks").status_code == 200
         assert _decks_total(client) == 1  # one process: its own registry
     time.sleep(0.1)

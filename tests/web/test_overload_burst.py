@@ -16,6 +16,7 @@ import httpx2 as httpx
 import pytest
 
 from tests.conftest import LiveServer
+from tests.support import http
 
 pytestmark = pytest.mark.storage
 
@@ -49,9 +50,9 @@ async def _client(http: httpx.AsyncClient, n: int, until: float, outcomes: Count
 async def _burst(url: str) -> Counter[str]:
     outcomes: Counter[str] = Counter()
     limits = httpx.Limits(max_connections=CLIENTS, max_keepalive_connections=CLIENTS)
-    async with httpx.AsyncClient(base_url=url, timeout=CLIENT_TIMEOUT, limits=limits) as http:
+    async with http.async_client(url, timeout=CLIENT_TIMEOUT, limits=limits) as client:
         until = time.monotonic() + BURST_SECONDS
-        await asyncio.gather(*(_client(http, n, until, outcomes) for n in range(CLIENTS)))
+        await asyncio.gather(*(_client(client, n, until, outcomes) for n in range(CLIENTS)))
     return outcomes
 
 
@@ -59,7 +60,7 @@ def _study_answers_again(url: str) -> list[int]:
     """Poll /api/study/next until it answers 200 (or the deadline); the statuses seen."""
     seen = []
     deadline = time.monotonic() + RECOVERY_DEADLINE
-    with httpx.Client(base_url=url, timeout=CLIENT_TIMEOUT) as client:
+    with http.client(url, timeout=CLIENT_TIMEOUT) as client:
         while time.monotonic() < deadline:
             try:
                 seen.append(client.get("/api/study/next").status_code)
@@ -87,7 +88,7 @@ def test_a_search_burst_is_shed_or_answered_and_the_study_path_recovers(
     seen = _study_answers_again(server.url)
     assert seen[-1] == 200, (seen, server.output()[-3000:])
     # And it stays up: the next requests are answered too.
-    with httpx.Client(base_url=server.url, timeout=CLIENT_TIMEOUT) as client:
+    with http.client(server.url, timeout=CLIENT_TIMEOUT) as client:
         for _ in range(5):
             assert client.get("/api/study/next").status_code == 200
         assert client.get("/api/search", params={"q": "显存"}).status_code == 200
