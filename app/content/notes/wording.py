@@ -28,7 +28,7 @@ _ASKS = re.compile(
     r"^(?:what|why|how|when|where|which|who|whose|is|are|can|could|does|do|did|should|would|"
     r"will|explain|describe|compare|implement|design|write|define|list|name|give|tell|"
     r"discuss|walk|demonstrate|specify|fix|determine|calculate|prove|solve|predict|"
-    r"suggest|summari[sz]e|outline|true or false)\b"
+    r"suggest|summari[sz]e|outline|true or false|(?:the )?differences? between)\b"
     r"|[?？]\s*\S"
     r"|什么|为什么|为何|如何|怎么|怎样|哪些|哪个|哪种|多少|是否|能否|有没有|是啥|吗[?？]?$|呢[?？]?$"
     r"|^(?:请|简单)?(?:介绍|解释|说说|说一下|谈谈|讲讲|讲一下|简述|描述|实现|手写|对比|比较|列举|"
