@@ -39,6 +39,7 @@ from app.content.compile.build import (
     worker_count,
     worker_pool,
 )
+from app.content.compile.collection import fewer_full_collections
 from app.content.compile.render import Renderer
 from app.content.errors import ContentError, ContentErrors, ContentWarning, in_order
 from app.content.notes.parsed import ParsedDeck, ParsedTopic
@@ -207,7 +208,8 @@ def import_content(
                 return written
 
         workers = _worker_count(changed)
-        with worker_pool(workers) as pool:
+        # Every note's tokens stay alive from its parse to its render.
+        with fewer_full_collections(), worker_pool(workers) as pool:
             parsed = parse_sources(changed, pool)
             decks = [item for item, _ in parsed if isinstance(item, ParsedDeck)]
             topics = [item for item, _ in parsed if isinstance(item, ParsedTopic)]

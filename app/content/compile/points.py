@@ -155,11 +155,12 @@ def _items(tokens: list[Token], start: int, end: int, marked: Marked) -> list[tu
     return items
 
 
-@dataclass
+@dataclass(slots=True)
 class _Sentence:
     start: int
     end: int
-    tokens: list[Token] = field(default_factory=list)
+    parts: list[str] = field(default_factory=list)  # each token's text, read once
+    shown: bool = False  # whether it shows markup that is not text (an image)
 
 
 def _sentences(tokens: list[Token], index: int, marked: Marked) -> list[tuple[Piece, int]]:
@@ -183,9 +184,11 @@ def _sentences(tokens: list[Token], index: int, marked: Marked) -> list[tuple[Pi
                 last = ""
                 continue
             depth += token.nesting
-            sentences[-1].tokens.append(token)
+            text = inline_text([token])
+            sentences[-1].parts.append(text)
+            sentences[-1].shown = sentences[-1].shown or _shown(token)
             sentences[-1].end = places[child + 1]
-            last = inline_text([token]).rstrip()[-1:] or last
+            last = text.rstrip()[-1:] or last
             continue
         at = places[child]
         for number, piece in enumerate(SENTENCE_END.split(token.content)):
@@ -193,18 +196,16 @@ def _sentences(tokens: list[Token], index: int, marked: Marked) -> list[tuple[Pi
                 sentences.append(_Sentence(at, at))
                 last = ""
             at += len(escapeHtml(piece))  # the text rule escapes character by character
-            sentences[-1].tokens.append(Token("text", "", 0, content=piece))
+            sentences[-1].parts.append(piece)
             sentences[-1].end = at
             last = piece.rstrip()[-1:] or last
-    return [
-        (
-            _strip(marked.html, sentence.start, sentence.end, ""),
-            len(clean([inline_text(sentence.tokens)])),
-        )
-        for sentence in sentences
+    out: list[tuple[Piece, int]] = []
+    for sentence in sentences:
+        text = "".join(sentence.parts)
         # An image on its own is a point too: it is what the author shows.
-        if inline_text(sentence.tokens).strip() or any(_shown(t) for t in sentence.tokens)
-    ]
+        if text.strip() or sentence.shown:
+            out.append((_strip(marked.html, sentence.start, sentence.end, ""), len(clean([text]))))
+    return out
 
 
 def _shown(token: Token) -> bool:

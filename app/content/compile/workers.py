@@ -13,6 +13,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, TypeVar
 
+from app.content.compile.collection import full_collections_rarely
 from app.content.compile.render import render_katex_on_this_thread
 from app.content.notes.parsed import ParsedDeck, ParsedTopic
 
@@ -37,7 +38,7 @@ class Workers:
     def __init__(self, count: int) -> None:
         context = multiprocessing.get_context("spawn")
         self.executors = [
-            ProcessPoolExecutor(1, mp_context=context, initializer=render_katex_on_this_thread)
+            ProcessPoolExecutor(1, mp_context=context, initializer=_start_worker)
             for _ in range(count)
         ]
         self._load = [0] * count
@@ -63,6 +64,12 @@ class Workers:
         """Stop every worker, dropping work not yet started."""
         for executor in self.executors:
             executor.shutdown(cancel_futures=True)
+
+
+def _start_worker() -> None:
+    render_katex_on_this_thread()
+    # A worker lives for one import, holding the notes it parsed till it renders them.
+    full_collections_rarely()
 
 
 def keep(item: Parsed) -> bool:

@@ -75,9 +75,10 @@ def paragraph_span(
     if (label or low > paragraph.first) and blocky(text):
         return None  # alone, the lines could start another block than a paragraph
     children = paragraph.inline.children or []
-    if len(line_starts(children)) != paragraph.last - paragraph.first:
+    starts = line_starts(children)
+    if len(starts) != paragraph.last - paragraph.first:
         return None  # the paragraph breaks where the note's lines do not (a U+2028 in a line)
-    found = _between(children, low - paragraph.first, high - paragraph.first)
+    found = _between(children, starts, low - paragraph.first, high - paragraph.first)
     if found is None:
         return None
     begin, stop = found
@@ -91,10 +92,12 @@ def paragraph_span(
     return Span(paragraph.start, paragraph.end, skip, chars, down, stop)
 
 
-def _between(children: list[Token], low: int, high: int) -> tuple[int, int | None] | None:
+def _between(
+    children: list[Token], starts: list[int | None], low: int, high: int
+) -> tuple[int, int | None] | None:
     """Where lines `low`…`high` of a paragraph start and stop among its children (None: at
-    the end), when markup runs across neither break and a soft one ends the last."""
-    starts = line_starts(children)
+    the end), when markup runs across neither break and a soft one ends the last; `starts`
+    are the paragraph's line_starts."""
     begin = starts[low]
     if begin is None or high + 1 >= len(starts):
         return None if begin is None else (begin, None)

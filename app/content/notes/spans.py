@@ -227,7 +227,9 @@ class Groups:
         at = max(0, bisect.bisect_right(self._firsts, low) - 1)
         found: list[Span] = []
         covered: set[int] = set()
-        for group in self.groups[at:]:
+        # Walked by index: a slice would copy the rest of the note's groups for every block.
+        for index in range(at, len(self.groups)):
+            group = self.groups[index]
             if group.first >= high:
                 break
             shown = [i for i in range(group.first, group.last) if self.lines[i].strip()]
