@@ -42,6 +42,7 @@ class Region:
     current: Found | None = None  # the card later text is the answer of
     skip_until: int = 0
     position: int = 0  # of the block being read, in `blocks`
+    items_ask: bool | None = None  # whether a list item in it asks, once a recogniser looked
 
     @property
     def lines(self) -> list[str]:

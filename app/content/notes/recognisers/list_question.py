@@ -29,18 +29,34 @@ class ListQuestion:
                 # A bold question with nothing under it: said, as a heading with no answer is.
                 region.not_taken(unit.start, question, Reason.NO_ANSWER)
             return None
-        if not (_set_apart(text) or _list_of_questions(region.outline, unit.block)):
+        if not (_set_apart(text, region) or _list_of_questions(region.outline, unit.block)):
             return None
         card = region.add(region.card(question, unit.start, self.name))
         card.body = rest
         return card
 
 
-def _set_apart(text: str) -> bool:
-    """The item's whole line in bold, or worded as a question ("何为…", "如何…", "Why…")."""
-    text = text.strip()
-    question, says = question_text(text)
-    return says or bool(_WHOLLY_BOLD.fullmatch(text)) or asks(question)
+def _set_apart(text: str, region: Region) -> bool:
+    """Worded as a question ("何为…", "如何…", "Why…"), or the item's whole line in bold where
+    some item between the same headings asks: bold terms alone, each over its bullets
+    (`- **数据增强**` under "降低过拟合风险的方法"), are the points of one answer, not questions."""
+    if _asking(text):
+        return True
+    return bool(_WHOLLY_BOLD.fullmatch(text.strip())) and _items_ask(region)
+
+
+def _asking(text: str) -> bool:
+    question, says = question_text(text.strip())
+    return says or asks(question)
+
+
+def _items_ask(region: Region) -> bool:
+    """Whether a list item between the region's headings asks (read once per region)."""
+    if region.items_ask is None:
+        region.items_ask = any(
+            _asking(region.read(item.start)) for block in region.blocks for item in block.items
+        )
+    return region.items_ask
 
 
 def _list_of_questions(outline: Outline, block: Block) -> bool:
@@ -53,7 +69,7 @@ def _list_of_questions(outline: Outline, block: Block) -> bool:
     answered = [item for item in block.items if _nests(outline, item)]
     if len(answered) < 3 or len(answered) * 5 < len(block.items) * 4:
         return False
-    asking = sum(1 for item in answered if _set_apart(outline.texts.get(item.start, "")))
+    asking = sum(1 for item in answered if _asking(outline.texts.get(item.start, "")))
     return asking * 5 >= len(answered)
 
 
