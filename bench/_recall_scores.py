@@ -1,5 +1,6 @@
 """Scoring a notes folder's `qbank check` report against its hand labels (bench/notes_recall.py)."""
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,37 @@ def normalise(text: str) -> str:
     plain = _MARKUP.sub("", text or "")
     plain = _PREFIX.sub("", plain, count=1)
     return re.sub(r"[\W_]+", "", plain).casefold()
+
+
+def key(text: str) -> str:
+    """What identifies a question, without its words: a digest of what `normalise` keeps, so
+    labels can be kept where the notes they describe may not be ("" for a text with nothing
+    left)."""
+    plain = normalise(text)
+    return hashlib.blake2b(plain.encode(), digest_size=8).hexdigest() if plain else ""
+
+
+def _key_of(entry: str | dict[str, Any]) -> str:
+    """A label's key: given as `{"key": …}` in kept labels, made from its text otherwise."""
+    if isinstance(entry, dict):
+        return str(entry.get("key") or key(str(entry.get("text", ""))))
+    return key(entry)
+
+
+def kept(labels: dict[str, Any]) -> dict[str, Any]:
+    """Labels with every text replaced by its key: lines, keys and marks, none of the words."""
+    files = {}
+    for path, label in (labels.get("files") or {}).items():
+        questions = [
+            {"line": q["line"], "key": _key_of(q)}
+            | {mark: q[mark] for mark in ("answered", "prompt") if mark in q}
+            for q in label.get("questions") or []
+        ]
+        files[path] = {"questions": questions} | {
+            part: [{"key": _key_of(t)} for t in label.get(part) or []]
+            for part in ("sections", "inside_answer")
+        }
+    return {"files": files}
 
 
 @dataclass
@@ -84,8 +116,8 @@ def score_file(path: str, label: dict[str, Any], entry: dict[str, Any] | None) -
     found: set[int] = set()
     # Same text near the same line first, then the nearest line, then the same text anywhere,
     # so a card a line or two off, or one whose line is wrong, still counts once.
-    keys = [normalise(str(q.get("text", ""))) for q in questions]
-    card_keys = {ci: normalise(str(card.get("question", ""))) for ci, card in unmatched.items()}
+    keys = [_key_of(q) for q in questions]
+    card_keys = {ci: key(str(card.get("question", ""))) for ci, card in unmatched.items()}
     pairs = []
     for qi, q in enumerate(questions):
         for ci, card in unmatched.items():
@@ -109,16 +141,18 @@ def score_file(path: str, label: dict[str, Any], entry: dict[str, Any] | None) -
     score.found_asking = sum(1 for qi in found if not questions[qi].get("prompt"))
     score.matched_cards = score.cards - len(unmatched)
     score.missed = [
-        questions[qi].get("text", "") for qi in range(len(questions)) if qi not in found
+        questions[qi].get("text") or f"line {questions[qi].get('line')}"
+        for qi in range(len(questions))
+        if qi not in found
     ]
     headings = {
-        normalise(t) for t in (label.get("sections") or []) + (label.get("inside_answer") or [])
+        _key_of(t) for t in (label.get("sections") or []) + (label.get("inside_answer") or [])
     }
     headings.discard("")
     score.non_questions = len(label.get("sections") or []) + len(label.get("inside_answer") or [])
     for card in unmatched.values():
         text = str(card.get("question", ""))
-        (score.headings_as_cards if normalise(text) in headings else score.extra).append(text)
+        (score.headings_as_cards if key(text) in headings else score.extra).append(text)
     score.swollen = [
         str(c.get("question", "")) for c in cards if _SWOLLEN.search(str(c.get("question", "")))
     ]

@@ -7,7 +7,11 @@
     python bench/notes_recall.py --corpus /work/corpus --markdown   # + the table for the docs
 
 The public part of the corpus is rebuilt by bench/corpus_fetch.py (repositories at pinned
-commits, outside the repository); its labels are kept beside it, never committed.
+commits, outside the repository). Its labels are written beside it, DIR/labels/<name>.json; `--keep`
+copies them into bench/labels/ with every question and heading reduced to its line and a digest of
+its normalised text (see `key` in bench/_recall_scores.py), so the labels outlive the machine
+without a word of anyone's notes in the repository. `--corpus DIR` scores each folder against
+DIR/labels/ when it has a file there, else against bench/labels/ (misses then show as lines).
 
 LABELS.json is {"files": {"rel/path.md": {"questions": [{"line": N, "text": "…"}], "sections":
 ["heading text", …], "note": "…"}}}; a question may carry "answered": false (its notes give no
@@ -41,6 +45,7 @@ from bench._recall_scores import (  # noqa: E402 - the repository root is on the
     Figures,
     FolderScore,
     bar_verdict,
+    kept,
     score_folder,
 )
 
@@ -174,6 +179,9 @@ def _kinds() -> dict[str, str]:
     return {source.name: source.kind.split(":")[0] for source in SOURCES}
 
 
+KEPT = Path(__file__).resolve().parent / "labels"
+
+
 def _pairs(args: argparse.Namespace) -> list[tuple[str, Path, Path]]:
     pairs = []
     if len(args.paths) % 2:
@@ -182,14 +190,45 @@ def _pairs(args: argparse.Namespace) -> list[tuple[str, Path, Path]]:
         pairs.append((Path(folder).name, Path(folder), Path(labels)))
     if args.corpus:
         corpus = Path(args.corpus)
-        for labels in sorted((corpus / "labels").glob("*.json")):
-            if (corpus / labels.stem).is_dir():
-                pairs.append((labels.stem, corpus / labels.stem, labels))
+        for folder in sorted(p for p in corpus.iterdir() if p.is_dir() and p.name != "labels"):
+            # The labels beside the corpus when there are any, else the ones kept here.
+            for labels in (corpus / "labels" / f"{folder.name}.json", KEPT / f"{folder.name}.json"):
+                if labels.is_file():
+                    pairs.append((folder.name, folder, labels))
+                    break
     if args.only:
         pairs = [p for p in pairs if p[0] in args.only]
     if not pairs:
         sys.exit("nothing to score: give FOLDER LABELS.json or --corpus DIR")
     return pairs
+
+
+def _one_entry_a_line(labels: dict[str, Any]) -> str:
+    """Kept labels as JSON with one question or heading a line, so a change reads as a diff."""
+
+    def dump(value: object) -> str:
+        return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+
+    files = []
+    for path, label in labels["files"].items():
+        parts = [
+            f"   {dump(part)}: [\n" + ",\n".join(f"    {dump(e)}" for e in entries) + "\n   ]"
+            if entries
+            else f"   {dump(part)}: []"
+            for part, entries in label.items()
+        ]
+        files.append(f"  {dump(path)}: {{\n" + ",\n".join(parts) + "\n  }")
+    return '{\n "files": {\n' + ",\n".join(files) + "\n }\n}\n"
+
+
+def keep_labels(pairs: list[tuple[str, Path, Path]]) -> None:
+    """Write each folder's labels to bench/labels/ as keys, lines and marks only."""
+    KEPT.mkdir(exist_ok=True)
+    for name, _, labels_path in pairs:
+        labels = json.loads(labels_path.read_text(encoding="utf-8"))
+        out = KEPT / f"{name}.json"
+        out.write_text(_one_entry_a_line(kept(labels)), encoding="utf-8")
+        print(f"kept {out.relative_to(ROOT)}")
 
 
 def main() -> None:
@@ -215,8 +254,16 @@ def main() -> None:
     parser.add_argument(
         "--markdown", action="store_true", help="also print the per-folder table as Markdown"
     )
+    parser.add_argument(
+        "--keep",
+        action="store_true",
+        help="write the labels to bench/labels/ as keys and lines, none of the notes' words",
+    )
     args = parser.parse_args()
     pairs = _pairs(args)
+    if args.keep:
+        keep_labels(pairs)
+        return
     scores = []
     for name, folder, labels_path in pairs:
         labels = json.loads(labels_path.read_text(encoding="utf-8"))

@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from bench._recall_scores import Figures, bar_verdict, score_folder
+from bench._recall_scores import Figures, bar_verdict, kept, score_folder
 from bench.notes_recall import parse_report, run_check
 
 NOTE = """# 网络
@@ -78,3 +78,16 @@ def test_a_command_that_gives_no_report_scores_nothing_and_says_why() -> None:
     assert report is None
     assert "exit status 1" in error and "boom" in error
     assert (row.labelled, row.found, row.cards) == (4, 0, 0)
+
+
+def test_kept_labels_hold_no_words_and_score_as_the_labels_do(tmp_path: Path) -> None:
+    (tmp_path / "net.md").write_text(NOTE, encoding="utf-8")
+    report, error = run_check(tmp_path, subprocess_mode=False)
+    keyed = kept(LABELS)
+
+    text = json.dumps(keyed, ensure_ascii=False)
+    for word in ("三次握手", "TIME_WAIT", "拥塞", "传输层"):
+        assert word not in text
+    assert Figures.of(score_folder("net", keyed, report, error)) == Figures.of(
+        score_folder("net", LABELS, report, error)
+    )
