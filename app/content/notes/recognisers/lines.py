@@ -51,9 +51,13 @@ def _numbered_candidates(lines: list[str], blocks: list[Block]) -> list[tuple[in
         if block.kind not in ("paragraph", "bullet_list", "ordered_list"):
             continue
         # Items of one Markdown list are a list, unless each asks something.
-        listed = {item.start for item in block.items} if len(block.items) > 1 else set()
+        items = {item.start for item in block.items}
+        listed = items if len(block.items) > 1 else set()
         for index in range(block.start, block.end):
-            if lines[index][:1].isspace() or not (n := line_number(lines[index])):
+            # An indented number is a point inside an answer, unless it is one of the block's
+            # own items, which Markdown lets stand up to three spaces in (`   2.  ### …`).
+            indented = lines[index][:1].isspace()
+            if (indented and index not in items) or not (n := line_number(lines[index].lstrip())):
                 continue
             if index in listed and not asks(strip_marker(lines[index])):
                 continue
@@ -64,7 +68,9 @@ def _numbered_candidates(lines: list[str], blocks: list[Block]) -> list[tuple[in
 def _longest_run(lines: list[str], candidates: list[tuple[int, int]]) -> list[int]:
     """The longest chain of candidates numbered n, n+1, … with an answer between each two.
 
-    One number may be skipped (1, 2, 4): a list that lost a question is still one list.
+    One number may be skipped (1, 2, 4), and one written twice (289, 290, 290, 291): a list
+    that lost a question, or numbered one twice, is still one list. A run of `1.` is Markdown's
+    own numbering, left to the list's rules.
 
     Linear: each candidate extends the chain of the latest one numbered one less, and whether
     text stands between two lines is read from running counts.
@@ -77,11 +83,17 @@ def _longest_run(lines: list[str], candidates: list[tuple[int, int]]) -> list[in
     length = [1] * len(candidates)
     before = [-1] * len(candidates)
     for k, (index, n) in enumerate(candidates):
-        # The one before, or, where the author skipped a number, the one before that.
-        for j in (latest.get(n - 1), latest.get(n - 2)):
-            if j is not None and answered[index] > answered[candidates[j][0] + 1]:
-                length[k], before[k] = length[j] + 1, j
-                break
+        # The one before; where the author numbered two alike, the first of them; where they
+        # skipped a number, the one before that.
+        again = latest.get(n) if n > 1 else None
+        options = [
+            j
+            for j in (latest.get(n - 1), again, latest.get(n - 2))
+            if j is not None and answered[index] > answered[candidates[j][0] + 1]
+        ]
+        if options:  # the longest chain it can extend, the one before on a tie
+            j = max(options, key=length.__getitem__)
+            length[k], before[k] = length[j] + 1, j
         latest[n] = k
     k = max(range(len(candidates)), key=length.__getitem__)
     chain: list[int] = []
