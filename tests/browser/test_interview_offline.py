@@ -50,7 +50,7 @@ def answer(
     if record:
         page.keyboard.press("r")
         expect(page.locator("#record")).to_have_attribute("aria-pressed", "true")
-        page.wait_for_timeout(1200)  # some audio to keep; nothing below depends on how much
+        page.wait_for_timeout(250)  # some audio to keep; nothing below depends on how much
     page.click("#done-answering")
     while page.locator("#mock-card .phase:not([hidden]) .phase-next").count():
         page.click("#mock-card .phase:not([hidden]) .phase-next")

@@ -32,7 +32,7 @@ def answer_by_keys(page: Page) -> None:
     page.keyboard.press("r")
     expect(page.locator("#record")).to_have_attribute("aria-pressed", "true")
     expect(page.locator("#record-status")).to_have_text("Recording…")
-    page.wait_for_timeout(1500)  # some audio to keep; nothing below depends on how much
+    page.wait_for_timeout(250)  # some audio to keep; nothing below depends on how much
     page.keyboard.press(" ")
     followups = int(card.get_attribute("data-followups") or 0)
     for index in range(followups):
