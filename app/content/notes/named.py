@@ -8,6 +8,13 @@ asks about, and everything under the title answers it, its sub-headings sections
 Both are needed. A name that only repeats the title ("Design patterns.md", "# Design
 patterns") or says nothing of it asks no more than any note's name does; a title such as "GPU
 memory hierarchy" in a note named after it asks nothing at all.
+
+A heading under the title that asks with a mark (`## How do we use fragments?`, often a link
+to the page its answer came from) is one more question the note answers: a card of its own,
+its answer what it holds, the name's card keeping the rest. Only the mark counts here: in a
+note of one question, `## How ArrayMap works`, `## Implement a BackupAgent` or `## Define a
+schema` name parts of the answer, however much their wording asks elsewhere. When the title
+would keep no text of its own, nothing is taken from it.
 """
 
 import re
@@ -32,10 +39,14 @@ _JOINING = frozenset({"vs", "versus", "and", "or", "the", "a", "an", "of", "in",
 _WORD = re.compile(r"\w+")
 # An expansion after the subject: "ANR (Application Not Responding)" for "What is ANR".
 _BRACKETED = re.compile(r"[(（][^()（）]*[)）]")
+# A heading that is one link: its text (one level of brackets inside), then a target that may
+# hold one level of parentheses (`…Are%20(and%20Aren't)`).
+_LINKED = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])+)\]\([^\s()]*(?:\([^\s()]*\)[^\s()]*)*\)")
 
 
 def file_name_question(outline: Outline, name: str) -> Recognised | None:
-    """The note as one card whose question is its file name `name`, or None."""
+    """The note as one card whose question is its file name `name`, or None; each sub-heading
+    of the title that asks with a mark is a card of its own."""
     title = _title(outline)
     if title is None:
         return None
@@ -49,15 +60,25 @@ def file_name_question(outline: Outline, name: str) -> Recognised | None:
         return None
     if not outline.holds_text(title.end, len(outline.lines)):
         return None
+    return _named_cards(outline, title, question)
+
+
+def _named_cards(outline: Outline, title: Heading, question: str) -> Recognised:
+    """The name's card, everything after the title but the headings that ask, then theirs."""
+    asked = _asked_below(outline, title)
+    questions = {heading.line for heading in asked}
+    held = _held(asked)
     body = outline_lines(outline, title.end, len(outline.lines))
     found = Recognised(title=title.text)
     found.not_taken.append(NotTaken(title.line, title.text, Reason.TITLE))
     found.not_taken += [
         NotTaken(heading.line, heading.text, Reason.INSIDE_ANSWER)
         for heading in outline.headings
-        if heading is not title
+        if heading is not title and heading.line not in questions
     ]
-    found.cards.append(Found(question, title.line, None, body, "", Syntax.FILE_NAME))
+    kept = [line for line in body if line[0] not in held]
+    found.cards.append(Found(question, title.line, None, kept, "", Syntax.FILE_NAME))
+    found.cards += [_asked_card(outline, heading) for heading in asked]
     return found
 
 
@@ -79,6 +100,41 @@ def _asking(name: str) -> str | None:
     return question if asks(question) and not generic_question(question) else None
 
 
+def _asked_below(outline: Outline, title: Heading) -> list[Heading]:
+    """The outermost headings under the title that ask with a mark (`?`, `Q:`), each holding
+    an answer; none when the title would keep no answer of its own without them."""
+    asked: list[Heading] = []
+    for heading in outline.headings:
+        if not title.line < heading.line < title.stop:
+            continue  # the title's own, not `# Links` or `# Next questions` after it
+        if asked and heading.line < asked[-1].stop:
+            continue  # inside the answer of the question above it
+        marked = question_text(_unlinked(heading.text))[1]
+        if marked and outline.holds_text(heading.end, heading.stop):
+            asked.append(heading)
+    held = _held(asked)
+    kept = outline.blocks_between(title.end, title.stop)
+    return asked if any(block.start not in held for block in kept) else []
+
+
+def _held(asked: list[Heading]) -> set[int]:
+    """The lines of the headings that ask and of their answers."""
+    return {line for heading in asked for line in range(heading.line, heading.stop)}
+
+
+def _asked_card(outline: Outline, heading: Heading) -> Found:
+    question = question_text(_unlinked(heading.text))[0]
+    body = outline_lines(outline, heading.end, heading.stop)
+    return Found(question, heading.line, heading.explicit_id, body, "", Syntax.QUESTION_HEADING)
+
+
+def _unlinked(text: str) -> str:
+    """A heading's text, or its link's text when the heading is one link to where it came from
+    (`## [How do we use fragments?](https://…)`)."""
+    match = _LINKED.fullmatch(text.strip())
+    return match.group(1).strip() if match else text
+
+
 def _names(question: str, subject: str) -> bool:
     """Whether the title names what the question asks about: each of its words is one of the
     question's, give or take an ending ("Intent" in "What do you know about Intents")."""
@@ -95,7 +151,7 @@ def _asks_throughout(outline: Outline, title: Heading) -> bool:
     below = [h for h in outline.headings if h is not title]
     asking = 0
     for heading in below:
-        words, marked = question_text(heading.text)
+        words, marked = question_text(_unlinked(heading.text))
         asking += marked or asks(words)
     return asking >= 2 and 2 * asking > len(below)
 
