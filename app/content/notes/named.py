@@ -15,6 +15,15 @@ its answer what it holds, the name's card keeping the rest. Only the mark counts
 note of one question, `## How ArrayMap works`, `## Implement a BackupAgent` or `## Define a
 schema` name parts of the answer, however much their wording asks elsewhere. When the title
 would keep no text of its own, nothing is taken from it.
+
+A note with no heading at all (`What is savedInstanceState bundle.md`: paragraphs and lists)
+is one card, its name the question, when the name asks and nothing else in the note is a card,
+by any recogniser or as a cloze deletion: the name is then the only place the note says what
+it answers. A name may ask and the note not answer it (`What I read this week.md`, a list of
+links), so the name is taken at its word only where the note gives nothing else to read; a
+short first line standing alone is its title, not its answer. A `Q:` line, a `<details>` fold
+or a list item that asks are the author's own cards and keep the note theirs; a heading says
+what a note is about better than its name does, so a note with one is read by the rules above.
 """
 
 import re
@@ -61,6 +70,27 @@ def file_name_question(outline: Outline, name: str) -> Recognised | None:
     if not outline.holds_text(title.end, len(outline.lines)):
         return None
     return _named_cards(outline, title, question)
+
+
+def untitled_question(outline: Outline, name: str, found: Recognised) -> Recognised | None:
+    """A note without headings, in which `found` holds no card, as one card whose question is
+    its file name `name`; or None."""
+    # A question written with no answer under it is still the author's, and told as such.
+    unanswered = any(item.reason == Reason.NO_ANSWER for item in found.not_taken)
+    if outline.headings or found.cards or unanswered:
+        return None
+    question = _asking(name)
+    if question is None:
+        return None
+    titles = [item for item in found.not_taken if item.reason == Reason.TITLE]
+    taken = {item.line for item in titles}
+    body = [line for line in outline_lines(outline, 0, len(outline.lines)) if line[0] not in taken]
+    first = next((index for index, text in body if text.strip()), None)
+    if first is None:
+        return None
+    whole = Recognised(not_taken=titles, title=found.title, plain=True)
+    whole.cards.append(Found(question, first, None, body, "", Syntax.FILE_NAME))
+    return whole
 
 
 def _named_cards(outline: Outline, title: Heading, question: str) -> Recognised:
