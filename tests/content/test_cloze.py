@@ -74,6 +74,16 @@ def test_highlights_and_bold_are_deletions_only_where_a_note_opts_in() -> None:
     ]
 
 
+def test_a_note_of_deletions_keeps_them_whatever_its_name_asks() -> None:
+    note = "A vector clock keeps {{c1::one counter per node}}, sent with every message.\n"
+    cards = cards_of(note, "What is a vector clock.md")
+    assert [(card.kind, card.question) for card in cards] == [
+        ("cloze", "A vector clock keeps […], sent with every message.")
+    ]
+    [card] = cards_of(note.replace("{{c1::", "").replace("}}", ""), "What is a vector clock.md")
+    assert (card.kind, card.question) == ("basic", "What is a vector clock")
+
+
 def test_editing_text_outside_a_deletion_keeps_the_card_id() -> None:
     before = {card.question: card.id for card in cards_of(GPU)}
     edited = GPU.replace("The H100 SXM has", "NVIDIA's H100 SXM GPU has").replace(

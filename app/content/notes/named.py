@@ -8,6 +8,22 @@ asks about, and everything under the title answers it, its sub-headings sections
 Both are needed. A name that only repeats the title ("Design patterns.md", "# Design
 patterns") or says nothing of it asks no more than any note's name does; a title such as "GPU
 memory hierarchy" in a note named after it asks nothing at all.
+
+A heading under the title that asks with a mark (`## How do we use fragments?`, often a link
+to the page its answer came from) is one more question the note answers: a card of its own,
+its answer what it holds, the name's card keeping the rest. Only the mark counts here: in a
+note of one question, `## How ArrayMap works`, `## Implement a BackupAgent` or `## Define a
+schema` name parts of the answer, however much their wording asks elsewhere. When the title
+would keep no text of its own, nothing is taken from it.
+
+A note with no heading at all (`What is savedInstanceState bundle.md`: paragraphs and lists)
+is one card, its name the question, when the name asks and nothing else in the note is a card,
+by any recogniser or as a cloze deletion: the name is then the only place the note says what
+it answers. A name may ask and the note not answer it (`What I read this week.md`, a list of
+links), so the name is taken at its word only where the note gives nothing else to read; a
+short first line standing alone is its title, not its answer. A `Q:` line, a `<details>` fold
+or a list item that asks are the author's own cards and keep the note theirs; a heading says
+what a note is about better than its name does, so a note with one is read by the rules above.
 """
 
 import re
@@ -32,10 +48,14 @@ _JOINING = frozenset({"vs", "versus", "and", "or", "the", "a", "an", "of", "in",
 _WORD = re.compile(r"\w+")
 # An expansion after the subject: "ANR (Application Not Responding)" for "What is ANR".
 _BRACKETED = re.compile(r"[(（][^()（）]*[)）]")
+# A heading that is one link: its text (one level of brackets inside), then a target that may
+# hold one level of parentheses (`…Are%20(and%20Aren't)`).
+_LINKED = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])+)\]\([^\s()]*(?:\([^\s()]*\)[^\s()]*)*\)")
 
 
 def file_name_question(outline: Outline, name: str) -> Recognised | None:
-    """The note as one card whose question is its file name `name`, or None."""
+    """The note as one card whose question is its file name `name`, or None; each sub-heading
+    of the title that asks with a mark is a card of its own."""
     title = _title(outline)
     if title is None:
         return None
@@ -49,15 +69,46 @@ def file_name_question(outline: Outline, name: str) -> Recognised | None:
         return None
     if not outline.holds_text(title.end, len(outline.lines)):
         return None
+    return _named_cards(outline, title, question)
+
+
+def untitled_question(outline: Outline, name: str, found: Recognised) -> Recognised | None:
+    """A note without headings, in which `found` holds no card, as one card whose question is
+    its file name `name`; or None."""
+    # A question written with no answer under it is still the author's, and told as such.
+    unanswered = any(item.reason == Reason.NO_ANSWER for item in found.not_taken)
+    if outline.headings or found.cards or unanswered:
+        return None
+    question = _asking(name)
+    if question is None:
+        return None
+    titles = [item for item in found.not_taken if item.reason == Reason.TITLE]
+    taken = {item.line for item in titles}
+    body = [line for line in outline_lines(outline, 0, len(outline.lines)) if line[0] not in taken]
+    first = next((index for index, text in body if text.strip()), None)
+    if first is None:
+        return None
+    whole = Recognised(not_taken=titles, title=found.title, plain=True)
+    whole.cards.append(Found(question, first, None, body, "", Syntax.FILE_NAME))
+    return whole
+
+
+def _named_cards(outline: Outline, title: Heading, question: str) -> Recognised:
+    """The name's card, everything after the title but the headings that ask, then theirs."""
+    asked = _asked_below(outline, title)
+    questions = {heading.line for heading in asked}
+    held = _held(asked)
     body = outline_lines(outline, title.end, len(outline.lines))
     found = Recognised(title=title.text)
     found.not_taken.append(NotTaken(title.line, title.text, Reason.TITLE))
     found.not_taken += [
         NotTaken(heading.line, heading.text, Reason.INSIDE_ANSWER)
         for heading in outline.headings
-        if heading is not title
+        if heading is not title and heading.line not in questions
     ]
-    found.cards.append(Found(question, title.line, None, body, "", Syntax.FILE_NAME))
+    kept = [line for line in body if line[0] not in held]
+    found.cards.append(Found(question, title.line, None, kept, "", Syntax.FILE_NAME))
+    found.cards += [_asked_card(outline, heading) for heading in asked]
     return found
 
 
@@ -79,6 +130,41 @@ def _asking(name: str) -> str | None:
     return question if asks(question) and not generic_question(question) else None
 
 
+def _asked_below(outline: Outline, title: Heading) -> list[Heading]:
+    """The outermost headings under the title that ask with a mark (`?`, `Q:`), each holding
+    an answer; none when the title would keep no answer of its own without them."""
+    asked: list[Heading] = []
+    for heading in outline.headings:
+        if not title.line < heading.line < title.stop:
+            continue  # the title's own, not `# Links` or `# Next questions` after it
+        if asked and heading.line < asked[-1].stop:
+            continue  # inside the answer of the question above it
+        marked = question_text(_unlinked(heading.text))[1]
+        if marked and outline.holds_text(heading.end, heading.stop):
+            asked.append(heading)
+    held = _held(asked)
+    kept = outline.blocks_between(title.end, title.stop)
+    return asked if any(block.start not in held for block in kept) else []
+
+
+def _held(asked: list[Heading]) -> set[int]:
+    """The lines of the headings that ask and of their answers."""
+    return {line for heading in asked for line in range(heading.line, heading.stop)}
+
+
+def _asked_card(outline: Outline, heading: Heading) -> Found:
+    question = question_text(_unlinked(heading.text))[0]
+    body = outline_lines(outline, heading.end, heading.stop)
+    return Found(question, heading.line, heading.explicit_id, body, "", Syntax.QUESTION_HEADING)
+
+
+def _unlinked(text: str) -> str:
+    """A heading's text, or its link's text when the heading is one link to where it came from
+    (`## [How do we use fragments?](https://…)`)."""
+    match = _LINKED.fullmatch(text.strip())
+    return match.group(1).strip() if match else text
+
+
 def _names(question: str, subject: str) -> bool:
     """Whether the title names what the question asks about: each of its words is one of the
     question's, give or take an ending ("Intent" in "What do you know about Intents")."""
@@ -95,7 +181,7 @@ def _asks_throughout(outline: Outline, title: Heading) -> bool:
     below = [h for h in outline.headings if h is not title]
     asking = 0
     for heading in below:
-        words, marked = question_text(heading.text)
+        words, marked = question_text(_unlinked(heading.text))
         asking += marked or asks(words)
     return asking >= 2 and 2 * asking > len(below)
 

@@ -127,7 +127,11 @@ def parse_note(
         outline = build_outline(stripped)
         lines = stripped
     found = recognise(
-        outline, style=None if style == "auto" else style, house=house, name=note_stem(path)
+        outline,
+        style=None if style == "auto" else style,
+        house=house,
+        name=note_stem(path),
+        clozes=bool(clozes),
     )
     note = NoteTokens("\n".join(outline.lines), first, outline.tokens)
     groups = Groups(outline.tokens, outline.lines)

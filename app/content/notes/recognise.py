@@ -4,7 +4,8 @@ Each recogniser claims the parts of a note's outline it understands: question he
 level, by `?`, `Q:` or numbering), then, in the text no heading card holds, `Q:` lines, numbered
 lines, bold questions, `question::answer`, a `?` line between question and answer, `<details>`,
 question callouts and list items that ask; or a whole note answers the question its file
-name asks. A note's front matter `style:` chooses the house
+name asks, under a title that names its subject or, when nothing else in a note without
+headings is a card, with no heading at all. A note's front matter `style:` chooses the house
 format's fixed rules instead (`question`: `Q:` headings at levels 2–4; `numbered`: numbered
 headings at levels 2–3).
 """
@@ -12,7 +13,7 @@ headings at levels 2–3).
 from app.content.notes.headings import (
     recognise_headings,
 )
-from app.content.notes.named import file_name_question
+from app.content.notes.named import file_name_question, untitled_question
 from app.content.notes.outline import Heading, Outline
 from app.content.notes.wording import (
     HOUSE_NUMBER,
@@ -26,17 +27,29 @@ from app.content.notes.wording import (
 
 
 def recognise(
-    outline: Outline, *, style: str | None, house: bool = False, name: str = ""
+    outline: Outline,
+    *,
+    style: str | None,
+    house: bool = False,
+    name: str = "",
+    clozes: bool = False,
 ) -> Recognised:
     """Find the cards of a note; `style` is the front matter's, None to decide from structure.
 
     `house`: the note is a deck of the house layout, where numbered headings in one flat run
     are questions however they are worded. `name`: the note's file name, which may be the one
-    question the note answers (app.content.notes.named).
+    question the note answers (app.content.notes.named). `clozes`: the note holds cloze
+    deletions, its cards, which a note without headings keeps rather than be one card.
     """
     if style in ("question", "numbered"):
         return _house(outline, style)
-    return file_name_question(outline, name) or recognise_headings(outline, house)
+    named = file_name_question(outline, name)
+    if named is not None:
+        return named
+    found = recognise_headings(outline, house)
+    if clozes:
+        return found
+    return untitled_question(outline, name, found) or found
 
 
 # --- the house format ---------------------------------------------------------------------
