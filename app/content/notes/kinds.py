@@ -145,11 +145,15 @@ def _standalone(
     cannot be answered. The numbered heading above them is the question they answer where one
     of them was taken for a card, where the numbered headings beside it are cards, or where it
     opens with text of its own ("## 2.中文分词难点", a paragraph, then "### 2.1 分词标准"): a
-    part title goes straight to its first sub-heading. Returns the headings made cards.
+    part title goes straight to its first sub-heading. But where the numbered headings beside
+    it are sections of questions ("### 1. 理论篇", "### 2. 实践篇"), it is one more section, and
+    its numbered sub-headings ("#### 3.1 单机单卡场景") entries of the book like theirs.
+    Returns the headings made cards.
     """
     promoted: set[int] = set()
     for group in sibling_groups(headings):
         numbered_cards = any(facts.numbered[h.index] and kinds[h.index] == Kind.CARD for h in group)
+        sections = any(facts.numbered[h.index] and kinds[h.index] == Kind.SECTION for h in group)
         for heading in group:
             i = heading.index
             if not heading.children or not facts.numbered[i] or facts.holds_asking[i]:
@@ -158,7 +162,7 @@ def _standalone(
                 continue
             if (
                 numbered_cards
-                or any(kinds[c.index] == Kind.CARD for c in heading.children)
+                or (not sections and any(kinds[c.index] == Kind.CARD for c in heading.children))
                 or has_text(outline, heading.end, heading.children[0].line)
             ):
                 kinds[i] = Kind.CARD
