@@ -13,6 +13,7 @@ from app.content.notes.recognisers.lines import (
     bold_question,
     without_answer_fold,
 )
+from app.content.notes.topics import topic_cards
 from app.content.notes.wording import (
     BOLD_LINE,
     Found,
@@ -44,8 +45,9 @@ def recognise_headings(outline: Outline, house: bool) -> Recognised:
         kinds[index] = Kind.LABELLED
     claimed: set[int] = {line for card in labelled for line, _ in card.body}
     claimed |= {outline.headings[index].line for index in held}
+    topics = topic_cards(outline, kinds, title)
     level = _level_sections(outline, title, kinds)
-    claimed |= _heading_cards(outline, title, kinds, level, found)
+    claimed |= _heading_cards(outline, title, kinds, level, found, topics)
     _region_cards(outline, title, kinds, level, claimed, found, parts)
     found.cards.sort(key=lambda card: card.line)
     found.not_taken.sort(key=lambda item: item.line)
@@ -58,6 +60,7 @@ def _heading_cards(
     kinds: list[Kind],
     level: dict[int, Heading],
     found: Recognised,
+    topics: set[int],
 ) -> set[int]:
     """The cards whose question is a heading; returns the lines they hold."""
     cards: list[tuple[Heading, int]] = []  # a card heading and where its answer stops
@@ -86,8 +89,10 @@ def _heading_cards(
             continue
         section = _section_of(heading, title, kinds, level)
         syntax = Syntax.NUMBERED_HEADING if numbering(heading.text) else Syntax.QUESTION_HEADING
+        if heading.index in topics:
+            syntax = Syntax.TOPIC_HEADING
         card = Found(question, heading.line, heading.explicit_id, body, section, syntax)
-        found.cards += _split_at_bold_questions(card, outline)
+        found.cards += _split_at_bold_questions(card, outline, topic=heading.index in topics)
     return claimed
 
 
@@ -138,12 +143,14 @@ def _carry_over_parts(cards: list[Found], parts: list[Heading], lines: list[str]
                 break
 
 
-def _split_at_bold_questions(card: Found, outline: Outline) -> list[Found]:
+def _split_at_bold_questions(card: Found, outline: Outline, *, topic: bool) -> list[Found]:
     """A heading card whose answer holds bold questions ("**1.2 …？**"): one card each.
 
     Notes write some questions as headings and the next as bold paragraphs. A bold question
-    opening a paragraph is the next question when it is numbered, or when the answer holds
-    several; a heading left with no answer of its own before them is only their section.
+    opening a paragraph is the next question when it is numbered, when the answer holds
+    several, or when the heading names a topic (app.content.notes.topics): a topic asks
+    nothing that the bold question could be part of. A heading left with no answer of its own
+    before them is only their section.
     """
     leads: list[tuple[int, str, str, bool]] = []
     for index, _ in card.body:
@@ -157,7 +164,9 @@ def _split_at_bold_questions(card: Found, outline: Outline) -> list[Found]:
         # "**2**. Add a font file": a step of the answer, numbered in bold, asks nothing.
         if bold and lead and (question_text(lead.group(1))[1] or asks(bold[0])):
             leads.append((index, bold[0], bold[1], numbering(lead.group(1)) is not None))
-    starts = {i: (q, rest) for i, q, rest, numbered in leads if numbered or len(leads) >= 2}
+    starts = {
+        i: (q, rest) for i, q, rest, numbered in leads if numbered or topic or len(leads) >= 2
+    }
     if not starts:
         return [card]
     out = [card]

@@ -155,6 +155,7 @@ class Syntax(StrEnum):
     HOUSE = "house"
     QUESTION_HEADING = "question-heading"
     NUMBERED_HEADING = "numbered-heading"
+    TOPIC_HEADING = "topic-heading"  # a topic note's heading (app.content.notes.topics)
     LABELLED_HEADINGS = "labelled-headings"
     FILE_NAME = "file-name"
     HEADING = "heading"
