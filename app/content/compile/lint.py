@@ -9,7 +9,6 @@ math text that starts with the tail of a well-known command.
 """
 
 import re
-import unicodedata
 from bisect import bisect_left
 from dataclasses import dataclass
 
@@ -72,6 +71,9 @@ EATEN_TAILS: dict[str, str] = {
     "pprox": r"\approx",
 }
 
+# Unicode's control characters (category Cc), the line break among them.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
 # Tails of commands that take an argument count only with their brace: `rac{`, `ext{`.
 BRACED_TAILS = frozenset({"rac", "ext", "extbf", "extrm"})
 # A tail counts only as a whole word (no letter after it) at the start of the formula, of a line
@@ -109,21 +111,23 @@ def _is_layout_tab(tex: str, index: int, indents: bool) -> bool:
 def formula_warnings(tex: str, *, inline: bool) -> list[FormulaWarning]:
     """Find eaten escapes in the TeX of one formula; `inline` for `$…$` math."""
     warnings: list[FormulaWarning] = []
-    # Kept while walking the formula, not counted again from its start for each character
-    # (quadratic in a long formula): the line breaks so far, and whether the line is blank.
+    # Only control characters matter here: the walk visits them, not every character of the
+    # formula. Kept as it goes, not read again from the line's start at each one (quadratic
+    # in a long line): the line breaks so far, whether the line is blank, and up to where.
     breaks: list[int] = []
-    blank = True
-    for index, char in enumerate(tex):
+    blank, seen = True, 0
+    for match in _CONTROL.finditer(tex):
+        index, char = match.start(), match.group()
         if char == "\n":
             breaks.append(index)
-            blank = True
+            blank, seen = True, index + 1
             continue
-        if unicodedata.category(char) == "Cc" and not (
-            char == "\t" and _is_layout_tab(tex, index, blank)
-        ):
+        if blank and index > seen:
+            blank = tex[seen:index].isspace()
+        if not (char == "\t" and _is_layout_tab(tex, index, blank)):
             said = Said.of("formula_control_char", char=f"{ord(char):04X}")
             warnings.append(FormulaWarning(len(breaks), said))
-        blank = blank and char.isspace()
+        blank, seen = blank and char.isspace(), index + 1
     if inline and "\n" in tex.strip():
         warnings.append(FormulaWarning(0, Said.of("formula_spans_lines")))
     prose = _TEXT_ARGUMENT.sub(lambda match: " " * len(match.group()), tex)

@@ -6,7 +6,6 @@ is a run of the paragraph's lines, less the label that opened its first line: it
 the paragraph's children between two line breaks, when those give what the lines alone give.
 """
 
-import copy
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -14,6 +13,7 @@ from dataclasses import dataclass
 from markdown_it.token import Token
 
 from app.content.notes.cuts import balanced, line_starts, strong_end
+from app.content.notes.markdown import copied
 
 
 @dataclass(frozen=True)
@@ -147,13 +147,15 @@ def cell_paragraph(inline: Token) -> list[Token]:
 
 def cut_paragraph(part: list[Token], span: Span) -> list[Token]:
     """A paragraph's tokens less the lines and the label `span` leaves out."""
-    opening, inline = copy.copy(part[0]), copy.copy(part[1])
+    # The opening is the note's own unless its line changes; the inline's children change.
+    opening, inline = part[0], copied(part[1])
     children = list(inline.children or [])[span.skip : span.stop]
     if span.chars:
-        children[0] = copy.copy(children[0])
+        children[0] = copied(children[0])
         children[0].content = children[0].content[span.chars :]
     inline.children = children
     if span.down:  # the text starts further down: errors are reported there
+        opening = copied(opening)
         for token in (opening, inline):
             if token.map:
                 token.map = [token.map[0] + span.down, token.map[1]]

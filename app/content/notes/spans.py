@@ -11,7 +11,6 @@ tokens than in the note has no ranges and is parsed on its own.
 """
 
 import bisect
-import copy
 from dataclasses import dataclass, field
 
 from markdown_it.token import Token
@@ -19,7 +18,7 @@ from markdown_it.token import Token
 from app.content.notes.containers import Container, html_lines
 from app.content.notes.cuts import InlineSpan, line_of, question_in
 from app.content.notes.htmltext import html_headings, html_inlines
-from app.content.notes.markdown import parser
+from app.content.notes.markdown import copied, parser
 from app.content.notes.paragraphs import (
     Paragraph,
     Span,
@@ -104,7 +103,7 @@ class NoteTokens:
         token = self.stream()[span.index]
         if span.line is not None:  # a heading or summary written in raw HTML
             token = html_inlines(token)[span.line]
-        token = copy.copy(token)
+        token = copied(token)
         token.map = [span.at, span.at + 1]  # the question's line, where its problems are
         children = list(token.children or [])[span.start : span.stop]
         if span.prefix:
@@ -127,10 +126,10 @@ class NoteTokens:
         if cut.suffix:
             asked[-1] = _text(asked[-1], asked[-1].content[: -cut.suffix])
         answered[0] = _text(answered[0], answered[0].content[cut.answer :])
-        question, body = copy.copy(inline), copy.copy(inline)
+        question, body = copied(inline), copied(inline)
         question.children = [c for c in asked if c.type != "text" or c.content]
         body.children = [c for c in answered if c.type != "text" or c.content]
-        opening = copy.copy(stream[cut.inline - 1])
+        opening = copied(stream[cut.inline - 1])
         for token in (opening, body):  # the answer starts a line down: errors point there
             if token.map:
                 token.map = [token.map[0] + 1, token.map[1]]
@@ -154,7 +153,7 @@ def _html_lines(token: Token, low: int, high: int) -> Token:
 
 
 def _shown(token: Token) -> Token:
-    shown = copy.copy(token)
+    shown = copied(token)
     shown.hidden = False
     return shown
 
@@ -170,7 +169,7 @@ def _ended(tokens: list[Token]) -> list[Token]:
 
 
 def _text(token: Token, content: str) -> Token:
-    cut = copy.copy(token)
+    cut = copied(token)
     cut.content = content
     return cut
 
