@@ -69,10 +69,13 @@ async function asset(request, url) {
   return response;
 }
 
+// How long a failed navigation waits before it is tried once more.
+const RETRY_MS = 250;
+
 async function page(request, url) {
   let response;
   try {
-    response = await fetch(request);
+    response = await fetchOnceMore(request);
   } catch (error) {
     // Offline: this page as last seen, else the study page, which studies on from its pack;
     // only the current session's, and only until its time is up.
@@ -84,6 +87,18 @@ async function page(request, url) {
   // A copy not kept (storage full) still leaves the page to show.
   await inTurn(() => keep(request, response)).catch(() => {});
   return response;
+}
+
+// The network often comes back a moment after the page saw it back (a phone between networks):
+// a page kept from the morning would show cards already rated, so a failed navigation is tried
+// once more before the kept copy is shown.
+async function fetchOnceMore(request) {
+  try {
+    return await fetch(request);
+  } catch (error) {
+    await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+    return fetch(request);
+  }
 }
 
 async function keptPage(cacheName, request, url) {

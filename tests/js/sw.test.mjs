@@ -24,7 +24,8 @@ function worker(answer = () => html("local")) {
   const clock = fakeClock();
   const caches = fakeCaches(ORIGIN);
   const handlers = {};
-  const network = { offline: false, answer, asked: [] };
+  // `failures`: how many requests fail before the network answers again.
+  const network = { offline: false, failures: 0, answer, asked: [] };
   const context = {
     SHELL: { version: "v1", urls: [] },
     self: {
@@ -35,6 +36,10 @@ function worker(answer = () => html("local")) {
     },
     caches,
     fetch: async (request) => {
+      if (network.failures > 0) {
+        network.failures -= 1;
+        throw new TypeError("Failed to fetch");
+      }
       if (network.offline) throw new TypeError("Failed to fetch");
       const url = new URL(typeof request === "string" ? request : request.url, ORIGIN);
       network.asked.push(url.pathname + url.search);
@@ -45,6 +50,8 @@ function worker(answer = () => html("local")) {
     URL,
     Date: { now: clock },
     Promise,
+    // The worker's pause before it tries a navigation again, without the wait.
+    setTimeout: (resolve) => resolve(),
     JSON,
     parseInt,
   };
@@ -94,6 +101,16 @@ test("local mode: pages are kept and shown offline, however long after", async (
   sw.clock.advance(30 * 24 * HOUR);
   assert.equal(await sw.shows("/stats"), "local /stats");
   assert.equal(await sw.shows("/settings"), null, "never opened, and not the study page either");
+});
+
+test("a navigation that fails once is tried again before the kept page is shown", async () => {
+  let visits = 0;
+  const sw = worker((path) => html("local", { body: `${path} #${++visits}` }));
+  assert.equal(await sw.shows("/study"), "/study #1");
+  sw.network.failures = 1;
+  assert.equal(await sw.shows("/study"), "/study #2", "the live page, not the morning's copy");
+  sw.network.failures = 2;
+  assert.equal(await sw.shows("/study"), "/study #2", "down twice: the copy kept");
 });
 
 test("a member's pages are shown offline only until the time her page gave", async () => {
