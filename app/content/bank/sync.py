@@ -210,7 +210,7 @@ def import_content(
         workers = _worker_count(changed)
         # Every note's tokens stay alive from its parse to its render, and the decks the
         # report reads to the import's end: a full collection before then frees next to
-        # nothing (two of them took ~0.3 s in the last transaction and the report).
+        # nothing.
         whole.enter_context(fewer_full_collections())
         with worker_pool(workers) as pool:
             parsed = parse_sources(changed, pool)

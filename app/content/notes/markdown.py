@@ -90,8 +90,8 @@ def _from_the_start(rule: Any) -> Any:
     return rule_from_the_start
 
 
-# Token is a dataclass with slots: copy.copy goes through __reduce_ex__, three times the cost
-# of copying the slots, and the walk over a deck's blocks copies tokens ~10 times a card.
+# Token is a dataclass with slots: copy.copy goes through __reduce_ex__, which costs more than
+# copying the slots, and the walk over a deck's blocks copies tokens several times a card.
 _TOKEN_SLOTS = Token.__slots__
 
 
