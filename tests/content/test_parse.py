@@ -825,3 +825,13 @@ def test_a_fold_to_hide_the_contents_is_no_card() -> None:
         """
     )
     assert [card.question for card in deck.cards] == ["What is a message map?"]
+
+
+def test_a_question_ending_in_code_keeps_its_closing_mark() -> None:
+    # A closing backtick is a modifier symbol to Unicode, as an emoji's skin tone is; only the
+    # emoji is trimmed from a heading's end.
+    deck, _ = parse_deck(
+        PATH, "# Notes\n\n## 什么时候用 `torch.compile`\n\n图稳定时。\n\n## Why? 👍🏽\n\nBecause.\n"
+    )
+    assert deck is not None
+    assert [card.question for card in deck.cards] == ["什么时候用 `torch.compile`", "Why?"]

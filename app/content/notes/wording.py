@@ -232,10 +232,14 @@ class Recognised:
 _TAIL = {"So", "Sk", "Zs", "Zl", "Zp", "Cc", "Cf", "Mn", "Me", "Mc"}
 
 
+# Modifier symbols Markdown writes with: a closing code mark ("整流线性单元 `ReLU`") and `^`.
+_KEPT_TAIL = frozenset("`^")
+
+
 def _trim_tail(text: str) -> str:
     """`text` without trailing emoji, marks and spaces ("What is X? 👶" asks as "What is X?")."""
     end = len(text)
-    while end and unicodedata.category(text[end - 1]) in _TAIL:
+    while end and text[end - 1] not in _KEPT_TAIL and unicodedata.category(text[end - 1]) in _TAIL:
         end -= 1
     return text[:end]
 
