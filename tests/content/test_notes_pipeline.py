@@ -256,3 +256,30 @@ def test_the_recognisers_take_time_in_proportion_to_the_note(kind: str) -> None:
     make = _ADVERSARIAL[kind]
     ratio = _cpu(make(30_000)) / _cpu(make(3_000))
     assert ratio < 35, ratio
+
+
+@pytest.mark.parametrize(
+    ("heading", "text"),
+    [
+        ("[How do we use Fragments?](https://example.org/a_(b))", "How do we use Fragments?"),
+        ("[What does `commit()` do?](https://example.org/a_(b))", "What does `commit()` do?"),
+        ("[Why *this* and __that__?](https://example.org/a)", "Why *this* and __that__?"),
+        ("[What is $x^2$ or \\(y\\)?](https://example.org/a)", "What is $x^2$ or \\(y\\)?"),
+        (
+            "[Is \\*x\\* &amp; <b>y</b> ~~z~~?](https://example.org/a)",
+            "Is \\*x\\* &amp; <b>y</b> ~~z~~?",
+        ),
+        ("[See <https://example.org/b>](https://example.org/a)", "See <https://example.org/b>"),
+        ('[Is `]` a bracket?](<https://example.org/a b> "title")', "Is `]` a bracket?"),
+        ('<a id="q"></a> [Anchored?](https://example.org/a) {#anchored}', "Anchored?"),
+        ("[By reference?][ref]", "By reference?"),
+        ("[What is it?](https://example.org/a) and more", None),
+        ("**[Bold around it?](https://example.org/a)**", None),
+        ("[One](https://example.org/a) [two](https://example.org/b)", None),
+        ("What is it?", None),
+        ("<https://example.org/faq?>", None),
+    ],
+)
+def test_a_heading_that_is_one_link_has_its_texts_markdown(heading: str, text: str | None) -> None:
+    outline = build_outline([f"## {heading}", "", "[ref]: https://example.org/r"])
+    assert outline.headings[0].link_text == text

@@ -170,3 +170,70 @@ def strong_end(children: list[Token], prefix: str) -> tuple[int, str] | None:
                 return None
             return index + 1, prefix[len(source) :]
     return None
+
+
+def sole_link(children: list[Token], tail: str = "") -> tuple[int, int] | None:
+    """Where the text of the one link that `children` are starts and ends among them (a
+    heading `[How do we use fragments?](https://…)`), or None. Blank text and anchors around
+    the link are no part of what the children say, nor a text `tail` after it (`{#id}`)."""
+    kept = [
+        index
+        for index, child in enumerate(children)
+        if not (_left_out(child) or (child.type == "text" and child.content.strip() in ("", tail)))
+    ]
+    # A bare address (`<https://…/faq?>`) names no question: only a link written with its text.
+    if not kept or children[kept[0]].type != "link_open" or children[kept[0]].markup == "autolink":
+        return None
+    depth = 0  # an autolink (`<https://…>`) nests inside the link's text
+    for index in range(kept[0], kept[-1] + 1):
+        child = children[index]
+        depth += child.nesting if child.type in ("link_open", "link_close") else 0
+        if depth == 0:
+            return (kept[0] + 1, index) if index == kept[-1] else None
+    return None
+
+
+def link_text(inline: Token, tail: str = "") -> str | None:
+    """The Markdown of the link's text when `inline` is one link but for a `tail` after it;
+    anchors in it left out, as they are from a heading's text."""
+    children = inline.children or []
+    link = sole_link(children, tail)
+    source = None if link is None else inline_source(children[link[0] : link[1]])
+    return None if source is None else _ANCHOR.sub("", source).strip()
+
+
+def inline_source(children: list[Token]) -> str | None:
+    """The Markdown that inline `children` were parsed from, as the author could have written
+    it (a code span without the spaces padding it), or None when one of them has no source."""
+    parts: list[str] = []
+    for child in children:
+        part = _source(child)
+        if part is None:
+            return None
+        parts.append(part)
+    return "".join(parts)
+
+
+# Delimiters that close differently from how they open.
+_CLOSING = {"\\(": "\\)"}
+
+
+def _source(token: Token) -> str | None:
+    kind = token.type
+    if kind in ("text", "html_inline"):
+        return token.content
+    if kind in ("softbreak", "hardbreak"):
+        return " "
+    if kind == "text_special":  # an escape (`\*`) or an entity (`&amp;`) as written
+        return token.markup
+    if kind in ("code_inline", "math_inline", "math_inline_double"):
+        return token.markup + token.content + _CLOSING.get(token.markup, token.markup)
+    if kind.endswith(("_open", "_close")) and kind.startswith(("em_", "strong_", "s_", "mark_")):
+        return token.markup
+    if kind in ("link_open", "link_close") and token.markup == "autolink":
+        return "<" if token.nesting == 1 else ">"
+    if kind == "image":
+        title = token.attrGet("title")
+        target = str(token.attrGet("src") or "") + (f' "{title}"' if title else "")
+        return f"![{token.content}]({target})"
+    return None

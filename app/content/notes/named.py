@@ -48,9 +48,6 @@ _JOINING = frozenset({"vs", "versus", "and", "or", "the", "a", "an", "of", "in",
 _WORD = re.compile(r"\w+")
 # An expansion after the subject: "ANR (Application Not Responding)" for "What is ANR".
 _BRACKETED = re.compile(r"[(（][^()（）]*[)）]")
-# A heading that is one link: its text (one level of brackets inside), then a target that may
-# hold one level of parentheses (`…Are%20(and%20Aren't)`).
-_LINKED = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])+)\]\([^\s()]*(?:\([^\s()]*\)[^\s()]*)*\)")
 
 
 def file_name_question(outline: Outline, name: str) -> Recognised | None:
@@ -139,7 +136,7 @@ def _asked_below(outline: Outline, title: Heading) -> list[Heading]:
             continue  # the title's own, not `# Links` or `# Next questions` after it
         if asked and heading.line < asked[-1].stop:
             continue  # inside the answer of the question above it
-        marked = question_text(_unlinked(heading.text))[1]
+        marked = question_text(_said(heading))[1]
         if marked and outline.holds_text(heading.end, heading.stop):
             asked.append(heading)
     held = _held(asked)
@@ -153,16 +150,15 @@ def _held(asked: list[Heading]) -> set[int]:
 
 
 def _asked_card(outline: Outline, heading: Heading) -> Found:
-    question = question_text(_unlinked(heading.text))[0]
+    question = question_text(_said(heading))[0]
     body = outline_lines(outline, heading.end, heading.stop)
     return Found(question, heading.line, heading.explicit_id, body, "", Syntax.QUESTION_HEADING)
 
 
-def _unlinked(text: str) -> str:
-    """A heading's text, or its link's text when the heading is one link to where it came from
+def _said(heading: Heading) -> str:
+    """What a heading says: its link's text when it is one link to where it came from
     (`## [How do we use fragments?](https://…)`)."""
-    match = _LINKED.fullmatch(text.strip())
-    return match.group(1).strip() if match else text
+    return heading.link_text or heading.text
 
 
 def _names(question: str, subject: str) -> bool:
@@ -181,7 +177,7 @@ def _asks_throughout(outline: Outline, title: Heading) -> bool:
     below = [h for h in outline.headings if h is not title]
     asking = 0
     for heading in below:
-        words, marked = question_text(_unlinked(heading.text))
+        words, marked = question_text(_said(heading))
         asking += marked or asks(words)
     return asking >= 2 and 2 * asking > len(below)
 

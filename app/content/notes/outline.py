@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from markdown_it.token import Token
 
+from app.content.notes.cuts import link_text
 from app.content.notes.htmltext import html_headings
 from app.content.notes.markdown import MATH_TYPES, parser
 
@@ -72,6 +73,8 @@ class Heading:
     # The first line after everything this heading holds (the next heading at its level or above).
     stop: int = 0
     html: bool = False  # written as `<hN>`
+    # The Markdown of the link's text when the heading is one link (`## [What is X?](https://…)`).
+    link_text: str | None = None
 
 
 @dataclass
@@ -232,7 +235,8 @@ def _heading(index: int, token: Token, inline: Token, end: int) -> Heading:
     explicit, rest = explicit_id(_without_closing_hashes(text))
     text = rest.strip() if explicit is not None else _without_closing_hashes(text)
     assert token.map is not None
-    return Heading(index, token.map[0], end, int(token.tag[1]), text, explicit)
+    link = link_text(inline, "" if explicit is None else f"{{#{explicit}}}")
+    return Heading(index, token.map[0], end, int(token.tag[1]), text, explicit, link_text=link)
 
 
 def _html_block(
@@ -245,8 +249,10 @@ def _html_block(
             break
         if run < index:
             blocks.append(Block("html_block", run, index))
-        text = inline.content
-        headings.append(Heading(len(headings), index, index + 1, level, text, None, html=True))
+        text, link = inline.content, link_text(inline)
+        headings.append(
+            Heading(len(headings), index, index + 1, level, text, None, html=True, link_text=link)
+        )
         run = index + 1
     if run < end:
         blocks.append(Block("html_block", run, end))
