@@ -152,16 +152,16 @@ def test_a_note_past_the_workers_budget_travels_and_is_parsed_again(
 # into one question (labelled-headings). Lines whose tokens in the note are not what they give
 # alone: text that goes on in a raw HTML block after its `<h2>` or `<summary>` line
 # (html-headings, html-headings-anchors, details-adjacent), lines a list item took as its lazy
-# continuation (plain-text). A question that is the note's file name, written nowhere in the note,
-# or the text of the link a heading is (file-name-questions). Not cut yet: an `A:` line under its
-# `Q:` line inside one list item (bold-qa-markers, list-questions).
+# continuation (plain-text). A question that is the note's file name, written nowhere in the note
+# (file-name-questions). Not cut yet: an `A:` line under its `Q:` line inside one list item
+# (bold-qa-markers, list-questions).
 STILL_PARSED = {
     "admonition-labels": 2,
     "bold-qa-markers": 2,
     "details": 5,
     "details-adjacent": 1,
     "details-labels": 3,
-    "file-name-questions": 12,
+    "file-name-questions": 11,
     "html-headings": 1,
     "html-headings-anchors": 1,
     "inline-separator": 1,

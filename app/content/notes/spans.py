@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 from markdown_it.token import Token
 
 from app.content.notes.containers import Container, html_lines
-from app.content.notes.cuts import InlineSpan, line_of, question_in
+from app.content.notes.cuts import InlineSpan, inline_source, line_of, question_in, sole_link
 from app.content.notes.htmltext import html_headings, html_inlines
 from app.content.notes.markdown import copied, parser
+from app.content.notes.outline import explicit_id
 from app.content.notes.paragraphs import (
     Paragraph,
     Span,
@@ -325,16 +326,27 @@ class Groups:
         inline = self._tokens[opening + 1]
         children, content = inline.children or [], inline.content
         if head.type != "paragraph_open":
-            return (
-                question_in(children, content, question, opening + 1, line)
-                if head.map[0] == line
-                else None
-            )
+            if head.map[0] != line:
+                return None
+            cut = question_in(children, content, question, opening + 1, line)
+            return cut or _linked(children, content, question, opening + 1, line)
         found = line_of(children, content, line - head.map[0])  # the question is one of its lines
         if found is None:
             return None
         begin, end, text = found
         return question_in(children, text, question, opening + 1, line, within=(begin, end))
+
+
+def _linked(
+    children: list[Token], content: str, question: str, index: int, line: int
+) -> InlineSpan | None:
+    """`question` cut from the text of the one link a heading is (`## [What is X?](…)`)."""
+    explicit = explicit_id(content)[0]
+    link = sole_link(children, "" if explicit is None else f"{{#{explicit}}}")
+    source = None if link is None else inline_source(children[link[0] : link[1]])
+    if link is None or source is None:
+        return None
+    return question_in(children, source, question, index, line, within=link)
 
 
 _LISTS = ("bullet_list_open", "ordered_list_open")
