@@ -161,7 +161,7 @@ STILL_PARSED = {
     "details": 5,
     "details-adjacent": 1,
     "details-labels": 3,
-    "file-name-questions": 11,
+    "file-name-questions": 12,
     "html-headings": 1,
     "html-headings-anchors": 1,
     "inline-separator": 1,
