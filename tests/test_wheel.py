@@ -11,6 +11,7 @@ import pytest
 
 from tests.conftest import LiveServer, WriteContent
 from tests.support import http
+from tests.support.venvs import venv_with_wheel
 
 ROOT = Path(__file__).resolve().parent.parent
 HEAD = max(
@@ -41,7 +42,7 @@ def _run(*command: str | Path, cwd: Path, env: dict[str, str] | None = None) -> 
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A venv holding only the wheel built from this checkout and its dependencies."""
+    """A venv holding only the wheel built from this checkout and what it requires."""
     work = tmp_path_factory.mktemp("wheel")
     dist = work / "dist"
     _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", ROOT, "-w", dist, cwd=work)
@@ -57,25 +58,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "app/bundled/decks/",
     ):
         assert any(n.startswith(shipped) for n in names), f"{shipped} missing from {wheel.name}"
-    # No pip of its own (ensurepip costs as much CPU as building the wheel): this pip installs
-    # into it, so the venv holds the wheel, its dependencies and nothing else.
-    _run(sys.executable, "-m", "venv", "--without-pip", work / "venv", cwd=work)
-    # No byte-compiling of every dependency's modules (a quarter of the install's CPU, 3 s of
-    # 11): the checks below import what they use, and Python compiles that.
-    python = work / "venv" / "bin" / "python"
-    _run(
-        sys.executable,
-        "-m",
-        "pip",
-        "--python",
-        python,
-        "install",
-        "-q",
-        "--no-compile",
-        wheel,
-        cwd=work,
-    )
-    return work / "venv"
+    return venv_with_wheel(wheel, work / "venv")
 
 
 def _clean_env(**extra: str) -> dict[str, str]:
