@@ -28,11 +28,13 @@ _ASKS = re.compile(
     r"^(?:what|why|how|when|where|which|who|whose|is|are|can|could|does|do|did|should|would|"
     r"will|explain|describe|compare|implement|design|write|define|list|name|give|tell|"
     r"discuss|walk|demonstrate|specify|fix|determine|calculate|prove|solve|predict|"
-    r"suggest|summari[sz]e|outline|true or false|(?:the )?differences? between)\b"
+    r"suggest|summari[sz]e|outline|create|make|true or false|(?:the )?differences? between)\b"
     r"|[?？]\s*\S"
     r"|什么|为什么|为何|如何|怎么|怎样|哪些|哪个|哪种|多少|是否|能否|有没有|是啥|吗[?？]?$|呢[?？]?$"
     r"|^(?:请|简单)?(?:介绍|解释|说说|说一下|谈谈|讲讲|讲一下|简述|描述|实现|手写|对比|比较|列举|"
     r"写出|写一下|推导|证明|画出|列出|手推|分析|详述|阐述|论述)"
+    # "请说明…", "请给出…的例子", "请使下面的语句生效": a request to the reader (请求: a request)
+    r"|^请(?!求)"
     r"|(?:区别|异同|优缺点)[?？]?$",
     re.I,
 )
