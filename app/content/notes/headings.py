@@ -65,8 +65,9 @@ def _heading_cards(
     """The cards whose question is a heading; returns the lines they hold."""
     cards: list[tuple[Heading, int]] = []  # a card heading and where its answer stops
     stops = _answer_stops(outline.headings, kinds)
+    asked = {card.line for card in found.cards}  # `# Question` headings whose text is a card's
     for heading in outline.headings:
-        if heading is title:
+        if heading is title or heading.line in asked:
             continue
         kind = kinds[heading.index]
         if kind in (Kind.LABELLED, Kind.PART) or _inside_card(heading, kinds, stops):

@@ -57,8 +57,8 @@ def labelled_pairs(outline: Outline, title: Heading | None) -> tuple[list[Found]
     questions = [h for h in headings if labels[h.index][0] in _QUESTION_LABELS]
     answers = [h for h in headings if labels[h.index][0] in _ANSWER_LABELS]
     lines = [h.line for h in headings]
-    if not questions and len(answers) == 1 and title is not None:
-        return _title_answer(outline, title, answers[0], labels, lines)
+    if not questions and len(answers) == 1:
+        return _asked_above(outline, title, answers[0], labels, lines)
     cards: list[Found] = []
     held: set[int] = set()
     pending = _Answers(answers, labels)
@@ -82,6 +82,33 @@ def labelled_pairs(outline: Outline, title: Heading | None) -> tuple[list[Found]
         held |= {h.index for h in headings[first : bisect.bisect_left(lines, stop)]}
         cards.append(Found(text, question.line, None, body, "", Syntax.LABELLED_HEADINGS))
     return cards, held
+
+
+def _asked_above(
+    outline: Outline,
+    title: Heading | None,
+    answer: Heading,
+    labels: list[tuple[str, str]],
+    lines: list[int],
+) -> tuple[list[Found], set[int]]:
+    """The one answer heading's card, asked by the title or by the heading the note opens with
+    (`### Generate the Fibonacci sequence` over `#### Answer`)."""
+    if title is not None:
+        return _title_answer(outline, title, answer, labels, lines)
+    root = _root(outline)
+    if root is None:
+        return [], set()
+    cards, held = _title_answer(outline, root, answer, labels, lines)
+    return cards, (held | {root.index}) if cards else held
+
+
+def _root(outline: Outline) -> Heading | None:
+    """The heading the note opens with when every other heading is under it, whatever its
+    level: a title written as `###`."""
+    first = outline.headings[0] if outline.headings else None
+    if first is None or outline.holds_text(0, first.line):
+        return None
+    return None if any(h.level <= first.level for h in outline.headings[1:]) else first
 
 
 def _title_answer(
