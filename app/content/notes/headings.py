@@ -5,7 +5,7 @@ import bisect
 
 from app.content.notes.admonitions import answer_lines
 from app.content.notes.kinds import classify, has_text, is_contents_heading, sibling_groups
-from app.content.notes.labelled import labelled_pairs
+from app.content.notes.labelled import answer_label, labelled_pairs
 from app.content.notes.marked import marked_answer_parts
 from app.content.notes.outline import Heading, Outline
 from app.content.notes.recognisers import recognise_region
@@ -93,8 +93,21 @@ def _heading_cards(
         if heading.index in topics:
             syntax = Syntax.TOPIC_HEADING
         card = Found(question, heading.line, heading.explicit_id, body, section, syntax)
+        _after_label(card, outline, heading)
         found.cards += _split_at_bold_questions(card, outline, topic=heading.index in topics)
     return claimed
+
+
+def _after_label(card: Found, outline: Outline, heading: Heading) -> None:
+    """A card whose answer is labelled (`答案：`): what comes before the label is shown with the
+    question, and the answer starts after it."""
+    first = heading.children[0].line if heading.children else heading.stop
+    label = answer_label(outline, heading.end, first)
+    if label is None:
+        return
+    stem = [(i, text) for i, text in card.body if i < label.start]
+    card.body = [(i, text) for i, text in card.body if i >= label.end]
+    card.stem = stem if any(text.strip() for _, text in stem) else None
 
 
 def _region_cards(

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from app.content.notes.admonitions import answered_by_fold
+from app.content.notes.labelled import answer_label
 from app.content.notes.outline import Heading, Outline
 from app.content.notes.recognisers.contents import is_contents
 from app.content.notes.wording import (
@@ -234,6 +235,9 @@ def _own_kind(heading: Heading, facts: _Facts, outline: Outline, title: Heading 
     # `??? success "View Answer"` under "### Window functions versus GROUP BY": answered.
     first = heading.children[0].line if heading.children else heading.stop
     if answered_by_fold(outline, heading.end, first):
+        return Kind.CARD
+    # "### 检索所有列", the table it is about, then `答案：` and the query: an exercise.
+    if answer_label(outline, heading.end, first) is not None:
         return Kind.CARD
     # "3.2 …会对语义有影响吗" over "1.4 …为什么…?": a question with its own answer first.
     if (

@@ -3,7 +3,7 @@
 import bisect
 import unicodedata
 
-from app.content.notes.outline import Heading, Outline
+from app.content.notes.outline import Block, Heading, Outline
 from app.content.notes.recognisers.lines import outline_lines
 from app.content.notes.wording import Found, Syntax, question_text, unwrap
 
@@ -192,3 +192,17 @@ class _Answers:
     def give_back(self, answer: Heading) -> None:
         self.used.discard(answer.index)
         self.used_lines.remove(answer.line)
+
+
+def answer_label(outline: Outline, start: int, stop: int) -> Block | None:
+    """The first paragraph of lines `start`…`stop` that is only an answer's label (`答案：`,
+    `**Answer:**`) with something after it: it parts what a heading asks (a task, the table it
+    is about) from its answer, as exercises are written."""
+    blocks = outline.blocks_between(start, stop)
+    for block in blocks[:-1]:  # a label with nothing after it labels nothing
+        if block.kind != "paragraph" or block.end - block.start != 1:
+            continue
+        label, tag = _heading_label(outline.texts.get(block.start, ""))
+        if label in _ANSWER_LABELS and label != "a" and not tag:
+            return block
+    return None
