@@ -166,18 +166,9 @@ def _split_at_bold_questions(card: Found, outline: Outline, *, topic: bool) -> l
     nothing that the bold question could be part of. A heading left with no answer of its own
     before them is only their section.
     """
-    leads: list[tuple[int, str, str, bool]] = []
-    for index, _ in card.body:
-        # A paragraph of the note's own (not of a list, quote or fold) after a blank line.
-        block = outline.block_at(index)
-        if block is None or block.kind != "paragraph" or not outline.left_blank(index - 1):
-            continue
-        text = outline.texts.get(index, "")
-        lead = BOLD_LINE.match(text.strip())
-        bold = bold_question(text) if lead else None
-        # "**2**. Add a font file": a step of the answer, numbered in bold, asks nothing.
-        if bold and lead and (question_text(lead.group(1))[1] or asks(bold[0])):
-            leads.append((index, bold[0], bold[1], numbering(lead.group(1)) is not None))
+    # Under "MyISAM 和 InnoDB 有什么区别？", "**1、是否支持行级锁**" is a point of the answer: a
+    # question heading's answer goes on over bold leads that ask only by their words.
+    leads = _bold_leads(card, outline, marked_only=not topic and asks(card.question))
     starts = {
         i: (q, rest) for i, q, rest, numbered in leads if numbered or topic or len(leads) >= 2
     }
@@ -197,6 +188,27 @@ def _split_at_bold_questions(card: Found, outline: Outline, *, topic: bool) -> l
     if not any(text.strip() for _, text in card.body):
         out.remove(card)
     return out
+
+
+def _bold_leads(
+    card: Found, outline: Outline, *, marked_only: bool
+) -> list[tuple[int, str, str, bool]]:
+    """The bold questions opening paragraphs of `card`'s answer: their line, question, the rest
+    of their paragraph and whether they are numbered; with `marked_only`, those marked alone."""
+    leads: list[tuple[int, str, str, bool]] = []
+    for index, _ in card.body:
+        # A paragraph of the note's own (not of a list, quote or fold) after a blank line.
+        block = outline.block_at(index)
+        if block is None or block.kind != "paragraph" or not outline.left_blank(index - 1):
+            continue
+        text = outline.texts.get(index, "")
+        lead = BOLD_LINE.match(text.strip())
+        bold = bold_question(text) if lead else None
+        marked = lead is not None and question_text(lead.group(1))[1]
+        # "**2**. Add a font file": a step of the answer, numbered in bold, asks nothing.
+        if bold and lead and (marked or (asks(bold[0]) and not marked_only)):
+            leads.append((index, bold[0], bold[1], numbering(lead.group(1)) is not None))
+    return leads
 
 
 def _title_heading(outline: Outline) -> Heading | None:
