@@ -71,14 +71,14 @@ def _heading_cards(
             continue
         kind = kinds[heading.index]
         if kind in (Kind.LABELLED, Kind.PART) or _inside_card(heading, kinds, stops):
-            found.not_taken.append(NotTaken(heading.line, heading.text, Reason.INSIDE_ANSWER))
+            found.not_taken.append(NotTaken(heading.line, _shown(heading), Reason.INSIDE_ANSWER))
         elif kind == Kind.CARD:
             cards.append((heading, stops[heading.index]))
         else:
-            found.not_taken.append(NotTaken(heading.line, heading.text, Reason(kind.value)))
+            found.not_taken.append(NotTaken(heading.line, _shown(heading), Reason(kind.value)))
     claimed: set[int] = set()
     for heading, stop in cards:
-        question, _ = question_text(heading.text)
+        question, _ = question_text(_shown(heading))
         body = [
             (i, t if i in outline.code else without_answer_fold(t))
             for i, t in answer_lines(outline, heading.end, stop)
@@ -96,6 +96,12 @@ def _heading_cards(
         _after_label(card, outline, heading)
         found.cards += _split_at_bold_questions(card, outline, topic=heading.index in topics)
     return claimed
+
+
+def _shown(heading: Heading) -> str:
+    """How a heading is named in the import report: a link heading by its link's text, not
+    the address after it."""
+    return heading.link_text or heading.text
 
 
 def _after_label(card: Found, outline: Outline, heading: Heading) -> None:
