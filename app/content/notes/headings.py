@@ -43,6 +43,7 @@ def recognise_headings(outline: Outline, house: bool) -> Recognised:
     found.cards += labelled
     for index in held:
         kinds[index] = Kind.LABELLED
+    _around_labelled(outline.headings, kinds, held)
     claimed: set[int] = {line for card in labelled for line, _ in card.body}
     claimed |= {outline.headings[index].line for index in held}
     topics = topic_cards(outline, kinds, title)
@@ -52,6 +53,17 @@ def recognise_headings(outline: Outline, house: bool) -> Recognised:
     found.cards.sort(key=lambda card: card.line)
     found.not_taken.sort(key=lambda item: item.line)
     return found
+
+
+def _around_labelled(headings: list[Heading], kinds: list[Kind], held: set[int]) -> None:
+    """A heading that would be a card around a `## 面试题` … `## 面试题剖析` pair is what the pair
+    is about: the pair's card asks it again, in full, so the heading is only its section."""
+    lines = [headings[index].line for index in held]
+    for heading in headings:
+        if kinds[heading.index] == Kind.CARD and any(
+            heading.line < line < heading.stop for line in lines
+        ):
+            kinds[heading.index] = Kind.SECTION
 
 
 def _heading_cards(

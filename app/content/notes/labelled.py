@@ -7,7 +7,20 @@ from app.content.notes.outline import Block, Heading, Outline
 from app.content.notes.recognisers.lines import outline_lines
 from app.content.notes.wording import Found, Syntax, question_text, unwrap
 
-_QUESTION_LABELS = {"question", "вопрос", "vopros", "问题", "题目", "问", "q", "题"}
+_QUESTION_LABELS = {
+    "question",
+    "вопрос",
+    "vopros",
+    "问题",
+    "题目",
+    "问",
+    "q",
+    "题",
+    "面试题",
+    "面试问题",
+    "题目描述",
+    "问题描述",
+}
 _ANSWER_LABELS = {
     "answer",
     "answer guide",
@@ -23,6 +36,13 @@ _ANSWER_LABELS = {
     "参考回答",
     "答",
     "a",
+    "面试题剖析",
+    "剖析",
+    "解析",
+    "答案解析",
+    "参考解析",
+    "题解",
+    "解题思路",
 }
 
 
