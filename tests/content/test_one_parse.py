@@ -8,7 +8,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from app.content.compile import build, workers
-from app.content.compile.compiled import CompiledDeck, CompiledTopic
+from app.content.compile.compiled import CompiledDeck, CompiledTopic, with_parsed
 from app.content.compile.render import Renderer
 from app.content.notes.markdown import parser
 from app.content.notes.parse import parse_note
@@ -120,12 +120,15 @@ def test_a_worker_renders_the_tokens_it_parsed() -> None:
     sent = pickle.loads(pickle.dumps(item))  # as the note travels to the import
     assert sent.note is not None and sent.note.tokens is None
     assert kept and workers._kept["decks/drill.md"].note is not None
-    compiled, problems, _ = build._compile_kept("decks/drill.md", item.names(), None)
+    forms, problems, _ = build._compile_kept("decks/drill.md", item.names(), None)
     assert "decks/drill.md" not in workers._kept
     assert not problems
     alone, _ = build.parse_source(source)
     assert alone is not None
     alone.note = None
+    # The worker sends the forms back without the parsed note, which the import has (`sent`).
+    compiled = with_parsed(forms, sent)
+    assert isinstance(compiled, CompiledDeck) and compiled.deck is sent
     assert _forms(compiled) == _compile(alone, None)[0]
 
 
@@ -137,12 +140,12 @@ def test_a_note_past_the_workers_budget_travels_and_is_parsed_again(
     [(item, _, kept)] = build._parse_many([source])
     assert not kept and "decks/drill.md" not in workers._kept
     sent = pickle.loads(pickle.dumps(item))
-    compiled, problems, _ = build._compile_remote(sent, None)
+    forms, problems, _ = build._compile_remote(sent, None)
     assert not problems
     alone, _ = build.parse_source(source)
     assert alone is not None
     alone.note = None
-    assert _forms(compiled) == _compile(alone, None)[0]
+    assert _forms(with_parsed(forms, sent)) == _compile(alone, None)[0]
 
 
 # The pieces compile still parses from their text in the fixture notes, by folder. Text a

@@ -17,6 +17,9 @@ from app.content.compile.compiled import (
     CompiledDeck,
     CompiledFollowup,
     CompiledTopic,
+    Forms,
+    forms_of,
+    with_parsed,
 )
 from app.content.compile.render import FormulaKey, Renderer
 from app.content.compile.workers import Workers, keep, take
@@ -225,12 +228,12 @@ def compile_items(
             in_flight.append(job)
             # Each note has its worker: a longer queue keeps both busy behind a big deck.
             if len(in_flight) > 4 * len(pool):
-                result = _collect(in_flight.popleft(), renderer)
+                result = _collect(in_flight.popleft(), items[done], renderer)
                 _let_go(items[done])
                 done += 1
                 yield result
         while in_flight:
-            result = _collect(in_flight.popleft(), renderer)
+            result = _collect(in_flight.popleft(), items[done], renderer)
             _let_go(items[done])
             done += 1
             yield result
@@ -260,7 +263,7 @@ def _compile_here(
 # ContentError (a frozen dataclass exception) cannot be unpickled, so errors travel as tuples
 # (path, line, what it says, is_warning).
 _RemoteProblem = tuple[str, int, Said, bool]
-_RemoteResult = tuple[CompiledDeck | CompiledTopic, list[_RemoteProblem], list[FormulaKey]]
+_RemoteResult = tuple[Forms, list[_RemoteProblem], list[FormulaKey]]
 
 
 @cache
@@ -310,14 +313,15 @@ def _compile_remote(item: Parsed, root: Path | None) -> _RemoteResult:
     seen = renderer.formulas_rendered
     errors: list[ContentError] = []
     compiled = compile_item(item, renderer, errors)
-    return compiled, _remote_problems(errors), renderer.formula_keys(seen)
+    return forms_of(compiled), _remote_problems(errors), renderer.formula_keys(seen)
 
 
 def _collect(
-    future: "Future[_RemoteResult] | None", renderer: Renderer
+    future: "Future[_RemoteResult] | None", item: Parsed | None, renderer: Renderer
 ) -> tuple[CompiledDeck | CompiledTopic | None, list[ContentError]]:
-    if future is None:
+    if future is None or item is None:
         return None, []
-    compiled, problems, formulas = future.result()
+    forms, problems, formulas = future.result()
     renderer.count_rendered(formulas)
-    return compiled, _problems(problems)
+    # The worker's copy of the note had the names given here: this one is the same note.
+    return with_parsed(forms, item), _problems(problems)

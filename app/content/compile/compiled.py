@@ -1,6 +1,7 @@
 """What compile makes of a note: a deck's cards or a topic, in every form their readers need."""
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from app.content.compile.points import Point
 from app.content.errors import ContentError
@@ -66,3 +67,31 @@ class Compiled:
     topics: list[CompiledTopic] = field(default_factory=list)
     errors: list[ContentError] = field(default_factory=list)
     warnings: list[ContentError] = field(default_factory=list)
+
+
+# A compiled note less the parsed note in it: a deck's own fields and each card's, or a topic's.
+Forms = tuple[dict[str, Any], list[dict[str, Any]]]
+
+
+def forms_of(compiled: CompiledDeck | CompiledTopic) -> Forms:
+    """What a render worker sends back of `compiled`: not the parsed note, which the import
+    process has already, cards and all (pickling them a second time cost more than their HTML)."""
+    if isinstance(compiled, CompiledTopic):
+        return {key: value for key, value in vars(compiled).items() if key != "topic"}, []
+    cards = [
+        {key: value for key, value in vars(card).items() if key != "card"}
+        for card in compiled.cards
+    ]
+    return {"intro_html": compiled.intro_html}, cards
+
+
+def with_parsed(forms: Forms, parsed: ParsedDeck | ParsedTopic) -> CompiledDeck | CompiledTopic:
+    """The compiled note of `forms` (see forms_of), made from `parsed`: the same note, as named
+    here."""
+    fields, cards = forms
+    if isinstance(parsed, ParsedTopic):
+        return CompiledTopic(topic=parsed, **fields)
+    compiled = [
+        CompiledCard(card=card, **rest) for card, rest in zip(parsed.cards, cards, strict=True)
+    ]
+    return CompiledDeck(deck=parsed, cards=compiled, **fields)
