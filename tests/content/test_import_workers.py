@@ -78,6 +78,31 @@ def test_workers_and_batches_aside_make_the_bank_one_process_makes(
     assert _bank(other_database) == _bank(database)
 
 
+def test_formulas_notes_on_both_workers_share_make_the_bank_one_process_makes(
+    database: Database,
+    make_database_url: Callable[[str], str],
+    templates: Any,
+    write_content: WriteContent,
+    in_workers: Callable[[], list[Any]],
+) -> None:
+    """Each shared formula is rendered by one worker and given to the other before they
+    render: the cards and the count of distinct formulas are what one process makes."""
+    other_url = make_database_url("other")
+    templates.schema(other_url)
+    other_database = Database.open(other_url)
+    other_database.upgrade()
+    shared = "### Q：共用的公式？ {#shared-N}\n\n**面试回答。** $O(n)$ 与 $$\\sum_i x_i$$\n"
+    root = write_content(
+        {f"decks/d{n}.md": _deck(n) + "\n" + shared.replace("N", str(n)) for n in range(8)}
+    )
+    import_content(root, database)
+    rendered = in_workers()
+    report = import_content(root, other_database)
+    assert rendered and rendered[0] is not None, "rendered in worker processes"
+    assert (report.added, report.formulas_rendered) == (56, 98)
+    assert _bank(other_database) == _bank(database)
+
+
 def test_a_card_id_two_notes_share_is_told_apart_when_workers_render_them(
     database: Database, write_content: WriteContent, in_workers: Callable[[], list[Any]]
 ) -> None:

@@ -2,13 +2,15 @@
 
 import logging
 import os
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from functools import cache
 from pathlib import Path
+
+import pykatex
 
 from app.content.compile.cards import compile_deck, compile_topic
 from app.content.compile.compiled import (
@@ -22,7 +24,7 @@ from app.content.compile.compiled import (
     with_parsed,
 )
 from app.content.compile.render import FormulaKey, Renderer
-from app.content.compile.workers import Workers, keep, take
+from app.content.compile.workers import Workers, formulas_here, keep, note_formulas, take
 from app.content.errors import ContentError, ContentWarning, Said
 from app.content.notes.parse import parse_note
 from app.content.notes.parsed import Names, ParsedDeck, ParsedTopic
@@ -216,6 +218,7 @@ def compile_items(
     done = 0
     in_flight: deque[Future[_RemoteResult] | None] = deque()
     try:
+        _share_formulas(pool, renderer.root)
         for item in items:
             job = None
             if item is not None:
@@ -244,6 +247,23 @@ def compile_items(
             if job is not None:
                 job.cancel()
         yield from _compile_here(items[done:], renderer)
+
+
+def _share_formulas(pool: Workers, root: Path | None) -> None:
+    """Render each formula that notes parsed by more than one worker hold on one of them only,
+    and give its HTML to every worker whose notes hold it, before they render the notes.
+
+    Each worker has a formula cache of its own and a note is placed on a worker by its path, so
+    a formula that notes on several workers share (`$O(n)$`) would be rendered by each of them.
+    """
+    held = [job.result() for job in [pool.submit(w, formulas_here) for w in range(len(pool))]]
+    shared = sorted(key for key, n in Counter(k for keys in held for k in keys).items() if n > 1)
+    jobs = [pool.submit(w, _render_formulas, shared[w :: len(pool)]) for w in range(len(pool))]
+    rendered: dict[FormulaKey, str] = {}
+    for job in jobs:
+        rendered |= job.result()
+    for worker, keys in enumerate(held):
+        pool.submit(worker, _give_formulas, {k: rendered[k] for k in keys if k in rendered}, root)
 
 
 def _let_go(item: Parsed | None) -> None:
@@ -281,6 +301,8 @@ def _parse_many(sources: list[SourceText]) -> list[_RemoteParsed]:
     out: list[_RemoteParsed] = []
     for source in sources:
         item, errors = parse_source(source)
+        if item is not None and item.note is not None and item.note.tokens is not None:
+            note_formulas(item.note.tokens)
         kept = item is not None and keep(item)
         out.append((item, _remote_problems(errors), kept))
     return out
@@ -297,6 +319,21 @@ def _problems(remote: list[_RemoteProblem]) -> list[ContentError]:
         (ContentWarning if warning else ContentError)(path, line, said)
         for path, line, said, warning in remote
     ]
+
+
+def _render_formulas(keys: list[FormulaKey]) -> dict[FormulaKey, str]:
+    """In a worker: KaTeX's HTML of the formulas `keys` (those it refuses are left out)."""
+    scratch = Renderer()  # counts nothing: each is counted where a note renders it
+    out: dict[FormulaKey, str] = {}
+    for tex, display in keys:
+        with suppress(pykatex.ParseError):
+            out[tex, display] = scratch.formula(tex, display)
+    return out
+
+
+def _give_formulas(formulas: dict[FormulaKey, str], root: Path | None) -> None:
+    """In a worker: the formulas another worker rendered, for the renders to come here."""
+    _worker_renderer(root).give(formulas)
 
 
 def _compile_kept(path: str, names: Names, root: Path | None) -> _RemoteResult:

@@ -74,6 +74,11 @@ def _katex(tex: str, display: bool) -> str:
     return rendered
 
 
+def formula_key(token: Token) -> FormulaKey:
+    """The formula of a math token, as Renderer.formula renders and counts it."""
+    return _INVISIBLE.sub("", token.content.strip()), MATH_TYPES[token.type]
+
+
 @lru_cache(maxsize=65_536)
 def _formula_warnings(tex: str, inline: bool) -> tuple[FormulaWarning, ...]:
     """The lint of one formula, once per distinct formula (pools repeat them across cards)."""
@@ -117,6 +122,7 @@ class Renderer:
         self._names: dict[str, str] | None = None
         self._formulas: dict[FormulaKey, str | Exception] = {}
         self._rendered_elsewhere: set[FormulaKey] = set()
+        self._given: dict[FormulaKey, str] = {}  # rendered by another process (see give)
 
     @property
     def formulas_rendered(self) -> int:
@@ -133,6 +139,10 @@ class Renderer:
         """Count formulas another process's renderer met on behalf of this one."""
         self._rendered_elsewhere.update(keys)
 
+    def give(self, formulas: dict[FormulaKey, str]) -> None:
+        """Take KaTeX's HTML of `formulas` from another process; each counts once it is met."""
+        self._given |= formulas
+
     def formula(self, tex: str, display: bool) -> str:
         """Return KaTeX's HTML+MathML for `tex`; raise pykatex.ParseError when it is invalid."""
         # Zero-width spaces and joiners pasted in from web pages show nothing, and KaTeX,
@@ -140,6 +150,8 @@ class Renderer:
         tex = _INVISIBLE.sub("", tex)
         key = (tex, display)
         cached = self._formulas.get(key)
+        if cached is None and key in self._given:
+            cached = self._formulas[key] = self._given.pop(key)
         if cached is None and len(tex) > MAX_FORMULA_CHARS:
             # KaTeX's time grows with the square of a formula's length: one huge formula would
             # hold the import, and the one KaTeX thread, longer than the rest of the bank.
@@ -263,12 +275,11 @@ class Renderer:
 
     def _math(self, token: Token, line: int, walk: _Walk) -> None:
         """Render one formula: KaTeX's HTML, the Anki form and readable text into its meta."""
-        display = MATH_TYPES[token.type]
+        tex, display = formula_key(token)
         # A fence's formula starts on the line after the fence; `$$` and `\[` keep theirs.
         first = line + 1 if token.meta.get("fenced") else line
         for w in _formula_warnings(token.content, not display):
             walk.errors.append(ContentWarning(walk.path, first + w.offset, w.said))
-        tex = _INVISIBLE.sub("", token.content.strip())
         token.meta["text"] = readable_math(tex)
         try:
             token.meta["html"] = self.formula(tex, display)

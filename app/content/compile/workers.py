@@ -13,8 +13,11 @@ from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, TypeVar
 
+from markdown_it.token import Token
+
 from app.content.compile.collection import full_collections_rarely
-from app.content.compile.render import render_katex_on_this_thread
+from app.content.compile.render import FormulaKey, formula_key, render_katex_on_this_thread
+from app.content.notes.markdown import MATH_TYPES
 from app.content.notes.parsed import ParsedDeck, ParsedTopic
 
 T = TypeVar("T")
@@ -30,6 +33,9 @@ KEEP_CHARS = 4_000_000
 # In a worker process: note path → the note as parsed here, tokens and all, till its render.
 _kept: dict[str, Parsed] = {}
 _kept_chars = [0]
+# In a worker process: the formulas in the notes parsed here, to share those that notes parsed
+# by other workers hold too (see build.compile_items).
+_formulas: set[FormulaKey] = set()
 
 
 class Workers:
@@ -92,3 +98,19 @@ def take(path: str) -> Parsed:
     if item.note is not None:
         _kept_chars[0] -= len(item.note.text)
     return item
+
+
+def note_formulas(tokens: list[Token]) -> None:
+    """In a worker: note the formulas among `tokens`, a note's just parsed here."""
+    stack = [tokens]
+    while stack:
+        for token in stack.pop():
+            if token.type in MATH_TYPES:
+                _formulas.add(formula_key(token))
+            elif token.children:
+                stack.append(token.children)
+
+
+def formulas_here() -> set[FormulaKey]:
+    """In a worker: the formulas of the notes parsed here (see note_formulas)."""
+    return _formulas
