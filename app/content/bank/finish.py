@@ -14,7 +14,7 @@ from app.content.bank.store import (
     resolve_links,
     rows_in,
     update_by_key,
-    write_topic,
+    write_topics,
 )
 from app.content.compile.build import CompiledTopic
 from app.content.errors import ContentError
@@ -80,8 +80,7 @@ def finish_import(
 
 def _write_topics(session: Session, topics: list[CompiledTopic], stale_paths: set[str]) -> bool:
     """Write the new topics and delete those whose file no longer holds them; True if any."""
-    for topic in topics:
-        write_topic(session, topic)
+    write_topics(session, topics)
     new_slugs = {t.topic.slug for t in topics}
     deleted = False
     for chunk in chunks(sorted(stale_paths)):

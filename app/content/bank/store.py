@@ -290,20 +290,40 @@ def chunks(values: list[str], size: int = 500) -> Iterator[list[str]]:
         yield values[start : start + size]
 
 
-def write_topic(session: Session, compiled: CompiledTopic) -> None:
-    parsed = compiled.topic
-    topic = session.exec(select(Topic).where(Topic.slug == parsed.slug)).first() or Topic(
-        slug=parsed.slug, title=parsed.title, body_html=""
-    )
-    topic.title = parsed.title
-    topic.aliases = parsed.aliases
-    topic.summary = parsed.summary
-    topic.body_html = compiled.body_html
-    topic.body_text = compiled.text.get("body", "")
-    topic.extra_text = compiled.text.get("extra", "")
-    topic.reading_text = compiled.text.get("reading", "")
-    topic.path = parsed.path
-    session.add(topic)
+def write_topics(session: Session, topics: list[CompiledTopic]) -> None:
+    """Insert the new topics and update the stored ones that changed.
+
+    Stored topics are looked up by slug a chunk at a time and new ones written in one
+    executemany, as decks are: a vault's topics are many, and a look-up and an ORM insert for
+    each cost more than the row.
+    """
+    stored: dict[str, Topic] = {}
+    for chunk in chunks([compiled.topic.slug for compiled in topics]):
+        found = session.exec(select(Topic).where(col(Topic.slug).in_(chunk)))
+        stored |= {topic.slug: topic for topic in found}
+    new_rows: list[dict[str, Any]] = []
+    for compiled in topics:
+        parsed = compiled.topic
+        values = {
+            "title": parsed.title,
+            "aliases": parsed.aliases,
+            "summary": parsed.summary,
+            "body_html": compiled.body_html,
+            "body_text": compiled.text.get("body", ""),
+            "extra_text": compiled.text.get("extra", ""),
+            "reading_text": compiled.text.get("reading", ""),
+            "path": parsed.path,
+        }
+        topic = stored.get(parsed.slug)
+        if topic is None:
+            new_rows.append({"slug": parsed.slug, **values})
+            continue
+        for name, value in values.items():
+            if getattr(topic, name) != value:
+                setattr(topic, name, value)
+        session.add(topic)
+    if new_rows:
+        session.connection().execute(table_of(Topic).insert(), new_rows)
 
 
 def resolve_links(session: Session, *, only_unresolved: bool) -> None:
