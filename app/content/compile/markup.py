@@ -11,13 +11,14 @@ import html
 from collections.abc import Sequence
 from functools import cache
 from typing import Any, cast
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict, OptionsType
 
 from app.content.compile.highlight import highlight_code
+from app.content.names import NOTE_SUFFIXES, note_stem
 from app.content.notes.markdown import parser, wikilink_text
 
 
@@ -25,6 +26,16 @@ def note_href(note: str, anchor: str = "") -> str:
     """Where a link to another note goes: the page resolving it by name, at its heading."""
     href = "/topics/go/" + quote(note.strip(), safe="")
     return href + ("?h=" + quote(anchor.strip(), safe="") if anchor.strip() else "")
+
+
+def note_link(token: Token) -> None:
+    """A relative link to another note (`../other.md#anchor`) goes to that note's page."""
+    href = str(token.attrGet("href") or "")
+    if not href or "://" in href or href.startswith(("/", "#", "mailto:")):
+        return
+    target, _, anchor = href.partition("#")
+    if unquote(target).lower().endswith(NOTE_SUFFIXES):
+        token.attrSet("href", note_href(note_stem(unquote(target)), unquote(anchor)))
 
 
 @cache

@@ -28,12 +28,11 @@ from app.content.compile.images import (
     show_image,
 )
 from app.content.compile.lint import FormulaWarning, formula_warnings, literal_markers
-from app.content.compile.markup import PageRenderer, note_href, page_options
+from app.content.compile.markup import PageRenderer, note_link, page_options
 from app.content.compile.mathtext import readable_math
 from app.content.compile.points import Point, key_points, render_marked
 from app.content.compile.rawhtml import clean
 from app.content.errors import ContentError, ContentWarning
-from app.content.names import NOTE_SUFFIXES, note_stem
 from app.content.notes.markdown import MATH_TYPES, parser
 
 FormulaKey = tuple[str, bool]  # (TeX, display mode)
@@ -253,7 +252,7 @@ class Renderer:
             elif token.type == "wikilink" and token.meta.get("embed"):
                 self._embed(token, block_line, walk)
             elif token.type == "link_open":
-                _note_link(token)
+                note_link(token)
             elif token.type in ("html_inline", "html_block"):
                 self._raw(token, block_line, walk)
             elif token.type in MATH_TYPES:
@@ -402,13 +401,3 @@ class Renderer:
         if isinstance(found, ImageError):
             raise found
         return found
-
-
-def _note_link(token: Token) -> None:
-    """A relative link to another note (`../other.md#anchor`) goes to that note's page."""
-    href = str(token.attrGet("href") or "")
-    if not href or "://" in href or href.startswith(("/", "#", "mailto:")):
-        return
-    target, _, anchor = href.partition("#")
-    if unquote(target).lower().endswith(NOTE_SUFFIXES):
-        token.attrSet("href", note_href(note_stem(unquote(target)), unquote(anchor)))
