@@ -40,6 +40,8 @@ _ASKS = re.compile(
     r"|(?:区别|异同|优缺点)[?？]?$",
     re.I,
 )
+# A link's target after its text (`](…)`), or an address written out, with what it may hold.
+_ADDRESS = re.compile(r"(?<=\])\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*\)|<?\bhttps?://[^\s<>]*>?")
 _SECTION_WORDS = {
     "概述",
     "总结",
@@ -303,7 +305,8 @@ def asks(text: str) -> bool:
     works" as a section name is rarer than the question it looks like. A Chinese sentence that
     ends in `。` asks only by its first words ("如何…。"), not by a question word inside it.
     """
-    text = text.strip()
+    # A link's address asks nothing: `[Playlists](https://…/playlists?list=…)`.
+    text = _ADDRESS.sub("", text).strip()
     if _ENDS_AS_QUESTION.search(text):
         return True
     # A sentence ending in `。` states: "研究如何降低泛化误差。" only tells what is studied.

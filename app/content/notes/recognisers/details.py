@@ -9,7 +9,9 @@ from app.content.notes.wording import (
     DETAILS_OPEN,
     FOLD,
     Found,
+    Lines,
     Syntax,
+    asks,
     is_fold_label,
     question_text,
 )
@@ -28,21 +30,20 @@ class Details:
         stop = details_end(region.outline, unit.start, region.end)
         region.skip_until = stop
         summary, answer = details(region.outline, unit.start, stop)
-        if summary and not is_fold_label(summary) and not FOLD.match(summary):
+        listing = _listing(summary)
+        if summary and not is_fold_label(summary) and not FOLD.match(summary) and not listing:
             card = region.add(region.card(summary, unit.start, self.name))
             card.body += answer
             return card
-        if region.current is not None:  # a fold labelled "Answer": shown on the card anyway
-            current = region.current
-            if current.stem is None:
-                # What came between the question and the fold labelled as its answer ("Show
-                # Answer") is what it asks about (the code of "What does this print?"): the
-                # front's. Where the first fold shows something else ("See Class"), the text
-                # before it is the answer.
-                asks = is_fold_label(summary)
-                current.stem, current.body = (current.body, []) if asks else ([], current.body)
-            current.body += answer
+        if listing and region.current is None:
             return TAKEN
+        if region.current is not None:  # a fold labelled "Answer": shown on the card anyway
+            _answers(region.current, summary, answer)
+            return TAKEN
+        return self._asked_above(region, answer)
+
+    def _asked_above(self, region: Region, answer: Lines) -> Found | _Taken:
+        """The card of the question above a fold labelled as its answer, if one stands there."""
         code = region.outline.code
         # The question may stand above a code block it asks about (the block then its stem).
         asking = [(i, t) for i, t in region.out.intro if i not in code]
@@ -58,3 +59,23 @@ class Details:
         card.stem, card.body = stem, answer
         region.out.cards.append(card)
         return card
+
+
+def _answers(current: Found, summary: str | None, answer: Lines) -> None:
+    """A fold labelled as an answer ("Show Answer") under the card being read: its answer."""
+    if current.stem is None:
+        # What came between the question and the fold labelled as its answer ("Show Answer")
+        # is what it asks about (the code of "What does this print?"): the front's. Where the
+        # first fold shows something else ("See Class"), the text before it is the answer.
+        labelled = is_fold_label(summary or "")
+        current.stem, current.body = (current.body, []) if labelled else ([], current.body)
+    current.body += answer
+
+
+def _listing(summary: str | None) -> bool:
+    """Whether a summary only names what its fold lists ("Translations:", "Examples:"): a few
+    words before a colon that ask nothing. A task ending in a colon ("Write a playbook that
+    deploys … with this content:") is a question."""
+    if not summary or not summary.rstrip().endswith((":", "：")):
+        return False
+    return len(summary) <= 32 and len(summary.split()) <= 4 and not asks(summary)
