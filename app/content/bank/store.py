@@ -2,7 +2,7 @@
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import ColumnElement, Select, bindparam, func
 from sqlalchemy import select as sa_select
@@ -12,6 +12,8 @@ from app.content.bank.topicindex import TopicRef, resolve, topic_index
 from app.content.compile.build import CompiledCard, CompiledDeck, CompiledTopic
 from app.content.notes.parsed import ParsedCard, ParsedDeck
 from app.infra.models import Card, CardLink, Deck, Followup, Topic, table_of, utcnow
+
+Sluggable = TypeVar("Sluggable", Deck, Topic)
 
 
 @dataclass
@@ -105,9 +107,7 @@ def _write_deck_rows(
     session: Session, decks: list[CompiledDeck], counts: CardCounts
 ) -> dict[str, int | None]:
     """Insert or update the decks' own rows; their ids by slug."""
-    stored: dict[str, Deck] = {}
-    for chunk in chunks([compiled.deck.slug for compiled in decks]):
-        stored |= {d.slug: d for d in session.exec(select(Deck).where(col(Deck.slug).in_(chunk)))}
+    stored = stored_by_slug(session, Deck, [compiled.deck.slug for compiled in decks])
     new_rows: list[dict[str, Any]] = []
     for compiled in decks:
         parsed = compiled.deck
@@ -290,6 +290,18 @@ def chunks(values: list[str], size: int = 500) -> Iterator[list[str]]:
         yield values[start : start + size]
 
 
+def stored_by_slug(
+    session: Session, model: type[Sluggable], slugs: list[str]
+) -> dict[str, Sluggable]:
+    """The stored rows of `model` (decks or topics) with these slugs, by slug."""
+    stored: dict[str, Sluggable] = {}
+    for chunk in chunks(slugs):
+        stored |= {
+            row.slug: row for row in session.exec(select(model).where(col(model.slug).in_(chunk)))
+        }
+    return stored
+
+
 def write_topics(session: Session, topics: list[CompiledTopic]) -> None:
     """Insert the new topics and update the stored ones that changed.
 
@@ -297,10 +309,7 @@ def write_topics(session: Session, topics: list[CompiledTopic]) -> None:
     executemany, as decks are: a vault's topics are many, and a look-up and an ORM insert for
     each cost more than the row.
     """
-    stored: dict[str, Topic] = {}
-    for chunk in chunks([compiled.topic.slug for compiled in topics]):
-        found = session.exec(select(Topic).where(col(Topic.slug).in_(chunk)))
-        stored |= {topic.slug: topic for topic in found}
+    stored = stored_by_slug(session, Topic, [compiled.topic.slug for compiled in topics])
     new_rows: list[dict[str, Any]] = []
     for compiled in topics:
         parsed = compiled.topic
