@@ -196,10 +196,16 @@ def sole_link(children: list[Token], tail: str = "") -> tuple[int, int] | None:
 def link_text(inline: Token, tail: str = "") -> str | None:
     """The Markdown of the link's text when `inline` is one link but for a `tail` after it;
     anchors in it left out, as they are from a heading's text."""
-    children = inline.children or []
+    found = linked_source(inline.children or [], tail)
+    return None if found is None else _ANCHOR.sub("", found[1]).strip()
+
+
+def linked_source(children: list[Token], tail: str = "") -> tuple[tuple[int, int], str] | None:
+    """Where the text of the one link that `children` are lies among them (see sole_link), and
+    the Markdown it was parsed from; None when they are no such link."""
     link = sole_link(children, tail)
     source = None if link is None else inline_source(children[link[0] : link[1]])
-    return None if source is None else _ANCHOR.sub("", source).strip()
+    return None if link is None or source is None else (link, source)
 
 
 def inline_source(children: list[Token]) -> str | None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from markdown_it.token import Token
 
 from app.content.notes.containers import Container, html_lines
-from app.content.notes.cuts import InlineSpan, inline_source, line_of, question_in, sole_link
+from app.content.notes.cuts import InlineSpan, line_of, linked_source, question_in
 from app.content.notes.htmltext import html_headings, html_inlines
 from app.content.notes.markdown import copied, parser
 from app.content.notes.outline import explicit_id
@@ -342,10 +342,10 @@ def _linked(
 ) -> InlineSpan | None:
     """`question` cut from the text of the one link a heading is (`## [What is X?](…)`)."""
     explicit = explicit_id(content)[0]
-    link = sole_link(children, "" if explicit is None else f"{{#{explicit}}}")
-    source = None if link is None else inline_source(children[link[0] : link[1]])
-    if link is None or source is None:
+    found = linked_source(children, "" if explicit is None else f"{{#{explicit}}}")
+    if found is None:
         return None
+    link, source = found
     return question_in(children, source, question, index, line, within=link)
 
 
