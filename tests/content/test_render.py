@@ -95,7 +95,7 @@ def test_plain_text_and_wikilinks() -> None:
     )
     assert out.wikilinks == ["FlashAttention"]
     # The formula as readable text, from its TeX: the text never holds KaTeX's markup.
-    assert out.text == "强度 βI 很低，见 FlashAttention 和 code"
+    assert out.text == "强度 β I 很低，见 FlashAttention 和 code"
 
 
 def test_plain_text_keeps_blocks_apart_and_drops_markup() -> None:

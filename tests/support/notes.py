@@ -1,6 +1,7 @@
 """The notes fixtures (tests/fixtures/notes/): each folder's expected.json, its pending checks."""
 
 import json
+import re
 import unicodedata
 from pathlib import Path
 from typing import Any
@@ -10,10 +11,14 @@ import pytest
 NOTES = Path(__file__).parents[1] / "fixtures" / "notes"
 
 
+_BESIDE_PUNCTUATION = re.compile(r" ?([,.;:?!()、]) ?")
+
+
 def normal(text: str) -> str:
-    """Text as the fixtures give it: no emphasis or code marks, whitespace collapsed."""
+    """Text as the fixtures give it: no emphasis or code marks, whitespace collapsed and none
+    beside punctuation (the plain text keeps none beside full-width punctuation)."""
     text = unicodedata.normalize("NFKC", text).replace("**", "").replace("`", "")
-    return " ".join(text.split()).casefold()
+    return _BESIDE_PUNCTUATION.sub(r"\1", " ".join(text.split())).casefold()
 
 
 def expected(folder: str) -> dict[str, Any]:

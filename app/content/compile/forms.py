@@ -16,6 +16,10 @@ from app.content.notes.markdown import MATH_TYPES, wikilink_text
 # Emphasis markers the Markdown renderer left literal (e.g. `**…**` against CJK punctuation).
 _STRAY_EMPHASIS = re.compile(r"\*\*+")
 _RAW_TAG = re.compile(r"<[^<>]+>")
+# A formula is set apart by spaces as it is read (`where$x$is`); none are left before the
+# punctuation that ends a phrase, nor beside full-width punctuation (`写？ dγ` → `写？dγ`).
+_FULL_WIDTH = "，。？！；：、（）「」『』《》"
+_LOOSE = re.compile(rf" (?=[?!,.;:)](?: |$))|(?<=[{_FULL_WIDTH}]) | (?=[{_FULL_WIDTH}])")
 
 
 def inline_text(children: list[Token]) -> str:
@@ -56,7 +60,8 @@ def clean(parts: list[str]) -> str:
     text = " ".join(filter(None, parts))  # most tokens have no text of their own
     if "**" in text:
         text = _STRAY_EMPHASIS.sub("", text)
-    return " ".join(text.split())  # str.split's whitespace is the regex's \s
+    text = " ".join(text.split())  # str.split's whitespace is the regex's \s
+    return _LOOSE.sub("", text)
 
 
 def plain_text(tokens: list[Token]) -> str:

@@ -131,6 +131,14 @@ class _Walk:
         return pattern.sub(lambda special: reads[special.group()], found.group())
 
     def macro(self) -> str:
+        text = self._macro()
+        # TeX swallows the space after a macro's name; its reading keeps it (`\\log n`,
+        # `a \\cdot b`), and a word is kept apart from the letter after it.
+        spaced = self.tex[self.at - 1].isspace()
+        word = text[-1:].isalnum() and self.tex[self.at : self.at + 1].isalnum()
+        return text + " " if text and (spaced or word) else text
+
+    def _macro(self) -> str:
         start = self.at - 1
         found = _NAME.match(self.tex, self.at)
         if found is None:  # a backslash at the very end

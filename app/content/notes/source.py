@@ -17,7 +17,7 @@ NOTE_SUFFIXES = (".md", ".markdown", ".txt")
 SKIPPED_FOLDERS = {"node_modules", "__pycache__", "site-packages", "venv"}
 # Part of every file's hash: raise it when the same Markdown starts rendering to different HTML
 # (new syntax, highlighting, images), so that the next import renders every file again.
-RENDERING = 7
+RENDERING = 8
 # A deck of a few hundred cards is ~200 KB; past this a file is a mistake or an attack.
 MAX_FILE_BYTES = 4 * 2**20
 
