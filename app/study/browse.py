@@ -34,6 +34,7 @@ class Rating:
 class MarkedCard:
     mark: Mark
     question: str
+    question_html: str
     deck_slug: str
     deck_title: str
     source_path: str  # where the card is written, to rewrite it: decks/x.md
@@ -82,6 +83,7 @@ def marked_cards(
         select(
             CardMark,
             col(Card.question),
+            col(Card.question_html),
             col(Deck.slug),
             col(Deck.title),
             col(Card.source_path),
@@ -102,6 +104,7 @@ def marked_cards(
         MarkedCard(
             Mark.from_row(row.CardMark),
             question=row.question,
+            question_html=row.question_html,
             deck_slug=row.slug,
             deck_title=row.title,
             source_path=row.source_path,
@@ -169,6 +172,7 @@ def failed_today(session: Session, *, learner: Learner, now: datetime) -> list[s
 class TeamLeech:
     card_id: str
     question: str
+    question_html: str
     deck_slug: str
     source: str
     learners: int  # members for whom the card is a leech
@@ -182,6 +186,7 @@ def team_leeches(session: Session, *, limit: int = 20) -> list[TeamLeech]:
         select(
             col(Card.id),
             col(Card.question),
+            col(Card.question_html),
             col(Deck.slug),
             col(Card.source_path),
             col(Card.source_line),
@@ -200,6 +205,7 @@ def team_leeches(session: Session, *, limit: int = 20) -> list[TeamLeech]:
         .group_by(
             col(Card.id),
             col(Card.question),
+            col(Card.question_html),
             col(Deck.slug),
             col(Card.source_path),
             col(Card.source_line),
@@ -208,6 +214,14 @@ def team_leeches(session: Session, *, limit: int = 20) -> list[TeamLeech]:
         .limit(limit)
     ).all()
     return [
-        TeamLeech(r.id, r.question, r.slug, f"{r.source_path}:{r.source_line}", r[5], r.lapses)
+        TeamLeech(
+            r.id,
+            r.question,
+            r.question_html,
+            r.slug,
+            f"{r.source_path}:{r.source_line}",
+            r.learners,
+            r.lapses,
+        )
         for r in rows
     ]

@@ -62,6 +62,7 @@ class CardView:
     front_html: str = ""  # a cloze card's front or a basic card's stem (a block); else ""
     source_path: str = ""  # the note it comes from, relative to the notes folder
     source_line: int = 0
+    question_text: str = ""  # the question as plain text, formulas readable (a page's title)
 
     @property
     def front(self) -> str:
@@ -152,6 +153,7 @@ def _view_statements() -> tuple[Any, Any, Any]:
             col(Card.front_html),
             col(Card.source_path),
             col(Card.source_line),
+            col(Card.question_text),
         )
         .join(Deck, col(Deck.id) == Card.deck_id)
         .where(col(Card.id) == card)
@@ -206,4 +208,5 @@ def _load(session: Session, card_id: str) -> CardView | None:
         front_html=found.front_html,
         source_path=found.source_path,
         source_line=found.source_line,
+        question_text=found.question_text,
     )
