@@ -41,7 +41,7 @@ def _facts(headings: list[Heading]) -> _Facts:
     # as a whole note of `# 解释Gini系数` headings does; numbered ones are judged apart.
     explicit = [question_text(h.text)[1] for h in headings]
     tagged = any(TAG.search(h.text) for h in headings)
-    numbered = [numbering(h.text) is not None for h in headings]
+    numbered = _numbered(headings)
     asked = [
         explicit[h.index]
         or (not tagged and not numbered[h.index] and asks(h.text) and not generic_question(h.text))
@@ -64,6 +64,23 @@ def _facts(headings: list[Heading]) -> _Facts:
     return _Facts(
         explicit, asked, numbered, holds_question, holds_numbered, says, holds_asking, tagged
     )
+
+
+# A number and a space only (`2 的次方表`, `3 Sum`): numbering where a sibling is numbered too.
+_BARE_NUMBER = re.compile(r"\d{1,3}[ \t]+\S")
+
+
+def _numbered(headings: list[Heading]) -> list[bool]:
+    """Whether each heading is numbered: "2 的次方表" among unnumbered headings is a title that
+    starts with a number, not the second of a list."""
+    numbered = [numbering(h.text) is not None for h in headings]
+    for group in sibling_groups(headings):
+        if sum(numbered[h.index] for h in group) > 1:
+            continue
+        for heading in group:
+            if _BARE_NUMBER.match(unwrap(heading.text)):
+                numbered[heading.index] = False
+    return numbered
 
 
 def classify(
