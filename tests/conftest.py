@@ -15,6 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+# The suite starts hundreds of Python processes (servers and their workers, import workers,
+# commands): where the machine asks for no bytecode (PYTHONDONTWRITEBYTECODE), each of them
+# compiled the app and the tests again. Bytecode is written as Python writes it by default, into
+# __pycache__ folders that git ignores; set before this file imports the app, and inherited by
+# the xdist workers and every process the tests start.
+if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
+    sys.dont_write_bytecode = False
+
 import httpx2 as httpx
 import pytest
 from sqlalchemy import create_engine
