@@ -40,6 +40,8 @@ _ASKS = re.compile(
     r"|(?:区别|异同|优缺点)[?？]?$",
     re.I,
 )
+# "学习如何设计大型系统", "了解什么是一致性哈希": what the reader will learn, not a question.
+_LEARNS = re.compile(r"^(?:学习|学会|了解|掌握|看看)(?:一下)?(?:如何|怎么|怎样|什么|为什么)")
 # A link's target after its text (`](…)`), or an address written out, with what it may hold.
 _ADDRESS = re.compile(r"(?<=\])\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*\)|<?\bhttps?://[^\s<>]*>?")
 _SECTION_WORDS = {
@@ -309,6 +311,8 @@ def asks(text: str) -> bool:
     text = _ADDRESS.sub("", text).strip()
     if _ENDS_AS_QUESTION.search(text):
         return True
+    if _LEARNS.match(text):
+        return False
     # A sentence ending in `。` states: "研究如何降低泛化误差。" only tells what is studied.
     return bool(_ASKS.match(text) if text.endswith("。") else _ASKS.search(text))
 
