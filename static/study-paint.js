@@ -304,5 +304,9 @@ export function createView({ strings, scope, first }) {
 
   function finish() { window.location.assign(studyUrl()); }
 
-  return { t, studyUrl, prepare, showCard, revealAnswer, paintMarks, paintCounts, notice, paintStatus, saveTrail, undoEarlier, finish, afterPaint };
+  // How many cards the page holds ahead once a top-up is done: what it can study on from
+  // offline (and what a test waits for instead of a quiet network).
+  function paintAhead(count) { document.body.dataset.ahead = String(count); }
+
+  return { t, studyUrl, prepare, showCard, revealAnswer, paintMarks, paintCounts, notice, paintStatus, paintAhead, saveTrail, undoEarlier, finish, afterPaint };
 }

@@ -155,7 +155,11 @@ export class StudySession {
   }
 
   async topUp() {
-    if (this.fetching || this.exhausted || this.buffer.length >= this.depth) return;
+    if (this.fetching) return; // the top-up under way says when it is done
+    if (this.exhausted || this.buffer.length >= this.depth) {
+      this.view.paintAhead(this.buffer.length);
+      return;
+    }
     this.fetching = true;
     try {
       while (!this.exhausted && this.buffer.length < this.depth) {
@@ -172,6 +176,7 @@ export class StudySession {
       this.fetching = false;
     }
     if (!this.current && this.buffer.length) this.advance();
+    this.view.paintAhead(this.buffer.length);
     this.finishIfDone();
   }
 

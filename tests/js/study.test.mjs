@@ -34,6 +34,7 @@ function fakeView() {
   view.paintCounts = (counts, done) => { view.counts = counts && Object.assign({ done }, counts); };
   view.paintMarks = () => {};
   view.paintStatus = () => {};
+  view.paintAhead = (count) => { view.ahead = count; };
   view.notice = (key) => view.notices.push(key);
   view.saveTrail = (history) => { view.trail = history.map((step) => step.kind); };
   view.undoEarlier = () => view.notices.push("earlier");
@@ -114,6 +115,15 @@ test("ratings go to the server in the order they were made, each once", async ()
     ["/api/reviews", "c", 4],
   ]);
   assert.equal(new Set(server.requests.map((r) => r.key)).size, 3);
+});
+
+test("the page says how many cards it holds ahead once each top-up is done", async () => {
+  const { study, view } = await session();
+  assert.equal(view.ahead, 2); // b and c behind a; the server had no more
+  await study.topUp(); // the server has said it has no more: nothing is asked, and it says so again
+  assert.equal(view.ahead, 2);
+  const none = await session({ cards: [card("a")] });
+  assert.equal(none.view.ahead, 0);
 });
 
 test("each rating carries the time it was made, not the time it was sent", async () => {

@@ -47,7 +47,7 @@ def saved(page: Page) -> None:
 def open_study(page: Page, url: str = "/study") -> None:
     """Open the study page and let it fill its buffer of cards ahead."""
     page.goto(url)
-    page.wait_for_load_state("networkidle")
+    page.wait_for_function("() => document.body.dataset.ahead !== undefined")
 
 
 def network(page: Page, *, offline: bool) -> None:
