@@ -176,6 +176,33 @@ def test_a_new_rendering_renders_every_file_again(
     assert (import_content(imported, database).files_read) == 0
 
 
+def test_a_folder_that_comes_to_name_its_notes_as_questions_reads_its_topics_again(
+    database, write_content: WriteContent, engine: Engine
+) -> None:
+    """Eight notes named as questions and one named as a topic: too few to tell, the topic is a
+    page. A ninth question makes the folder one of named questions: the next import reads the
+    topic note again, unchanged as it is, and its name is its question."""
+    notes = {
+        f"android/What is component {n}.md": f"# Component {n}\n\nIt does {n}.\n" for n in range(8)
+    }
+    notes["android/Activity lifecycle.md"] = "# Activity lifecycle\n\nCreated, started, resumed.\n"
+    root = write_content(notes)
+    written = time.time() - 2 * source.RACY_SECONDS
+    for note in root.rglob("*.md"):
+        os.utime(note, (written, written))
+    first = import_content(root, database)
+    assert (first.decks, first.topics) == (8, 1)
+
+    write_content({"android/What is component 8.md": "# Component 8\n\nIt does 8.\n"})
+    second = import_content(root, database)
+    assert (second.files_read, second.files_skipped) == (10, 0)
+    assert (second.decks, second.topics) == (10, 0)
+    with Session(engine) as session:
+        questions = set(session.exec(select(Card.question)).all())
+    assert "Activity lifecycle" in questions and len(questions) == 10
+    assert import_content(root, database).files_read == 0
+
+
 # --- identity -----------------------------------------------------------------------------
 
 

@@ -164,7 +164,7 @@ STILL_PARSED = {
     "details": 5,
     "details-adjacent": 1,
     "details-labels": 3,
-    "file-name-questions": 12,
+    "file-name-questions": 22,
     "html-headings": 1,
     "html-headings-anchors": 1,
     "inline-separator": 1,

@@ -96,7 +96,13 @@ def split_warnings(
 def parse_source(source: SourceText) -> tuple[Parsed | None, list[ContentError]]:
     """Parse one note; a note the parser cannot read is left out with a warning, never a crash."""
     try:
-        return parse_note(source.path, source.text, reading=source.reading, house=source.house)
+        return parse_note(
+            source.path,
+            source.text,
+            reading=source.reading,
+            house=source.house,
+            named=source.named,
+        )
     except Exception as exc:  # one note must not stop a whole folder's import
         logger.exception("parsing %s failed", source.path)
         reason = f"{type(exc).__name__}: {exc}"[:200]

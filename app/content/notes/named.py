@@ -50,9 +50,30 @@ _WORD = re.compile(r"\w+")
 _BRACKETED = re.compile(r"[(（][^()（）]*[)）]")
 
 
-def file_name_question(outline: Outline, name: str) -> Recognised | None:
+# Names of a folder's own pages, never one of its questions.
+_FOLDER_PAGES = frozenset({"readme", "index", "_index", "summary", "toc", "contents"})
+# A folder whose notes are named as questions: at least this many notes, nearly all so named.
+_NAMED_FOLDER_NOTES = 10
+_NAMED_FOLDER_SHARE = 0.9
+
+
+def named_folder(names: list[str]) -> bool:
+    """Whether the notes named `names` (one folder's) are each named as the question it answers:
+    "What is a Fragment", "How does ANR happen", … A note among them named as a topic
+    ("Activity Lifecycle") answers a question too; its name is the question."""
+    notes = [name for name in names if name.casefold() not in _FOLDER_PAGES]
+    if len(notes) < _NAMED_FOLDER_NOTES:
+        return False
+    asking = sum(_asking(name) is not None for name in notes)
+    return asking >= _NAMED_FOLDER_SHARE * len(notes)
+
+
+def file_name_question(outline: Outline, name: str, *, named: bool = False) -> Recognised | None:
     """The note as one card whose question is its file name `name`, or None; each sub-heading
-    of the title that asks with a mark is a card of its own."""
+    of the title that asks with a mark is a card of its own.
+
+    `named`: the note is in a folder of notes named as questions (named_folder), where a name
+    that does not ask is the question all the same."""
     title = _title(outline)
     if title is None:
         return None
@@ -60,23 +81,31 @@ def file_name_question(outline: Outline, name: str) -> Recognised | None:
     if marked:
         return None  # `# What do you know about X?`: the author's own question heading
     question = _asking(name)
-    if question is None or _squashed(question) == _squashed(subject):
+    if question is None and named and asks(subject):
+        return None  # `# How does it work` in a topic-named note: read as the heading it is
+    if question is None and named:
+        question = _named(name)
+        if question is None or _asks_throughout(outline, title):
+            return None
+    elif question is None or _squashed(question) == _squashed(subject):
         return None  # the title's own words, asking or not, are read as a heading's
-    if not _names(question, subject) or _asks_throughout(outline, title):
-        return None
+    elif not (named or _names(question, subject)) or _asks_throughout(outline, title):
+        return None  # in a folder of named questions, a title may word its subject its own way
     if not outline.holds_text(title.end, len(outline.lines)):
         return None
     return _named_cards(outline, title, question)
 
 
-def untitled_question(outline: Outline, name: str, found: Recognised) -> Recognised | None:
+def untitled_question(
+    outline: Outline, name: str, found: Recognised, *, named: bool = False
+) -> Recognised | None:
     """A note without headings, in which `found` holds no card, as one card whose question is
-    its file name `name`; or None."""
+    its file name `name` (what it says, in a folder of notes `named` as questions); or None."""
     # A question written with no answer under it is still the author's, and told as such.
     unanswered = any(item.reason == Reason.NO_ANSWER for item in found.not_taken)
     if outline.headings or found.cards or unanswered:
         return None
-    question = _asking(name)
+    question = _named(name) if named else _asking(name)
     if question is None:
         return None
     titles = [item for item in found.not_taken if item.reason == Reason.TITLE]
@@ -121,10 +150,19 @@ def _title(outline: Outline) -> Heading | None:
 
 def _asking(name: str) -> str | None:
     """The question a file name asks (`what-is-attention` read with spaces), or None."""
+    question = _named(name)
+    return question if question is not None and asks(question) else None
+
+
+def _named(name: str) -> str | None:
+    """What a file name says (`activity-lifecycle` read with spaces), or None for a name that
+    only names a part of a folder (`README`, `概述`)."""
     if " " not in name:
         name = re.sub(r"[-_]+", " ", name)
     question = question_text(name.strip())[0]
-    return question if asks(question) and not generic_question(question) else None
+    if not question or generic_question(question) or name.casefold() in _FOLDER_PAGES:
+        return None
+    return question
 
 
 def _asked_below(outline: Outline, title: Heading) -> list[Heading]:

@@ -104,11 +104,12 @@ def _unclosed_warnings(outline: Outline, path: str, first: int) -> list[ContentE
 
 
 def parse_note(
-    path: str, text: str, *, reading: bool = False, house: bool = False
+    path: str, text: str, *, reading: bool = False, house: bool = False, named: bool = False
 ) -> tuple[ParsedDeck | ParsedTopic, list[ContentError]]:
     """Parse one note: a deck when it holds cards, else (or with `reading`) a reading page.
 
     `house`: a note under the house layout's `decks/`, read by its rules where they differ.
+    `named`: a note in a folder of notes named as questions (app.content.notes.named).
     """
     errors: list[ContentError] = []
     meta, lines, first = split_front_matter(path, text, errors)
@@ -131,6 +132,7 @@ def parse_note(
         style=None if style == "auto" else style,
         house=house,
         name=note_stem(path),
+        named=named,
         clozes=bool(clozes),
     )
     note = NoteTokens("\n".join(outline.lines), first, outline.tokens)

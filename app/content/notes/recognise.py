@@ -32,24 +32,27 @@ def recognise(
     style: str | None,
     house: bool = False,
     name: str = "",
+    named: bool = False,
     clozes: bool = False,
 ) -> Recognised:
     """Find the cards of a note; `style` is the front matter's, None to decide from structure.
 
     `house`: the note is a deck of the house layout, where numbered headings in one flat run
     are questions however they are worded. `name`: the note's file name, which may be the one
-    question the note answers (app.content.notes.named). `clozes`: the note holds cloze
-    deletions, its cards, which a note without headings keeps rather than be one card.
+    question the note answers (app.content.notes.named); `named`: the note is in a folder of
+    notes named as questions, so its name is its question even where it does not ask.
+    `clozes`: the note holds cloze deletions, its cards, which a note without headings keeps
+    rather than be one card.
     """
     if style in ("question", "numbered"):
         return _house(outline, style)
-    named = file_name_question(outline, name)
-    if named is not None:
-        return named
+    whole = file_name_question(outline, name, named=named)
+    if whole is not None:
+        return whole
     found = recognise_headings(outline, house)
     if clozes:
         return found
-    return untitled_question(outline, name, found) or found
+    return untitled_question(outline, name, found, named=named) or found
 
 
 # --- the house format ---------------------------------------------------------------------

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from app.content.errors import ContentError, Said
 from app.content.notes.encoding import decode
+from app.content.notes.named import named_folder
 
 NOTE_SUFFIXES = (".md", ".markdown", ".txt")
 # Folders of tools, not notes: version control, editors' settings, dependencies, caches.
@@ -33,6 +34,8 @@ class SourceText:
     house: bool = False
     # The file's size and modification time when it was read; '' when not to be trusted.
     stamp: str = ""
+    # In a folder of notes each named as its question (app.content.notes.named.named_folder).
+    named: bool = False
 
 
 # A file modified this recently may be modified again within the clock's resolution without
@@ -40,9 +43,19 @@ class SourceText:
 RACY_SECONDS = 2.0
 
 
-def stamp(info: os.stat_result) -> str:
-    """What says a file is as it was: its size and modification time, and how we render."""
-    return f"{RENDERING}:{info.st_size}:{info.st_mtime_ns}"
+def stamp(info: os.stat_result, named: bool = False) -> str:
+    """What says a file is as it was: its size and modification time, and how we read it (the
+    rendering, and whether its folder names its notes as questions)."""
+    return f"{RENDERING}{'n' if named else ''}:{info.st_size}:{info.st_mtime_ns}"
+
+
+def _named_folders(files: list[tuple[str, str]]) -> set[str]:
+    """The folders (as path prefixes) whose notes are each named as the question they answer."""
+    names: dict[str, list[str]] = {}
+    for rel, _ in files:
+        folder, _, file = rel.rpartition("/")
+        names.setdefault(folder, []).append(file.rpartition(".")[0] or file)
+    return {folder for folder, stems in names.items() if named_folder(stems)}
 
 
 def scan(
@@ -66,11 +79,14 @@ def scan(
     sources: list[SourceText] = []
     house = (root / "decks").is_dir() and (root / "topics").is_dir()
     racy = time.time_ns() - int(RACY_SECONDS * 1e9)
-    for rel, on_disk in _note_files(root, real_root, errors):
+    files = _note_files(root, real_root, errors)
+    named_folders = set() if house else _named_folders(files)
+    for rel, on_disk in files:
         reading, in_decks = house and rel.startswith("topics/"), house and rel.startswith("decks/")
+        named = rel.rpartition("/")[0] in named_folders
         last = (known or {}).get(rel)
-        if last and last[0] and _stamp_of(on_disk) == last[0]:
-            sources.append(SourceText(rel, last[1], "", reading, in_decks, last[0]))
+        if last and last[0] and _stamp_of(on_disk, named) == last[0]:
+            sources.append(SourceText(rel, last[1], "", reading, in_decks, last[0], named))
             continue
         read = _read(Path(on_disk), real_root)
         if isinstance(read, Said):
@@ -81,12 +97,12 @@ def scan(
         text = decode(data, rel, errors)
         if text is None:
             continue
-        digest = hashlib.sha256(b"%d\0%b" % (RENDERING, data)).hexdigest()
+        how = b"%d%s" % (RENDERING, b"n" if named else b"")
+        digest = hashlib.sha256(b"%b\0%b" % (how, data)).hexdigest()
         # A file read with a warning is read again each time, so that each report has it.
         trusted = info.st_mtime_ns < racy and len(errors) == problems
-        sources.append(
-            SourceText(rel, digest, text, reading, in_decks, stamp(info) if trusted else "")
-        )
+        kept = stamp(info, named) if trusted else ""
+        sources.append(SourceText(rel, digest, text, reading, in_decks, kept, named))
     if not sources and not errors:
         errors.append(ContentError.of("no_notes", str(root), 0))
     return sources, errors
@@ -139,13 +155,13 @@ def _outside(path: Path, real_root: Path) -> Said | None:
     return None
 
 
-def _stamp_of(file: str) -> str | None:
+def _stamp_of(file: str, named: bool) -> str | None:
     """The stamp of a regular file, else None: a symbolic link is always read and checked."""
     try:
         info = os.lstat(file)
     except OSError:
         return None
-    return stamp(info) if stat.S_ISREG(info.st_mode) else None
+    return stamp(info, named) if stat.S_ISREG(info.st_mode) else None
 
 
 def _read(file: Path, real_root: Path) -> tuple[bytes, os.stat_result] | Said:
