@@ -28,6 +28,7 @@ what a note is about better than its name does, so a note with one is read by th
 
 import re
 import unicodedata
+from functools import lru_cache
 
 from app.content.notes.outline import Heading, Outline
 from app.content.notes.recognisers.lines import outline_lines
@@ -52,9 +53,10 @@ _BRACKETED = re.compile(r"[(（][^()（）]*[)）]")
 
 # Names of a folder's own pages, never one of its questions.
 _FOLDER_PAGES = frozenset({"readme", "index", "_index", "summary", "toc", "contents"})
-# A folder whose notes are named as questions: at least this many notes, nearly all so named.
+# A folder whose notes are named as questions: at least this many notes, and at most one name
+# in this many that does not ask.
 _NAMED_FOLDER_NOTES = 10
-_NAMED_FOLDER_SHARE = 0.9
+_NAMED_FOLDER_OTHERS = 10
 
 
 def named_folder(names: list[str]) -> bool:
@@ -64,8 +66,13 @@ def named_folder(names: list[str]) -> bool:
     notes = [name for name in names if name.casefold() not in _FOLDER_PAGES]
     if len(notes) < _NAMED_FOLDER_NOTES:
         return False
-    asking = sum(_asking(name) is not None for name in notes)
-    return asking >= _NAMED_FOLDER_SHARE * len(notes)
+    allowed = len(notes) // _NAMED_FOLDER_OTHERS
+    others = 0
+    for name in notes:  # a folder of topics is told by its first few names
+        others += _asking(name) is None
+        if others > allowed:
+            return False
+    return True
 
 
 def file_name_question(outline: Outline, name: str, *, named: bool = False) -> Recognised | None:
@@ -148,6 +155,7 @@ def _title(outline: Outline) -> Heading | None:
     return first
 
 
+@lru_cache(maxsize=65_536)  # every scan of a watched folder asks again of the same names
 def _asking(name: str) -> str | None:
     """The question a file name asks (`what-is-attention` read with spaces), or None."""
     question = _named(name)
