@@ -165,12 +165,12 @@ def _asking(name: str) -> str | None:
 def _named(name: str) -> str | None:
     """What a file name says (`activity-lifecycle` read with spaces), or None for a name that
     only names a part of a folder (`README`, `概述`)."""
+    if name.casefold() in _FOLDER_PAGES:
+        return None
     if " " not in name:
         name = re.sub(r"[-_]+", " ", name)
     question = question_text(name.strip())[0]
-    if not question or generic_question(question) or name.casefold() in _FOLDER_PAGES:
-        return None
-    return question
+    return None if not question or generic_question(question) else question
 
 
 def _asked_below(outline: Outline, title: Heading) -> list[Heading]:

@@ -43,10 +43,15 @@ class SourceText:
 RACY_SECONDS = 2.0
 
 
+def _reading(named: bool) -> str:
+    """How a file is read, part of its stamp and its hash: the rendering, and whether its
+    folder names its notes as questions."""
+    return f"{RENDERING}n" if named else str(RENDERING)
+
+
 def stamp(info: os.stat_result, named: bool = False) -> str:
-    """What says a file is as it was: its size and modification time, and how we read it (the
-    rendering, and whether its folder names its notes as questions)."""
-    return f"{RENDERING}{'n' if named else ''}:{info.st_size}:{info.st_mtime_ns}"
+    """What says a file is as it was: its size and modification time, and how we read it."""
+    return f"{_reading(named)}:{info.st_size}:{info.st_mtime_ns}"
 
 
 def _named_folders(files: list[tuple[str, str]]) -> set[str]:
@@ -97,8 +102,7 @@ def scan(
         text = decode(data, rel, errors)
         if text is None:
             continue
-        how = b"%d%s" % (RENDERING, b"n" if named else b"")
-        digest = hashlib.sha256(b"%b\0%b" % (how, data)).hexdigest()
+        digest = hashlib.sha256(b"%b\0%b" % (_reading(named).encode(), data)).hexdigest()
         # A file read with a warning is read again each time, so that each report has it.
         trusted = info.st_mtime_ns < racy and len(errors) == problems
         kept = stamp(info, named) if trusted else ""
