@@ -113,5 +113,8 @@ function forgetOthers() {
 enhance();
 closeMenus();
 forgetOthers();
+// Said on the page once its keys and forms are enhanced: a key pressed before then does what
+// it does without this file (nothing), which a test or a tool driving the page must wait out.
+document.body.dataset.enhanced = "true";
 // The app shell kept for offline use (static/sw.js); a browser without workers just goes online.
 if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});

@@ -18,6 +18,7 @@ from app.accounts import members
 from app.infra.db import Database
 from app.scheduling.studyday import study_day
 from tests.browser.conftest import ServerClock, copy_bank, open_bank, serve, team_settings
+from tests.support.study_client import enhanced
 
 pytestmark = pytest.mark.browser
 
@@ -146,7 +147,7 @@ def test_signing_out_clears_the_kept_pages_and_the_cards_taken_along(
 
     page.locator("form[action='/logout'] button:visible").first.click()
     page.wait_for_url(re.compile(r"/login"))
-    page.wait_for_load_state("networkidle")
+    enhanced(page)  # the sign-in page's script forgets the cards taken along
     assert page.evaluate(KEPT_PAGES) == []
     assert page.evaluate(STORED_KEYS) == []
     nothing_offline(page, "leaver")

@@ -13,6 +13,8 @@ from playwright.sync_api import Page, Route, expect
 
 from tests.browser.conftest import NewPage, Traffic, query
 from tests.support.study_client import (
+    enhanced,
+    listening,
     logged,
     network,
     open_study,
@@ -378,13 +380,13 @@ def test_z_on_the_done_page_takes_back_the_suspensions_then_the_rating(
         page.wait_for_function(NEXT_OR_DONE, arg=card)
         assert len(put_aside) < 20, "the section never ran out"
     assert len(put_aside) >= 2
-    page.wait_for_load_state("networkidle")  # the done page's script is listening
+    enhanced(page)  # the done page's script is listening
     assert logged(bank) == [rated] and suspended() == set(put_aside)
 
     for back in reversed(put_aside):  # the last suspension first, back through the page's steps
         page.keyboard.press("z")
         expect(page.locator("#card")).to_have_attribute("data-card-id", back)
-        page.wait_for_load_state("networkidle")  # the study page's script is listening
+        listening(page)  # the study page's script is listening
         assert back not in suspended()
     assert suspended() == set()
     assert logged(bank) == [rated]

@@ -47,7 +47,17 @@ def saved(page: Page) -> None:
 def open_study(page: Page, url: str = "/study") -> None:
     """Open the study page and let it fill its buffer of cards ahead."""
     page.goto(url)
+    listening(page)
+
+
+def listening(page: Page) -> None:
+    """Wait until the study page's script runs: it says so once its first top-up is done."""
     page.wait_for_function("() => document.body.dataset.ahead !== undefined")
+
+
+def enhanced(page: Page) -> None:
+    """Wait until static/app.js has enhanced the page's keys and forms (any page but study)."""
+    page.wait_for_function("() => document.body.dataset.enhanced === 'true'")
 
 
 def network(page: Page, *, offline: bool) -> None:
