@@ -25,7 +25,7 @@ from app.content.notes.recognisers import (
     title_line,
 )
 from app.content.notes.recognisers.base import TAKEN, Recogniser, Region, Unit
-from app.content.notes.recognisers.lines import fill_gaps, numbered_openers
+from app.content.notes.recognisers.lines import fill_gaps, numbered_openers, strip_marker
 from app.content.notes.wording import Recognised
 
 # In the order they are asked: the first that claims a unit has it.
@@ -58,7 +58,9 @@ def recognise_region(outline: Outline, start: int, end: int, section: str) -> Re
         if block.kind in ("bullet_list", "ordered_list"):
             for item in block.items:
                 unit = Unit("item", item.start, item.end, block, item)
-                if not _claim(unit, region):
+                # An item with nothing after its marker (`15.` at the end of a list of
+                # questions) says nothing, and would make the answer before it look written.
+                if not _claim(unit, region) and not _empty(outline, unit):
                     _lines(unit, region, paragraph=False)
         elif block.kind == "paragraph":
             _lines(Unit("block", block.start, block.end, block), region, paragraph=True)
@@ -92,6 +94,11 @@ def _claim(unit: Unit, region: Region) -> bool:
         if unit.kind in recogniser.units and recogniser.claim(unit, region) is not None:
             return True
     return False
+
+
+def _empty(outline: Outline, unit: Unit) -> bool:
+    first = strip_marker(outline.lines[unit.start])
+    return not first and not any(line.strip() for line in outline.lines[unit.start + 1 : unit.end])
 
 
 def _lines(unit: Unit, region: Region, *, paragraph: bool) -> None:

@@ -1,6 +1,7 @@
 """Reading a region's lines: markers, numbering, folds and dedenting, shared by recognisers."""
 
 import re
+from itertools import pairwise
 
 from app.content.notes.outline import Block, Outline
 from app.content.notes.wording import (
@@ -25,7 +26,7 @@ from app.content.notes.wording import (
 
 def numbered_openers(outline: Outline, blocks: list[Block]) -> set[int]:
     """Lines that open a card by their number: a run 1, 2, 3… with an answer between each."""
-    candidates = _numbered_candidates(outline.lines, blocks)
+    candidates, unasked = _numbered_candidates(outline.lines, blocks)
     if len(candidates) < 2:
         return set()
     longest = _longest_run(outline.lines, candidates)
@@ -35,16 +36,34 @@ def numbered_openers(outline: Outline, blocks: list[Block]) -> set[int]:
     asking = sum(asks(strip_marker(t)) for t in texts)
     if outline.headings:
         # Under headings, a numbered run is a list of points unless its lines ask.
-        return set(longest) if 2 * asking >= len(texts) else set()
+        return _with_gaps(longest, candidates, unasked) if 2 * asking >= len(texts) else set()
     compact = all(re.match(r"^\d{1,3}[.、．)）](?=\S)", t) for t in texts)
     if len(longest) >= 3 or compact or asking:
-        return set(longest)
+        return _with_gaps(longest, candidates, unasked)
     return set()
 
 
-def _numbered_candidates(lines: list[str], blocks: list[Block]) -> list[tuple[int, int]]:
-    """(line, number) of each line that starts with a number and could open a card."""
+def _with_gaps(
+    run: list[int], candidates: list[tuple[int, int]], unasked: list[tuple[int, int]]
+) -> set[int]:
+    """The run and the list items numbered in its gaps: `13. CNN网络特点` between questions 12
+    and 14 is the question the author numbered there, worded as a topic, not 12's answer."""
+    number = dict(candidates)
+    openers = set(run)
+    after = {number[a]: (a, b) for a, b in pairwise(run)}
+    for index, n in unasked:
+        if (pair := after.get(n - 1)) and pair[0] < index < pair[1] and number[pair[1]] == n + 1:
+            openers.add(index)
+    return openers
+
+
+def _numbered_candidates(
+    lines: list[str], blocks: list[Block]
+) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """(line, number) of each line that starts with a number and could open a card, and of the
+    items of numbered lists left out because they do not ask."""
     candidates: list[tuple[int, int]] = []
+    unasked: list[tuple[int, int]] = []
     for block in blocks:
         # A numbered line right under a list item is that item's lazy continuation to
         # markdown-it, but to the author it is the next question.
@@ -60,9 +79,10 @@ def _numbered_candidates(lines: list[str], blocks: list[Block]) -> list[tuple[in
             if (indented and index not in items) or not (n := line_number(lines[index].lstrip())):
                 continue
             if index in listed and not asks(strip_marker(lines[index])):
+                unasked.append((index, n))
                 continue
             candidates.append((index, n))
-    return candidates
+    return candidates, unasked
 
 
 def _longest_run(lines: list[str], candidates: list[tuple[int, int]]) -> list[int]:
