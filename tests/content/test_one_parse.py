@@ -168,7 +168,7 @@ STILL_PARSED = {
     "html-headings": 1,
     "html-headings-anchors": 1,
     "inline-separator": 1,
-    "labelled-headings": 6,
+    "labelled-headings": 7,
     "list-questions": 1,
     "plain-text": 3,
     "unclosed-html": 1,

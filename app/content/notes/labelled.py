@@ -5,7 +5,7 @@ import unicodedata
 
 from app.content.notes.outline import Block, Heading, Outline
 from app.content.notes.recognisers.lines import outline_lines
-from app.content.notes.wording import Found, Syntax, question_text, unwrap
+from app.content.notes.wording import Found, Syntax, asks, question_text, unwrap
 
 _QUESTION_LABELS = {
     "question",
@@ -85,6 +85,10 @@ def labelled_pairs(outline: Outline, title: Heading | None) -> tuple[list[Found]
     for number, question in enumerate(questions):
         answer = pending.take(question, number, labels[question.index][1])
         if answer is None:
+            card = _answered_below(outline, question, labels, lines)
+            if card is not None:
+                cards.append(card[0])
+                held |= card[1]
             continue
         stop = _answer_stop(answer, headings, labels, lines)
         body = outline_lines(outline, answer.end, stop)
@@ -102,6 +106,48 @@ def labelled_pairs(outline: Outline, title: Heading | None) -> tuple[list[Found]
         held |= {h.index for h in headings[first : bisect.bisect_left(lines, stop)]}
         cards.append(Found(text, question.line, None, body, "", Syntax.LABELLED_HEADINGS))
     return cards, held
+
+
+# Longer than a question put in an interview: a foreword that happens to ask on its way.
+_LONGEST_QUESTION = 200
+
+
+def _answered_below(
+    outline: Outline, question: Heading, labels: list[tuple[str, str]], lines: list[int]
+) -> tuple[Found, set[int]] | None:
+    """`## 问题` over one paragraph that asks, with no answer heading to pair it: the sections
+    after it at its level (`## 问题背景`, `## F1 score`, `## 参考资料`) answer it, up to the next
+    question heading."""
+    after = question.index + 1
+    if after >= len(lines) or lines[after] >= _scope_stop(outline, question):
+        return None
+    own = outline.blocks_between(question.end, lines[after])
+    if len(own) != 1 or own[0].kind not in ("paragraph", "blockquote"):
+        return None
+    text = " ".join(
+        outline.texts[i].strip() for i in range(own[0].start, own[0].end) if i in outline.texts
+    )
+    text = question_text(text.strip(" -"))[0]
+    # A foreword under the label ("这里简单总结一下…") is no question: the note is a page.
+    if len(text) > _LONGEST_QUESTION or not asks(text):
+        return None
+    stop, at = _scope_stop(outline, question), after
+    while at < len(lines) and lines[at] < stop:
+        if outline.headings[at].level <= question.level and labels[at][0] in _QUESTION_LABELS:
+            stop = lines[at]
+            break
+        at += 1
+    body = outline_lines(outline, lines[after], stop)
+    if not text or not any(line.strip() for _, line in body):
+        return None
+    held = {question.index} | {
+        h.index for h in outline.headings[after : bisect.bisect_left(lines, stop)]
+    }
+    return Found(text, question.line, None, body, "", Syntax.LABELLED_HEADINGS), held
+
+
+def _scope_stop(outline: Outline, question: Heading) -> int:
+    return question.parent.stop if question.parent is not None else len(outline.lines)
 
 
 def _asked_above(
