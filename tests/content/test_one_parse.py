@@ -156,11 +156,13 @@ def test_a_note_past_the_workers_budget_travels_and_is_parsed_again(
 # alone: text that goes on in a raw HTML block after its `<h2>` or `<summary>` line
 # (html-headings, html-headings-anchors, details-adjacent), lines a list item took as its lazy
 # continuation (plain-text). A question that is the note's file name, written nowhere in the note
-# (file-name-questions). Not cut yet: an `A:` line under its `Q:` line inside one list item
+# (file-name-questions). A question mark the bold left outside, joined to the bold question
+# (bold-step-numbers). Not cut yet: an `A:` line under its `Q:` line inside one list item
 # (bold-qa-markers, list-questions).
 STILL_PARSED = {
     "admonition-labels": 2,
     "bold-qa-markers": 2,
+    "bold-step-numbers": 2,
     "details": 5,
     "details-adjacent": 1,
     "details-labels": 3,

@@ -2,6 +2,7 @@
 
 import bisect
 import re
+import unicodedata
 from collections.abc import Callable
 
 from app.content.notes.frontmatter import label_key
@@ -78,9 +79,10 @@ _RULE = re.compile(r"^[ \t]{0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$", re.MULTILINE)
 
 
 def shows_nothing(text: str) -> bool:
-    """Whether an answer holds nothing to read: only rules, tags and blank space."""
-    text = _TAGS.sub("", text).replace("&nbsp;", " ")
-    return not _RULE.sub("", text).strip()
+    """Whether an answer holds nothing to read: only rules, tags, punctuation and blank space
+    (`。` left after a bold lead that took the whole sentence)."""
+    text = _RULE.sub("", _TAGS.sub("", text).replace("&nbsp;", " "))
+    return not any(unicodedata.category(char)[0] not in "PZC" for char in text)
 
 
 def without_closing_rules(

@@ -170,9 +170,13 @@ def bold_question(text: str) -> tuple[str, str] | None:
         # "**1)** The number of active ads.", "**1.1** 一个袋子…": a numbered task, its text
         # after the number (the whole number, not `1.` of `1.1`; `**2**.` puts the dot after).
         return match.group(2).strip().lstrip(".)）、．").strip(), ""
+    rest = match.group(2).strip()
+    if rest[:1] in ("?", "？"):
+        # "**1、是否可以…得到答案**？如果可以…": the mark the bold left outside is the question's.
+        inner, rest = inner + rest[0], rest[1:].strip()
     question, says = question_text(inner)
     if says or (numbering(inner) is not None and asks(question)):
-        return question, match.group(2).strip()
+        return question, rest
     return None
 
 
