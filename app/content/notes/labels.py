@@ -80,9 +80,17 @@ _RULE = re.compile(r"^[ \t]{0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$", re.MULTILINE)
 
 def shows_nothing(text: str) -> bool:
     """Whether an answer holds nothing to read: only rules, tags, punctuation and blank space
-    (`。` left after a bold lead that took the whole sentence)."""
+    (`。` left after a bold lead that took the whole sentence), or a placeholder (`To Do`)."""
     text = _RULE.sub("", _TAGS.sub("", text).replace("&nbsp;", " "))
+    if " ".join(text.split()).casefold().strip(".。…!！*_ ") in _PLACEHOLDERS:
+        return True
     return not any(unicodedata.category(char)[0] not in "PZC" for char in text)
+
+
+# An answer the writer has yet to write.
+_PLACEHOLDERS = frozenset(
+    {"todo", "to do", "to-do", "tbd", "待补充", "待完善", "待更新", "待续", "未完待续", "暂无"}
+)
 
 
 def without_closing_rules(

@@ -113,6 +113,7 @@ _SECTION_WORDS = {
 _BOLD_MARKER = re.compile(
     r"^(?:\*\*|__)(Q|问|问题|Question)[ \t]*[:：]?(?:\*\*|__)[ \t]*[:：]?", re.I
 )
+_TASK_BOX = re.compile(r"^[ \t]*\[[ xX]\][ \t]+")
 DOTTED = re.compile(r"^\d{1,3}[.．]\d{1,3}")
 BOLD_LINE = re.compile(r"^(?:\*\*|__)(.+?)(?:\*\*|__)[ \t]*[:：]?[ \t]*(.*)$")
 SEPARATOR = re.compile(r"^[ \t]*\?{1,2}[ \t]*$")
@@ -253,9 +254,10 @@ def _trim_tail(text: str) -> str:
 
 
 # Emphasis around a whole line, its markers as Markdown reads them: a run of stars (or
-# underscores) followed by no space opens, one preceded by none closes; `** x**` is text.
+# underscores) followed by no space opens, one preceded by none closes; `** x**` is text. A
+# colon or question mark after it is the line's (`**为什么要正则化**？`).
 _WRAPPED = re.compile(
-    r"(?P<run>\*{1,3}|_{1,3})(?![\s*_])(?P<inner>.+?)(?<![\s*_])(?P=run)(?P<colon>[:：]?)"
+    r"(?P<run>\*{1,3}|_{1,3})(?![\s*_])(?P<inner>.+?)(?<![\s*_])(?P=run)(?P<colon>[:：?？]?)"
 )
 
 
@@ -268,7 +270,8 @@ def unwrap(text: str) -> str:
 
 def question_text(text: str) -> tuple[str, bool]:
     """The question in a heading or line, and whether it says outright that it is one."""
-    text = _BOLD_MARKER.sub(r"\1:", unwrap(text), count=1)
+    # `- [x] **求正数平方根**`: a task list's box says whether the writer has done it.
+    text = _BOLD_MARKER.sub(r"\1:", unwrap(_TASK_BOX.sub("", text, count=1)), count=1)
     tagged = bool(TAG.search(text))
     if tagged:
         text = TAG.sub("", text).strip()
