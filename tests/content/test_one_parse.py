@@ -172,7 +172,7 @@ STILL_PARSED = {
     "html-headings-anchors": 1,
     "inline-separator": 1,
     "labelled-headings": 7,
-    "list-questions": 3,
+    "list-questions": 4,
     "plain-text": 3,
     "unclosed-html": 1,
 }

@@ -15,8 +15,9 @@ Lines = list[tuple[int, str]]
 Q_PREFIX = re.compile(
     r"^(?:Q|问|问题|Question)[ \t]*(?:\d{0,3}[ \t]*[:：]|\d{1,3}[.．])[ \t]*(.*)$", re.I
 )
+# A number and a space opens numbered text, but not a size (`1 x 1 卷积`, `3 × 3`).
 _NUMBER = re.compile(
-    r"^(?:(\d{1,3})(?:[.．]\d{1,3})*(?:[.、．)）:：][ \t]*|[ \t]+)"
+    r"^(?:(\d{1,3})(?:[.．]\d{1,3})*(?:[.、．)）:：][ \t]*|[ \t]+(?![xX×*][ \t]*\d))"
     r"|[(（](\d{1,3})[)）][ \t]*"
     r"|([一二三四五六七八九十]{1,3})[、.．][ \t]*)(?=\S)(.*)$"
 )
