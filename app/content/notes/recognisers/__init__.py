@@ -25,7 +25,7 @@ from app.content.notes.recognisers import (
     title_line,
 )
 from app.content.notes.recognisers.base import TAKEN, Recogniser, Region, Unit
-from app.content.notes.recognisers.lines import fill_gaps, numbered_openers, strip_marker
+from app.content.notes.recognisers.lines import fill_gaps, numbered_openers
 from app.content.notes.wording import Recognised
 
 # In the order they are asked: the first that claims a unit has it.
@@ -97,8 +97,9 @@ def _claim(unit: Unit, region: Region) -> bool:
 
 
 def _empty(outline: Outline, unit: Unit) -> bool:
-    first = strip_marker(outline.lines[unit.start])
-    return not first and not any(line.strip() for line in outline.lines[unit.start + 1 : unit.end])
+    """Whether the parse found nothing in an item: no text, no code, math or HTML."""
+    lines = range(unit.start, unit.end)
+    return not any(outline.texts.get(i, "").strip() or i in outline.protected for i in lines)
 
 
 def _lines(unit: Unit, region: Region, *, paragraph: bool) -> None:
