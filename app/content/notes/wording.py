@@ -11,13 +11,18 @@ from enum import StrEnum
 
 Lines = list[tuple[int, str]]
 
-# `Q:`, `Question 3:`, and a numbered `Q2.` (a period only after a number: "Q. …" is no marker).
+# `Q:`, `Question 3:`, and a numbered `Q2.` (a period only after a number: "Q. …" is no marker);
+# a numbered follow-up `追问2：` (a bare `追问：` labels an answer's follow-ups).
 Q_PREFIX = re.compile(
-    r"^(?:Q|问|问题|Question)[ \t]*(?:\d{0,3}[ \t]*[:：]|\d{1,3}[.．])[ \t]*(.*)$", re.I
+    r"^(?:(?:Q|问|问题|Question)[ \t]*(?:\d{0,3}[ \t]*[:：]|\d{1,3}[.．])"
+    r"|追问[ \t]*\d{1,3}[ \t]*[:：.．])[ \t]*(.*)$",
+    re.I,
 )
-# A number and a space opens numbered text, but not a size (`1 x 1 卷积`, `3 × 3`).
+# A number and a space opens numbered text, but not a size or a count (`1 x 1 卷积`, `30 秒`,
+# `4 种解决方案`).
 _NUMBER = re.compile(
-    r"^(?:(\d{1,3})(?:[.．]\d{1,3})*(?:[.、．)）:：][ \t]*|[ \t]+(?![xX×*][ \t]*\d))"
+    r"^(?:(\d{1,3})(?:[.．]\d{1,3})*(?:[.、．)）:：][ \t]*"
+    r"|[ \t]+(?![xX×*][ \t]*\d|[个种秒倍]|分钟|小时))"
     r"|[(（](\d{1,3})[)）][ \t]*"
     r"|([一二三四五六七八九十]{1,3})[、.．][ \t]*)(?=\S)(.*)$"
 )
