@@ -192,17 +192,30 @@ def _split_at_bold_questions(card: Found, outline: Outline, *, topic: bool) -> l
     }
     if not starts:
         return [card]
+    heading_at = {h.line: h for h in outline.headings}
     out = [card]
+    target = card
     body: Lines = []
+    # A bold question's answer ends at a heading as high as the one it stands under (`## 结构化
+    # 回答` after the last `**Q：…**` under `### 第五层`): what follows is the heading card's again.
+    above = heading_at[card.line].level + 1 if card.line in heading_at else 1
+    limit = 0
     for index, text in card.body:
+        heading = heading_at.get(index)
         if index in starts:
-            out[-1].body = body
+            target.body = body
             question, rest = starts[index]
-            out.append(Found(question, index, None, [], card.section, Syntax.BOLD_QUESTION))
-            body = [(index, rest)] if rest else []
+            target = Found(question, index, None, [], card.section, Syntax.BOLD_QUESTION)
+            out.append(target)
+            body, limit = ([(index, rest)] if rest else []), above
             continue
+        if heading is not None:
+            if target is not card and heading.level <= limit:
+                target.body = body
+                target, body = card, card.body
+            above = heading.level
         body.append((index, text))
-    out[-1].body = body
+    target.body = body
     if not any(text.strip() for _, text in card.body):
         out.remove(card)
     return out
