@@ -119,8 +119,8 @@ def _answered_below(
     """`## 问题` over one paragraph that asks, with no answer heading to pair it: the sections
     after it at its level (`## 问题背景`, `## F1 score`, `## 参考资料`) answer it, up to the next
     question heading."""
-    after = question.index + 1
-    if after >= len(lines) or lines[after] >= _scope_stop(outline, question):
+    after, stop = question.index + 1, _scope_stop(outline, question)
+    if after >= len(lines) or lines[after] >= stop:
         return None
     own = outline.blocks_between(question.end, lines[after])
     if len(own) != 1 or own[0].kind not in ("paragraph", "blockquote"):
@@ -132,14 +132,14 @@ def _answered_below(
     # A foreword under the label ("这里简单总结一下…") is no question: the note is a page.
     if len(text) > _LONGEST_QUESTION or not asks(text):
         return None
-    stop, at = _scope_stop(outline, question), after
+    at = after
     while at < len(lines) and lines[at] < stop:
         if outline.headings[at].level <= question.level and labels[at][0] in _QUESTION_LABELS:
             stop = lines[at]
             break
         at += 1
     body = outline_lines(outline, lines[after], stop)
-    if not text or not any(line.strip() for _, line in body):
+    if not any(line.strip() for _, line in body):
         return None
     held = {question.index} | {
         h.index for h in outline.headings[after : bisect.bisect_left(lines, stop)]
