@@ -11,7 +11,7 @@ import click
 
 from app.config import get_settings
 from app.content.errors import ContentError, ContentErrors
-from app.infra.terminal import printable
+from app.infra.terminal import others_print_to_stderr, printable
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -54,7 +54,8 @@ def check_command(directory: Path | None, strict: bool, as_json: bool) -> None:
     from app.content.bank.report import as_json as report_json
     from app.content.bank.sync import check_content
 
-    report = check_content(directory or _settings().content_dir, strict=strict)
+    with others_print_to_stderr():
+        report = check_content(directory or _settings().content_dir, strict=strict)
     if as_json:
         summary = {
             "decks": report.decks,

@@ -3,6 +3,7 @@ problem is always one line (`qbank check`, `qbank import`, the server's log)."""
 
 import json
 import logging
+import subprocess
 import sys
 from pathlib import Path
 
@@ -122,3 +123,31 @@ def test_the_log_escapes_messages_and_keeps_a_traceback_s_lines(formatter) -> No
         first, *rest = line.split("\n")
         assert first == "WARNING: two\\x0alines\\x1b[31m\\u202e.md"
         assert rest[0].startswith("Traceback") and "bad \\x1b[2J name" in rest[-1]
+
+
+def test_check_json_stdout_is_only_the_json_when_katex_warns(tmp_path: Path) -> None:
+    """KaTeX prints its font warnings to the process's stdout from native code, past
+    `sys.stdout`: piped into a program, `qbank check --json` must still print only JSON."""
+    for n in range(12):  # enough notes for the compile to use worker processes as well
+        (tmp_path / f"n{n}.md").write_text(
+            f"# 笔记 {n}\n\n## 什么是全角波浪线？\n\n写作 $a^{{￣}}$。\n", encoding="utf-8"
+        )
+    (tmp_path / "one").mkdir()
+    (tmp_path / "one" / "n.md").write_text((tmp_path / "n0.md").read_text(encoding="utf-8"))
+    for folder, notes in ((tmp_path / "one", 1), (tmp_path, 13)):
+        run = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "from app.cli import main; main()",
+                "check",
+                str(folder),
+                "--json",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert run.returncode == 0, run.stderr
+        found = json.loads(run.stdout)
+        assert len(found["files"]) == notes
