@@ -139,6 +139,10 @@ PROBLEMS: dict[str, tuple[str, str]] = {
         "问题“{question}”没有做成卡片：它后面没有答案",
         "question '{question}' was not made a card: no answer follows it",
     ),
+    "content.card_lists_questions": (
+        "“{question}”没有做成卡片：它下面只列出问题，没有答案",
+        "'{question}' was not made a card: it only lists questions and answers none",
+    ),
     "content.followup_no_question": ("追问没有问题文字", "follow-up question has no question text"),
     "content.followup_id_invalid": (
         "追问 id '{id}' 只能使用字母、数字、'-'、'_' 和 '.'",

@@ -17,6 +17,7 @@ from app.content.notes.frontmatter import (
     meta_str,
     split_front_matter,
 )
+from app.content.notes.indexes import lists_only_questions
 from app.content.notes.labels import body_label, shows_nothing, without_closing_rules
 from app.content.notes.links import Link, parse_links
 from app.content.notes.outline import Outline, build_outline
@@ -38,6 +39,7 @@ from app.content.notes.wording import (
     Recognised,
     Syntax,
     is_navigation,
+    question_text,
 )
 
 
@@ -322,6 +324,9 @@ def _finish_card(
     if shows_nothing(answer.text):
         errors.append(ContentError.of("card_no_answer", path, line, question=found.question))
         return None
+    if _index_of_questions(found.question, answer, groups):
+        errors.append(ContentError.of("card_lists_questions", path, line, question=found.question))
+        return None
     card_id = found.explicit_id or derived_card_id(found.question)
     followups = builder.block("followups", first)
     in_note = None
@@ -346,6 +351,13 @@ def _finish_card(
         question_span=groups.question(found.line, found.question) if groups else None,
         stem=_join_block(found.stem or [], first, groups),
     )
+
+
+def _index_of_questions(question: str, answer: Block, groups: Groups | None) -> bool:
+    """Whether a title that asks nothing has only a list of questions as its answer."""
+    if groups is None or not answer.spans or question_text(question)[1]:
+        return False
+    return lists_only_questions(groups.tokens, answer.spans)
 
 
 def _links(block: Block, path: str, errors: list[ContentError]) -> list[Link]:
