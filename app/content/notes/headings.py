@@ -10,6 +10,7 @@ from app.content.notes.marked import marked_answer_parts
 from app.content.notes.outline import Heading, Outline
 from app.content.notes.recognisers import recognise_region
 from app.content.notes.recognisers.lines import (
+    answer_fold,
     bold_question,
     without_answer_fold,
 )
@@ -117,14 +118,20 @@ def _shown(heading: Heading) -> str:
 
 
 def _after_label(card: Found, outline: Outline, heading: Heading) -> None:
-    """A card whose answer is labelled (`答案：`): what comes before the label is shown with the
-    question, and the answer starts after it."""
+    """A card whose answer is labelled (`答案：`) or folded under a label
+    (`<details><summary>Answer</summary>`): what comes before is what it asks about (a task,
+    the code of "What is the output?" and its choices), shown with the question, and the
+    answer starts at the label."""
     first = heading.children[0].line if heading.children else heading.stop
     label = answer_label(outline, heading.end, first)
-    if label is None:
+    if label is not None:
+        start, end = label.start, label.end
+    elif fold := answer_fold(outline, heading.end, first):
+        start = end = fold.start
+    else:
         return
-    stem = [(i, text) for i, text in card.body if i < label.start]
-    card.body = [(i, text) for i, text in card.body if i >= label.end]
+    stem = [(i, text) for i, text in card.body if i < start]
+    card.body = [(i, text) for i, text in card.body if i >= end]
     card.stem = stem if any(text.strip() for _, text in stem) else None
 
 

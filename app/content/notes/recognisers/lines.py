@@ -259,6 +259,16 @@ def details(outline: Outline, start: int, stop: int) -> tuple[str, Lines]:
     return summary, body
 
 
+def answer_fold(outline: Outline, start: int, stop: int) -> Block | None:
+    """The block of lines `start`…`stop` that opens their first fold, when its summary labels
+    it as the answer (`<details><summary>Show Answer</summary>`)."""
+    for block in outline.blocks_between(start, stop):
+        if block.kind == "html_block" and DETAILS_OPEN.search(outline.texts.get(block.start, "")):
+            summary, _ = details(outline, block.start, details_end(outline, block.start, stop))
+            return block if is_fold_label(summary) else None
+    return None
+
+
 def without_answer_fold(line: str) -> str:
     """A line without a `<details><summary>Answer</summary>` fold: on a card it is shown anyway."""
     if "<details" not in line and "</details" not in line and "<summary" not in line:
