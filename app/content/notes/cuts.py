@@ -96,6 +96,7 @@ def question_in(
         stop -= 1
     bold, content = _unwrapped(children[start:stop], content)  # `**What is X?**`
     start, stop = start + bold, stop - bold
+    start, stop, content = _after_number(children, start, stop, content, question)
     where = content.find(question)
     if where < 0 or start >= stop or not question:
         return None
@@ -112,6 +113,20 @@ def question_in(
             stop, suffix = start + 1, head.content[len(prefix + question) :]
     found = _cut(children, start, stop, prefix, suffix)
     return None if found is None else InlineSpan(index, *found, line, at)
+
+
+def _after_number(
+    children: list[Token], start: int, stop: int, content: str, question: str
+) -> tuple[int, int, str]:
+    """`2. **How do you…?**`: the bold run after the number, when the question is all of it."""
+    head = children[start] if start < stop else None
+    if head is None or head.type != "text" or not head.content.strip():
+        return start, stop, content
+    rest = content[len(head.content) :]
+    bold, inner = _unwrapped(children[start + 1 : stop], rest)
+    if not bold or inner.strip() != question:
+        return start, stop, content
+    return start + 1 + bold, stop - bold, inner
 
 
 def _left_out(token: Token) -> bool:

@@ -13,11 +13,16 @@ Lines = list[tuple[int, str]]
 
 # `Q:`, `Question 3:`, and a numbered `Q2.` (a period only after a number: "Q. …" is no marker);
 # a numbered follow-up `追问2：` (a bare `追问：` labels an answer's follow-ups).
+# `Q:`, `Q1.`, `Q1.1.`, `Question 3:`, `Q. ` (a dot needs a space after it: `Q.E.D.`)
 Q_PREFIX = re.compile(
-    r"^(?:(?:Q|问|问题|Question)[ \t]*(?:\d{0,3}[ \t]*[:：]|\d{1,3}[.．])"
+    r"^(?:(?:Q|问|问题|Question)[ \t]*(?:\d{0,3}[ \t]*[:：]|\d{1,3}(?:[.．]\d{1,3})*[.．])"
+    r"|(?:Q|Question)[.．](?=[ \t])"
     r"|追问[ \t]*\d{1,3}[ \t]*[:：.．])[ \t]*(.*)$",
     re.I,
 )
+# `问题一：` numbers a question as often as a problem an answer goes through
+# ("问题一：过期时间难定"): it is no part of the question, but does not say that what follows asks.
+_PROBLEM_NUMBER = re.compile(r"^问题[ \t]*[一二三四五六七八九十]{1,3}[ \t]*[:：][ \t]*(?=\S)")
 # A number and a space opens numbered text, but not a size or a count (`1 x 1 卷积`, `30 秒`,
 # `4 种解决方案`).
 _NUMBER = re.compile(
@@ -247,6 +252,10 @@ class Recognised:
 _TAIL = {"So", "Sk", "Zs", "Zl", "Zp", "Cc", "Cf", "Mn", "Me", "Mc"}
 
 
+# A pictograph marking a line (`✅`, `❓`, `👉`), with its variation selector, joiners and spaces.
+_HEAD = {"So", "Mn", "Cf", "Zs"}
+
+
 # Modifier symbols Markdown writes with: a closing code mark ("整流线性单元 `ReLU`") and `^`.
 _KEPT_TAIL = frozenset("`^")
 
@@ -268,10 +277,19 @@ _WRAPPED = re.compile(
 
 
 def unwrap(text: str) -> str:
-    """A heading's text without emphasis around all of it (`**1.1 为什么…？**`)."""
-    text = _trim_tail(text.strip())
+    """A heading's text without emphasis around all of it (`**1.1 为什么…？**`) and without
+    the pictographs a writer marks it with (`✅`, `👉`)."""
+    text = _trim_head(_trim_tail(text.strip()))
     match = _WRAPPED.fullmatch(text)
-    return (match.group("inner") + match.group("colon")).strip() if match else text
+    return _trim_head((match.group("inner") + match.group("colon")).strip()) if match else text
+
+
+def _trim_head(text: str) -> str:
+    """`text` without leading pictographs and what joins them (`✅GET和POST的区别`)."""
+    start = 0
+    while start < len(text) and unicodedata.category(text[start]) in _HEAD:
+        start += 1
+    return text[start:] if start and unicodedata.category(text[0]) == "So" else text
 
 
 def question_text(text: str) -> tuple[str, bool]:
@@ -283,8 +301,10 @@ def question_text(text: str) -> tuple[str, bool]:
         text = TAG.sub("", text).strip()
     if match := Q_PREFIX.match(text):
         return match.group(1).strip(), True
+    text = _PROBLEM_NUMBER.sub("", text, count=1)
     if number := _NUMBER.match(text):
-        text = number.group(4).strip()
+        # `2. **How do you disable caching?**`, `三、问题一：…`
+        text = _PROBLEM_NUMBER.sub("", unwrap(number.group(4)), count=1)
         if match := Q_PREFIX.match(text):
             return match.group(1).strip(), True
     return text, tagged or bool(_ENDS_AS_QUESTION.search(text))
