@@ -4,14 +4,10 @@ import functools
 import gc
 import itertools
 import os
-import signal
-import socket
 import subprocess
 import sys
-import textwrap
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,10 +31,10 @@ from app.content.bank.sync import import_content
 from app.infra.db import Database, database_of
 from app.infra.models import Learner
 from tests.support import examples, http
+from tests.support.content_files import DRILL_CARDS, WriteContent, write_files
+from tests.support.live_server import LiveServer, free_port
 from tests.support.pgschemas import POSTGRES_URL, PostgresSchemas, compact_catalogs
 from tests.support.templates import Templates
-
-WriteContent = Callable[[Mapping[str, str | None]], Path]
 
 # TestClient addresses every request to http://testserver; the host guard must let it through.
 # Real servers started by the tests are reached at 127.0.0.1 and get the default list.
@@ -236,18 +232,6 @@ def content_dir(tmp_path: Path) -> Path:
     return tmp_path / "content"
 
 
-def write_files(root: Path, files: Mapping[str, str | None]) -> Path:
-    """Write (dedented) `files` under `root`; a value of None deletes that file."""
-    for rel, text in files.items():
-        target = root / rel
-        if text is None:
-            target.unlink()
-            continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-    return root
-
-
 @pytest.fixture
 def write_content(content_dir: Path) -> WriteContent:
     """Write files into the test's content directory and return its root.
@@ -288,9 +272,6 @@ def settings(
     get_settings.cache_clear()
 
 
-DRILL_CARDS = 24
-
-
 @pytest.fixture
 def drill_dir(write_content: WriteContent) -> Path:
     """A content directory with one numbered deck of 24 short cards, q01 … q24, in that order."""
@@ -300,31 +281,7 @@ def drill_dir(write_content: WriteContent) -> Path:
     return write_content({"decks/drill.md": "\n".join(lines)})
 
 
-@dataclass
-class LiveServer:
-    """A real `qbank serve` running in its own process group (uvicorn and any workers)."""
-
-    process: "subprocess.Popen[bytes]"
-    url: str
-    log: Path
-
-    def kill(self) -> None:
-        """SIGKILL every process of the server at once, as the OOM killer or a power cut would."""
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait(timeout=10)
-
-    def output(self) -> str:
-        return self.log.read_text(encoding="utf-8", errors="replace")
-
-
 SERVER_START_SECONDS = 120
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture
@@ -349,7 +306,7 @@ def live_server(
         args: Sequence[str] = (),
         env: Mapping[str, str] | None = None,
     ) -> LiveServer:
-        port = _free_port()
+        port = free_port()
         environment = {k: v for k, v in os.environ.items() if not k.startswith("QBANK_")}
         environment |= {"QBANK_DATABASE_URL": database_url, "QBANK_CONTENT_DIR": str(content_dir)}
         environment |= env or {}

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import LiveServer, WriteContent
 from tests.support import http
+from tests.support.content_files import WriteContent
+from tests.support.live_server import LiveServer
 from tests.support.venvs import venv_with_wheel
 
 ROOT = Path(__file__).resolve().parent.parent

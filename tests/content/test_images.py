@@ -11,7 +11,7 @@ from app.content.bank.sync import check_content
 from app.content.compile import images
 from app.content.compile.render import Renderer
 from app.content.errors import ContentError
-from tests.conftest import WriteContent
+from tests.support.content_files import WriteContent
 from tests.support.images import png
 
 

@@ -12,7 +12,7 @@ from sqlmodel import Session, col, select
 from app.content.bank.sync import import_content
 from app.content.errors import ContentErrors
 from app.infra.models import Card, Deck, Learner, ReviewLog, Topic
-from tests.conftest import WriteContent
+from tests.support.content_files import WriteContent
 from tests.support.imports import add_history
 
 pytestmark = pytest.mark.storage

@@ -14,7 +14,7 @@ from app.infra.db import Database, database_of
 from app.infra.seencount import RECOUNT
 from app.study import Filters, counts, get_learner, record_review, undo_last
 from app.study import queue as study
-from tests.conftest import WriteContent
+from tests.support.content_files import WriteContent
 from tests.support.migrations import triggers
 
 pytestmark = pytest.mark.storage

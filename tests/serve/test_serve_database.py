@@ -10,7 +10,8 @@ from sqlalchemy.engine import Engine
 
 from app.accounts.learners import get_learner
 from app.content.bank.sync import import_content
-from tests.conftest import WriteContent, _free_port
+from tests.support.content_files import WriteContent
+from tests.support.live_server import free_port
 
 pytestmark = pytest.mark.storage
 
@@ -46,7 +47,7 @@ def test_serve_refuses_a_database_it_cannot_write_in_one_line(
     command = [sys.executable, "-c", "from app.cli import main; main()"]
     try:
         done = subprocess.run(
-            [*command, "serve", "--port", str(_free_port())],
+            [*command, "serve", "--port", str(free_port())],
             cwd=tmp_path,
             env=env,
             capture_output=True,

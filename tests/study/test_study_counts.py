@@ -9,8 +9,8 @@ from sqlalchemy.engine import Engine
 from app.content.bank.sync import import_content
 from app.study import Filters, counts, get_learner, record_review, study_next
 from app.study import queue as study
-from tests.conftest import DRILL_CARDS
 from tests.support.banks import commit
+from tests.support.content_files import DRILL_CARDS
 
 pytestmark = pytest.mark.storage
 

@@ -9,8 +9,8 @@ from app.config import Settings
 from app.content.bank.sync import import_content
 from app.main import bind, create_app
 from app.web.deps import get_now
-from tests.conftest import write_files
 from tests.support import apps
+from tests.support.content_files import write_files
 
 
 def deck(title: str) -> str:

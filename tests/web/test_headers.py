@@ -15,8 +15,8 @@ from fastapi.testclient import TestClient
 
 from app.web.headers import CONTENT_SECURITY_POLICY
 from app.web.templating import assets
-from tests.conftest import LiveServer
 from tests.support import http
+from tests.support.live_server import LiveServer
 
 
 def assert_security_headers(headers: httpx.Headers, *, https: bool = False) -> None:

@@ -7,7 +7,7 @@ from fastapi.testclient import TestClient
 
 from app.content.compile import images
 from app.web.assets import IMMUTABLE, REVALIDATE
-from tests.conftest import WriteContent
+from tests.support.content_files import WriteContent
 from tests.support.images import png
 from tests.web.conftest import TOPICS
 

@@ -24,8 +24,8 @@ from app.infra.jobs import Outcome, start_job, wait_for_job
 from app.infra.logs import REQUEST_ID, JsonFormatter, RequestIdFilter
 from app.infra.models import Job
 from app.main import create_app
-from tests.conftest import LiveServer
 from tests.support import http
+from tests.support.live_server import LiveServer
 
 REQUESTS_TOTAL = re.compile(
     r'^qbank_http_requests_total\{method="GET",route="/api/decks",status="200"\} ([\d.e+]+)$',

@@ -15,8 +15,8 @@ from pathlib import Path
 import httpx2 as httpx
 import pytest
 
-from tests.conftest import LiveServer
 from tests.support import http
+from tests.support.live_server import LiveServer
 
 pytestmark = pytest.mark.storage
 
