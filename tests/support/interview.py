@@ -9,7 +9,7 @@ import pytest
 
 from app.infra.models import CardState
 from tests.support.banks import commit
-from tests.web.conftest import KERNELS_DECK, NOTES_DECK, START, TOPICS
+from tests.support.web_bank import KERNELS_DECK, NOTES_DECK, START, TOPICS
 
 MOCK_DECK = """
 ---

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.web.conftest import START
+from tests.support.web_bank import START
 
 # The folder scope is a prefix compared in SQL: both databases.
 pytestmark = pytest.mark.storage

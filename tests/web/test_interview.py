@@ -14,7 +14,7 @@ from app.interview.keypoints import points_key
 from app.interview.pins import set_pins
 from app.scheduling.cardstate import aware
 from tests.support.interview import WEBM, bank_dir, days, restore, second, set_state, start_mock
-from tests.web.conftest import START
+from tests.support.web_bank import START
 
 pytestmark = pytest.mark.storage
 

@@ -13,7 +13,7 @@ from app.interview import readiness as readiness_module
 from app.main import create_app
 from app.web.deps import get_now
 from tests.support.interview import bank_dir, days, set_state
-from tests.web.conftest import START, Clock
+from tests.support.web_bank import START, Clock
 
 pytestmark = pytest.mark.storage
 

@@ -4,11 +4,11 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from conftest import START
 from fastapi.testclient import TestClient
 
 from app.infra.models import CardState, PracticeSession
 from tests.support.banks import commit
+from tests.support.web_bank import START
 
 pytestmark = pytest.mark.storage
 

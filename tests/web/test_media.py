@@ -9,7 +9,7 @@ from app.content.compile import images
 from app.web.assets import IMMUTABLE, REVALIDATE
 from tests.support.content_files import WriteContent
 from tests.support.images import png
-from tests.web.conftest import TOPICS
+from tests.support.web_bank import TOPICS
 
 DECK = """
 ---
