@@ -12,7 +12,7 @@ from playwright.sync_api import Browser, expect
 
 from app.config import Settings
 from app.content.bank.sync import import_content
-from tests.browser.conftest import open_bank, serve
+from tests.support.browser import open_bank, serve
 from tests.support.cloze_notes import NOTES
 
 pytestmark = pytest.mark.browser

@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from app.accounts import members
-from tests.browser.conftest import Traffic, copy_bank, open_bank, serve, team_settings
+from tests.support.browser import Traffic, copy_bank, open_bank, serve, team_settings
 
 pytestmark = pytest.mark.browser
 

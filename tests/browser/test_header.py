@@ -3,7 +3,7 @@
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import NewPage
+from tests.support.browser import NewPage
 
 pytestmark = pytest.mark.browser
 

@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from app.infra.models import Learner
 from app.scheduling.studyday import local_day
-from tests.browser.conftest import NewPage, ServerClock, bundled_settings, serve
+from tests.support.browser import NewPage, ServerClock, bundled_settings, serve
 from tests.support.interview_ui import set_interview
 
 pytestmark = pytest.mark.browser

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, Route, expect
 
-from tests.browser.conftest import NewPage, query
+from tests.support.browser import NewPage, query
 
 pytestmark = pytest.mark.browser
 

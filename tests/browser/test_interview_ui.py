@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import NewPage
+from tests.support.browser import NewPage
 from tests.support.interview_ui import DECK, set_interview
 
 pytestmark = pytest.mark.browser

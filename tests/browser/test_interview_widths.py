@@ -8,7 +8,7 @@ in place of the one page's body, so a session of dozens of questions costs one p
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import NewPage
+from tests.support.browser import NewPage
 
 pytestmark = pytest.mark.browser
 

@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from app.config import Settings
 from app.content.bank.imports import recorded_import
-from tests.browser.conftest import NewPage, open_bank, serve
+from tests.support.browser import NewPage, open_bank, serve
 
 NOTES = Path(__file__).resolve().parents[1] / "fixtures" / "notes"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"

@@ -17,7 +17,7 @@ from sqlmodel import func, select
 from app.accounts import members
 from app.config import Settings
 from app.infra.models import AuthSession
-from tests.browser.conftest import copy_bank, open_bank, serve, team_settings
+from tests.support.browser import copy_bank, open_bank, serve, team_settings
 
 REPO = Path(__file__).resolve().parents[2]
 ATTACKER = "http://attacker.test"

@@ -17,7 +17,7 @@ from playwright.sync_api import Browser, Error, Page, expect
 from app.accounts import members
 from app.infra.db import Database
 from app.scheduling.studyday import study_day
-from tests.browser.conftest import ServerClock, copy_bank, open_bank, serve, team_settings
+from tests.support.browser import ServerClock, copy_bank, open_bank, serve, team_settings
 from tests.support.study_client import enhanced
 
 pytestmark = pytest.mark.browser

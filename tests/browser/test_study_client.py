@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 import pytest
 from playwright.sync_api import Page, Route, expect
 
-from tests.browser.conftest import NewPage, Traffic, query
+from tests.support.browser import NewPage, Traffic, query
 from tests.support.study_client import (
     enhanced,
     listening,

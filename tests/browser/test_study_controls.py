@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from app.accounts import members
-from tests.browser.conftest import NewPage, copy_bank, open_bank, query, serve, team_settings
+from tests.support.browser import NewPage, copy_bank, open_bank, query, serve, team_settings
 
 pytestmark = pytest.mark.browser
 

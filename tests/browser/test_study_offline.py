@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import NewPage, query
+from tests.support.browser import NewPage, query
 from tests.support.study_client import logged, network, saved
 from tests.support.study_counts import agree, server_counts
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import query
+from tests.support.browser import query
 
 # Generous: a retry after a dropped connection waits out the outbox's backoff.
 SAVED_WITHIN_MS = 30_000
