@@ -9,13 +9,13 @@ import pytest
 from argon2 import PasswordHasher
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from team_support import BANK, PASSWORDS, Browser, Clock, Db, same_database, team_settings
 
 from app.accounts import members
 from app.content.bank.sync import import_content
 from app.infra.models import Learner
 from app.web.deps import get_now
 from tests.support import apps
+from tests.support.team import BANK, PASSWORDS, Browser, Clock, Db, same_database, team_settings
 from tests.support.templates import Templates
 
 

@@ -6,13 +6,13 @@ from html.parser import HTMLParser
 
 import pytest
 from sqlmodel import select
-from team_support import NOTES_DECK
 
 from app.content.bank.imports import KIND
 from app.infra.jobs import start_job, wait_for_all
 from app.infra.models import Card, CardState, Deck
 from app.scheduling.studyday import MATURE_DAYS
 from tests.support import cards
+from tests.support.team import NOTES_DECK
 
 pytestmark = pytest.mark.storage
 

@@ -3,12 +3,12 @@
 import pytest
 from click.testing import CliRunner
 from pydantic import ValidationError
-from team_support import NEW_PASSWORD, PASSWORDS
 
 from app import serve
 from app.cli import main
 from app.config import Settings, get_settings
 from app.infra.models import Learner
+from tests.support.team import NEW_PASSWORD, PASSWORDS
 
 
 @pytest.fixture

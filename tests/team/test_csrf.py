@@ -1,7 +1,8 @@
 """CSRF: cookie-authenticated changes need the session's token; cross-site requests are refused."""
 
 import pytest
-from team_support import PASSWORDS
+
+from tests.support.team import PASSWORDS
 
 SETTINGS_FORM = {
     "desired_retention": "0.8",

@@ -2,9 +2,8 @@
 
 from datetime import timedelta
 
-from team_support import START
-
 from app.infra.models import Interview, MockSession, Recording
+from tests.support.team import START
 
 WEBM = b"\x1a\x45\xdf\xa3" + b"\x00" * 500
 

@@ -3,10 +3,10 @@
 from urllib.parse import urlparse
 
 import pytest
-from team_support import NEW_PASSWORD, csrf_token, text_of
 
 from app.content.bank.sync import import_content
 from app.infra.models import Invite, Learner
+from tests.support.team import NEW_PASSWORD, csrf_token, text_of
 
 pytestmark = pytest.mark.storage
 

@@ -2,10 +2,10 @@
 
 import pytest
 from sqlmodel import select
-from team_support import NEW_PASSWORD, PASSWORDS
 
 from app.infra.models import AuthSession
 from app.web.auth import SESSION_COOKIE
+from tests.support.team import NEW_PASSWORD, PASSWORDS
 
 pytestmark = pytest.mark.storage
 

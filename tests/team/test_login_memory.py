@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 from argon2 import PasswordHasher
-from team_support import SECRET
 
 from app.accounts import members
 from app.infra.db import create_schema, make_engine
 from tests.support import http
+from tests.support.team import SECRET
 
 MIB = 1 << 20
 SIGN_INS = 30

@@ -16,7 +16,6 @@ import httpx2
 import pytest
 from fastapi import FastAPI
 from sqlmodel import Session
-from team_support import NEW_PASSWORD, PASSWORDS, START
 
 from app.accounts import members
 from app.backup import dump_backup, export_learner
@@ -29,6 +28,7 @@ from app.interview.recordings import MB, save_recording
 from app.practice.quiz import start_practice
 from app.study import Filters, catalog, record_review
 from tests.support.routes import app_routes, statements, written_tables
+from tests.support.team import NEW_PASSWORD, PASSWORDS, START
 
 # Reachable without an account. Everything else needs one; /admin/* needs an administrator.
 # Outside /admin/, pages only an administrator may open in team mode.

@@ -6,11 +6,11 @@ import pytest
 from argon2 import PasswordHasher, Type
 from itsdangerous import URLSafeSerializer
 from sqlmodel import select
-from team_support import NEW_PASSWORD, PASSWORDS, PRODUCTION_HASHER, SECRET, csrf_token
 
 from app.infra.models import AuthSession, Learner
 from app.web.auth import SESSION_COOKIE
 from tests.support.banks import commit
+from tests.support.team import NEW_PASSWORD, PASSWORDS, PRODUCTION_HASHER, SECRET, csrf_token
 
 pytestmark = pytest.mark.storage
 

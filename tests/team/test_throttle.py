@@ -6,13 +6,13 @@ from typing import Literal
 
 import pytest
 from argon2 import PasswordHasher
-from team_support import PASSWORDS, SECRET
 
 from app.accounts import members, throttle
 from app.infra.db import create_schema, make_engine
 from app.infra.models import AuthSession
 from app.main import build_routes
 from tests.support import http
+from tests.support.team import PASSWORDS, SECRET
 
 pytestmark = pytest.mark.storage
 

@@ -4,9 +4,9 @@ import re
 
 import pytest
 from sqlmodel import select
-from team_support import NEW_PASSWORD, PASSWORDS, text_of
 
 from app.infra.models import ApiToken
+from tests.support.team import NEW_PASSWORD, PASSWORDS, text_of
 
 pytestmark = pytest.mark.storage
 

@@ -21,7 +21,7 @@ SECRET = "team-test-secret-" + "x" * 32
 START = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)  # a Monday noon, far from any day boundary
 PASSWORDS = {"admin": "admin-password-1", "member": "member-password-1", "other": "other-pass-1"}
 NEW_PASSWORD = "a-new-password-1"
-PRODUCTION_HASHER = members._hasher  # before conftest.fast_hashing swaps in a cheap one
+PRODUCTION_HASHER = members._hasher  # before the team conftest's fast_hashing swaps in a cheap one
 
 GPU_DECK = """
 ---
