@@ -18,21 +18,23 @@ CROSS_CUTTING = {
 MAX_FLAT = 10
 
 
+def _shared_by_import(module: str) -> bool:
+    """A test module, or a conftest.py, which pytest alone loads: which one a bare
+    `from conftest import …` finds depends on which directories the run was given."""
+    last = module.rsplit(".", 1)[-1]
+    return last.startswith("test_") or last == "conftest"
+
+
 def imports_of_tests() -> list[tuple[str, str]]:
-    """(importing file, imported module) for each import of a test module."""
+    """(importing file, imported module) for each import of a test module or a conftest."""
     found = []
     for path in sorted(TESTS.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and node.module:
-                last = node.module.rsplit(".", 1)[-1]
-                if last.startswith("test_"):
+                if _shared_by_import(node.module):
                     found.append((path.name, node.module))
             elif isinstance(node, ast.Import):
-                found += [
-                    (path.name, a.name)
-                    for a in node.names
-                    if a.name.rsplit(".", 1)[-1].startswith("test_")
-                ]
+                found += [(path.name, a.name) for a in node.names if _shared_by_import(a.name)]
     return found
 
 
