@@ -4,6 +4,7 @@ Also what the recognisers (app.content.notes.recognise, headings, regions) retur
 and the headings not taken, with why.
 """
 
+import html
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -155,13 +156,14 @@ _LABEL_WORDS = re.compile(
 
 
 def is_fold_label(text: str) -> bool:
-    """Whether a `<summary>` only labels its fold ("💡 **Show Answer**", "点击展开", "答案：")."""
+    """Whether a `<summary>` only labels its fold ("💡 **Show Answer**", "点击展开", "答案："),
+    or shows nothing at all (`<summary>&nbsp;</summary>`): the fold is the answer."""
     kept = "".join(
         char
-        for char in unicodedata.normalize("NFKC", text).casefold()
+        for char in unicodedata.normalize("NFKC", html.unescape(text)).casefold()
         if unicodedata.category(char)[0] in "LN"  # letters and digits: no marks, emoji, spaces
     )
-    return bool(kept) and len(kept) <= 40 and _LABEL_WORDS.fullmatch(kept) is not None
+    return len(kept) <= 40 and _LABEL_WORDS.fullmatch(kept) is not None
 
 
 # A fold that hides something else than an answer: "Click to expand the reading list".
