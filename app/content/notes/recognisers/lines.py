@@ -36,11 +36,31 @@ def numbered_openers(outline: Outline, blocks: list[Block]) -> set[int]:
     asking = sum(asks(strip_marker(t)) for t in texts)
     if outline.headings:
         # Under headings, a numbered run is a list of points unless its lines ask.
-        return _with_gaps(longest, candidates, unasked) if 2 * asking >= len(texts) else set()
-    compact = all(re.match(r"^\d{1,3}[.、．)）](?=\S)", t) for t in texts)
-    if len(longest) >= 3 or compact or asking:
-        return _with_gaps(longest, candidates, unasked)
-    return set()
+        if 2 * asking < len(texts):
+            return set()
+    elif not (len(longest) >= 3 or asking or _compact(texts)):
+        return set()
+    return _with_gaps(longest, candidates, unasked) | _asked_outright(outline, longest, candidates)
+
+
+def _compact(texts: list[str]) -> bool:
+    return all(re.match(r"^\d{1,3}[.、．)）](?=\S)", t) for t in texts)
+
+
+def _asked_outright(
+    outline: Outline, run: list[int], candidates: list[tuple[int, int]]
+) -> set[int]:
+    """After a run of questions that end in `?`, the numbered lines that do too, however they
+    are numbered: `1.`, `2.`, then `7. **What is a subshell?**` is the next question, not part
+    of 2's answer."""
+    says = [question_text(strip_marker(outline.lines[i]))[1] for i in run]
+    if 2 * sum(says) < len(says):
+        return set()
+    return {
+        index
+        for index, _ in candidates
+        if index > run[0] and question_text(strip_marker(outline.lines[index]))[1]
+    }
 
 
 def _with_gaps(
