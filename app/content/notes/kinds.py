@@ -16,6 +16,7 @@ from app.content.notes.wording import (
     Kind,
     asks,
     generic_question,
+    leans_on_parent,
     numbering,
     question_text,
     unwrap,
@@ -53,6 +54,11 @@ def _facts(headings: list[Heading]) -> _Facts:
         or (not tagged and asks(words[h.index]) and not generic_question(words[h.index]))
         for h in headings
     ]
+    # "### Why do we use it?" under "## 1. What is a widget?": a part of the widget's answer.
+    for heading in headings:
+        parent = heading.parent
+        if parent is not None and says[parent.index] and leans_on_parent(heading.text):
+            explicit[heading.index] = asked[heading.index] = says[heading.index] = False
     holds_question = [False] * len(headings)
     holds_numbered = [False] * len(headings)
     holds_asking = [False] * len(headings)

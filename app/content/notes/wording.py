@@ -348,6 +348,22 @@ def asks(text: str) -> bool:
     return bool(_ASKS.match(text) if text.endswith("。") else _ASKS.search(text))
 
 
+# A short question that names its subject only by a pronoun ("What is it?", "Why do we use
+# it?", "它有什么用？"): under a question, one of its parts, not a question of its own.
+_PRONOUN = re.compile(r"\b(?:[Ii]ts?|[Tt]hey|[Tt]hem|[Tt]heir)\b|它")  # not "IT"
+_SHORT_WORDS = 6
+_SHORT_CHARS = 12
+
+
+def leans_on_parent(text: str) -> bool:
+    """Whether a question names what it asks about only by a pronoun, in a few words."""
+    words = question_text(text)[0]
+    if not _PRONOUN.search(words):
+        return False
+    cjk = sum(1 for char in words if unicodedata.east_asian_width(char) == "W")
+    return len(words.split()) <= _SHORT_WORDS if cjk < 2 else cjk <= _SHORT_CHARS
+
+
 def generic_question(text: str) -> bool:
     key = unicodedata.normalize("NFKC", text).casefold().strip(" :：.。")
     return key in _SECTION_WORDS
