@@ -54,11 +54,8 @@ def _facts(headings: list[Heading]) -> _Facts:
         or (not tagged and asks(words[h.index]) and not generic_question(words[h.index]))
         for h in headings
     ]
-    # "### Why do we use it?" under "## 1. What is a widget?": a part of the widget's answer.
-    for heading in headings:
-        parent = heading.parent
-        if parent is not None and says[parent.index] and leans_on_parent(heading.text):
-            explicit[heading.index] = asked[heading.index] = says[heading.index] = False
+    for index in _parts_by_pronoun(headings, says):
+        explicit[index] = asked[index] = says[index] = False
     holds_question = [False] * len(headings)
     holds_numbered = [False] * len(headings)
     holds_asking = [False] * len(headings)
@@ -70,6 +67,16 @@ def _facts(headings: list[Heading]) -> _Facts:
     return _Facts(
         explicit, asked, numbered, holds_question, holds_numbered, says, holds_asking, tagged
     )
+
+
+def _parts_by_pronoun(headings: list[Heading], says: list[bool]) -> list[int]:
+    """The headings that ask about the question above them only by a pronoun: "### Why do we
+    use it?" under "## 1. What is a widget?" is a part of the widget's answer."""
+    return [
+        h.index
+        for h in headings
+        if h.parent is not None and says[h.parent.index] and leans_on_parent(h.text)
+    ]
 
 
 # A number and a space only (`2 的次方表`, `3 Sum`): numbering where a sibling is numbered too.
