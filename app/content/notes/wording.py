@@ -36,6 +36,14 @@ _NUMBER = re.compile(
 HOUSE_NUMBER = re.compile(r"^(\d{1,4})[ \t]*[.、．)）][ \t]*(.*)$")
 TAG = re.compile(r"(?:^|[ \t])#(?:card|flashcard|flashcards)\b", re.I)
 _ENDS_AS_QUESTION = re.compile(r"[?？][)）\]】”\"'*_`\s]*$")
+# Code asks nothing by its own question marks: `` `count(start, step?)` ``, `` `a?.b` ``.
+_CODE_SPAN = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)")
+
+
+def _ends_as_question(text: str) -> bool:
+    return bool(_ENDS_AS_QUESTION.search(_CODE_SPAN.sub("x", text)))
+
+
 _ASKS = re.compile(
     r"^(?:what|why|how|when|where|which|who|whose|is|are|can|could|does|do|did|should|would|"
     r"will|explain|describe|compare|implement|design|write|define|list|name|give|tell|"
@@ -309,7 +317,7 @@ def question_text(text: str) -> tuple[str, bool]:
         text = _PROBLEM_NUMBER.sub("", unwrap(number.group(4)), count=1)
         if match := Q_PREFIX.match(text):
             return match.group(1).strip(), True
-    return text, tagged or bool(_ENDS_AS_QUESTION.search(text))
+    return text, tagged or _ends_as_question(text)
 
 
 def numbering(text: str) -> int | None:
@@ -338,8 +346,9 @@ def asks(text: str) -> bool:
     works" as a section name is rarer than the question it looks like. A Chinese sentence that
     ends in `。` asks only by its first words ("如何…。"), not by a question word inside it.
     """
-    # A link's address asks nothing: `[Playlists](https://…/playlists?list=…)`.
-    text = _ADDRESS.sub("", text).strip()
+    # A link's address asks nothing: `[Playlists](https://…/playlists?list=…)`; nor does code.
+    # A word stands in for the code, so that what follows it does not open the line.
+    text = _CODE_SPAN.sub("x", _ADDRESS.sub("", text)).strip()
     if _ENDS_AS_QUESTION.search(text):
         return True
     if _LEARNS.match(text):
