@@ -37,7 +37,7 @@ class _Facts:
     tagged: bool  # the note tags its cards (#card): no guessing there
 
 
-def _facts(headings: list[Heading]) -> _Facts:
+def _facts(headings: list[Heading], title: Heading | None) -> _Facts:
     # A heading asks by its mark (`?`, `Q:`, #card) or by its words ("简述…", "Explain…"),
     # as a whole note of `# 解释Gini系数` headings does; numbered ones are judged apart.
     explicit = [question_text(h.text)[1] for h in headings]
@@ -54,7 +54,7 @@ def _facts(headings: list[Heading]) -> _Facts:
         or (not tagged and asks(words[h.index]) and not generic_question(words[h.index]))
         for h in headings
     ]
-    for index in _parts_by_pronoun(headings, says):
+    for index in _parts(headings, title, explicit, says):
         explicit[index] = asked[index] = says[index] = False
     holds_question = [False] * len(headings)
     holds_numbered = [False] * len(headings)
@@ -69,13 +69,22 @@ def _facts(headings: list[Heading]) -> _Facts:
     )
 
 
-def _parts_by_pronoun(headings: list[Heading], says: list[bool]) -> list[int]:
-    """The headings that ask about the question above them only by a pronoun: "### Why do we
-    use it?" under "## 1. What is a widget?" is a part of the widget's answer."""
+def _parts(
+    headings: list[Heading], title: Heading | None, explicit: list[bool], says: list[bool]
+) -> list[int]:
+    """The headings that are parts of the question above them, not questions of their own:
+    "### Why do we use it?" under "## 1. What is a widget?" asks about it only by a pronoun;
+    "### 核心区别" under "## 问题 2：A 和 B 有什么区别？" asks only by a word, under a heading
+    that says outright it is the question."""
     return [
         h.index
         for h in headings
-        if h.parent is not None and says[h.parent.index] and leans_on_parent(h.text)
+        if h.parent is not None
+        and says[h.parent.index]
+        and (
+            leans_on_parent(h.text)
+            or (explicit[h.parent.index] and h.parent is not title and not explicit[h.index])
+        )
     ]
 
 
@@ -100,7 +109,7 @@ def classify(
     headings: list[Heading], outline: Outline, title: Heading | None, house: bool
 ) -> list[Kind]:
     """Each heading's kind: card, section or not-a-question (inside-answer is decided later)."""
-    facts = _facts(headings)
+    facts = _facts(headings, title)
     kinds = [_own_kind(h, facts, outline, title) for h in headings]
     flat = house and _flat_run(headings, facts)
     leaves = [h for h in headings if facts.numbered[h.index] and not h.children]
