@@ -80,12 +80,17 @@ _RULE = re.compile(r"^[ \t]{0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$", re.MULTILINE)
 
 def shows_nothing(text: str) -> bool:
     """Whether an answer holds nothing to read: only rules, tags, punctuation and blank space
-    (`。` left after a bold lead that took the whole sentence), or a placeholder (`To Do`)."""
+    (`。` left after a bold lead that took the whole sentence), a placeholder (`To Do`), or the
+    lead-in of the next group of questions (`c语言：` in an interview log that answers none)."""
     text = _RULE.sub("", _TAGS.sub("", text).replace("&nbsp;", " "))
-    if " ".join(text.split()).casefold().strip(".。…!！*_ ") in _PLACEHOLDERS:
+    shown = " ".join(text.split())
+    if shown.casefold().strip(".。…!！*_ ") in _PLACEHOLDERS or _LEAD_IN.fullmatch(shown):
         return True
     return not any(unicodedata.category(char)[0] not in "PZC" for char in text)
 
+
+# A few words and a colon, alone: what the questions after it are about (`java：`).
+_LEAD_IN = re.compile(r"[^\s:：][^:：]{0,15}[:：]")
 
 # An answer the writer has yet to write.
 _PLACEHOLDERS = frozenset(
