@@ -3,7 +3,7 @@
 import csv
 import io
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -36,11 +36,10 @@ from tests.support.backup import (
     restore,
     simulate_week,
 )
+from tests.support.content_files import WriteContent
 from tests.support.templates import Templates, content_key
 
 pytestmark = pytest.mark.storage
-
-WriteContent = Callable[[Mapping[str, str | None]], Path]
 
 
 @pytest.fixture

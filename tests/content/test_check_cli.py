@@ -15,11 +15,11 @@ from tests.support.check_cli import (
     GOOD,
     PROBLEM,
     TOPIC,
-    WriteContent,
     assert_clean_exit,
     problems,
     run,
 )
+from tests.support.content_files import WriteContent
 
 # --- check ---------------------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 """Cloze deletions and reversed cards, from notes as written to `qbank check --json`."""
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,8 +15,7 @@ from app.content.notes.cloze import cloze_id, deletions, strip
 from app.content.notes.parse import parse_note
 from app.content.notes.parsed import ParsedDeck
 from tests.support.cloze_notes import GPU, HIGHLIGHTS, NOTES
-
-WriteContent = Callable[[Mapping[str, str | None]], Path]
+from tests.support.content_files import WriteContent
 
 
 def cards_of(text: str, path: str = "gpu.md") -> list:

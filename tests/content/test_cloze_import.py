@@ -1,19 +1,15 @@
 """Cloze and reversed cards through an import on both databases: kinds and forms stored, and ids
 that survive editing the text around a deletion, so the learner's schedule stays."""
 
-from collections.abc import Callable, Mapping
-from pathlib import Path
-
 import pytest
 from sqlmodel import Session, col, select
 
 from app.content.bank.sync import import_content
 from app.infra.models import Card
 from tests.support.cloze_notes import GPU, NOTES
+from tests.support.content_files import WriteContent
 
 pytestmark = pytest.mark.storage
-
-WriteContent = Callable[[Mapping[str, str | None]], Path]
 
 
 def active(session: Session) -> dict[str, Card]:

@@ -10,7 +10,8 @@ from markdown_it.utils import read_fixture_file
 from app.cli import main
 from app.content.notes.parse import parse_deck
 from app.content.notes.parsed import ParsedCard
-from tests.support.check_cli import WriteContent, assert_clean_exit, problems
+from tests.support.check_cli import assert_clean_exit, problems
+from tests.support.content_files import WriteContent
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 DOCS = Path(__file__).parents[2] / "docs" / "content-format.md"

@@ -10,7 +10,7 @@ from app.content.bank.sync import import_content
 from app.content.errors import ContentErrors
 from app.infra.models import Card, Followup
 from tests.support.anki_export import export
-from tests.support.check_cli import WriteContent
+from tests.support.content_files import WriteContent
 from tests.support.followups import PROSE, QUESTIONS
 from tests.support.imports import MakeLearner, add_history, counts, history
 

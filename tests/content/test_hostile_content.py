@@ -5,7 +5,7 @@ nothing is imported.
 """
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,10 +17,10 @@ from app.content.errors import ContentErrors
 from app.content.notes.source import MAX_FILE_BYTES
 from app.infra.models import Card
 from tests.support.check_cli import GOOD, assert_clean_exit, problems, run
+from tests.support.content_files import WriteContent
 
 pytestmark = pytest.mark.storage
 
-WriteContent = Callable[[Mapping[str, str | None]], Path]
 SECRET_DECK = "---\ntitle: Private\n---\n\n### Q: secret? {#secret}\n\n**Answer.** private.\n"
 
 

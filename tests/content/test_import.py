@@ -2,7 +2,6 @@
 
 import os
 import time
-from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -15,11 +14,11 @@ from app.content.errors import ContentErrors
 from app.content.notes import source
 from app.content.notes.parsed import derived_card_id
 from app.infra.models import Card, CardLink, Deck
+from tests.support.content_files import WriteContent
 from tests.support.imports import MakeLearner, add_history, counts, history
 
 pytestmark = pytest.mark.storage
 
-WriteContent = Callable[[Mapping[str, str | None]], Path]
 
 GPU = """\
 ---

@@ -5,7 +5,7 @@ Counted in statements sent to the database, on both backends, never in seconds.
 
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -17,10 +17,9 @@ from sqlmodel import Session, col, select
 from app.content.bank.sync import ImportReport, import_content
 from app.infra.db import Database
 from app.infra.models import Card, Deck
+from tests.support.content_files import WriteContent
 
 pytestmark = pytest.mark.storage
-
-WriteContent = Callable[[Mapping[str, str | None]], Path]
 
 
 def note(n: int, answer: str = "Because it is.") -> str:

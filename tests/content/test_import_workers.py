@@ -1,7 +1,6 @@
 """A big import renders in worker processes and writes batches aside: the bank of one process."""
 
-from collections.abc import Callable, Mapping
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -12,10 +11,9 @@ from app.content.bank.sync import import_content
 from app.content.compile import build
 from app.infra.db import Database
 from app.infra.models import Card, SearchEntry
+from tests.support.content_files import WriteContent
 
 pytestmark = pytest.mark.storage
-
-WriteContent = Callable[[Mapping[str, str | None]], Path]
 
 
 def _deck(number: int) -> str:

@@ -2,7 +2,6 @@
 
 import json
 import re
-from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -13,11 +12,11 @@ from sqlmodel import Session
 from app.content.bank.sync import import_content
 from app.export.anki import FIELDS, export_apkg
 from tests.support.anki import anki_collection, collection, import_into, notes_by_card
+from tests.support.content_files import WriteContent
 from tests.support.images import png
 
 __all__ = ["collection"]  # a fixture, from tests/support/anki.py
 
-WriteContent = Callable[[Mapping[str, str | None]], Path]
 
 DECK = r"""
 ---

@@ -4,7 +4,7 @@ import io
 import re
 import sqlite3
 import zipfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,8 +26,7 @@ from app.export.anki import FIELDS, MODEL, export_apkg, stable_id
 from app.main import create_app
 from app.study import NotFound, marks
 from tests.support.anki_export import export, read_apkg
-
-WriteContent = Callable[[Mapping[str, str | None]], Path]
+from tests.support.content_files import WriteContent
 
 GPU = r"""
 ---

@@ -1,6 +1,5 @@
 """Cloze cards exported into Anki's Cloze note type, checked by a real Anki collection."""
 
-from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
@@ -10,10 +9,9 @@ from app.content.bank.sync import import_content
 from app.export.anki import CLOZE_FIELDS, export_apkg
 from tests.support.anki import collection, import_into  # noqa: F401
 from tests.support.cloze_notes import NOTES
+from tests.support.content_files import WriteContent
 
 anki_collection = pytest.importorskip("anki.collection")
-
-WriteContent = Callable[[Mapping[str, str | None]], Path]
 
 
 def test_cloze_cards_open_in_anki_as_cloze_notes(

@@ -15,7 +15,7 @@ from tests.support.anki import (
     import_into,
     notes_by_card,
 )
-from tests.support.check_cli import WriteContent
+from tests.support.content_files import WriteContent
 from tests.support.followups import QUESTIONS
 
 

@@ -1,8 +1,6 @@
 """Shared test helpers (from test_check_cli.py)."""
 
 import re
-from collections.abc import Callable, Mapping
-from pathlib import Path
 
 from click.testing import CliRunner, Result
 
@@ -41,9 +39,6 @@ aliases: [GEMM]
 
 
 ROOFLINE_TOPIC = "---\ntitle: Roofline\n---\n\n正文。\n"
-
-
-WriteContent = Callable[[Mapping[str, str | None]], Path]
 
 
 GOOD = {"decks/gpu.md": DECK, "topics/gemm.md": TOPIC, "topics/roofline.md": ROOFLINE_TOPIC}
