@@ -1,6 +1,5 @@
 """Personal FSRS parameters through the app: counting, refusing, fitting as a job, resetting."""
 
-import html
 import random
 import re
 from collections.abc import Iterator
@@ -32,6 +31,7 @@ from app.study import (
 from app.study.spread import spread_for
 from tests.support import cards
 from tests.support.banks import commit
+from tests.support.pages import text_of
 
 pytestmark = pytest.mark.storage
 
@@ -123,13 +123,6 @@ def client(settings: Settings) -> Iterator[TestClient]:
 
 def local_learner(session: Session, settings: Settings) -> Learner:
     return get_learner(session, settings.learner_name, settings.timezone)
-
-
-def text_of(page: str, element_id: str) -> str:
-    """The text inside the element with `element_id`, whitespace collapsed."""
-    match = re.search(rf'id="{element_id}"[^>]*>(.*?)</', page, re.S)
-    assert match, f"no #{element_id} on the page"
-    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", match.group(1))).split())
 
 
 # Only live study ratings count.

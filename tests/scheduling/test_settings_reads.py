@@ -1,6 +1,5 @@
 """What a view of the settings page reads: aggregates of the review log, never its rows."""
 
-import html
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -19,6 +18,7 @@ from app.scheduling.fitting import fsrs_items
 from app.scheduling.optimize import counted_reviews, study_reviews
 from app.study import Filters, get_learner, record_review, undo_last
 from tests.support import cards
+from tests.support.pages import text_of
 
 pytestmark = pytest.mark.storage
 
@@ -137,12 +137,6 @@ def test_nothing_to_count_in_an_empty_log_or_a_single_day(
 def client(settings: Settings) -> Iterator[TestClient]:
     with TestClient(create_app(settings), headers={"Accept-Language": "en"}) as client:
         yield client
-
-
-def text_of(page: str, element_id: str) -> str:
-    match = re.search(rf'id="{element_id}"[^>]*>(.*?)</', page, re.S)
-    assert match, f"no #{element_id} on the page"
-    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", match.group(1))).split())
 
 
 def test_a_view_of_the_settings_page_reads_no_review_rows(

@@ -137,36 +137,6 @@ def csrf_token(page: str) -> str | None:
     return values.pop() if values else None
 
 
-class _Text(HTMLParser):
-    def __init__(self, element_id: str) -> None:
-        super().__init__(convert_charrefs=True)
-        self.element_id = element_id
-        self.depth = 0
-        self.text: list[str] = []
-        self.found = False
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if self.depth:
-            self.depth += 1
-        elif not self.found and dict(attrs).get("id") == self.element_id:
-            self.depth, self.found = 1, True
-
-    def handle_endtag(self, tag: str) -> None:
-        if self.depth:
-            self.depth -= 1
-
-    def handle_data(self, data: str) -> None:
-        if self.depth:
-            self.text.append(data)
-
-
-def text_of(page: str, element_id: str) -> str | None:
-    """The text inside the (non-void) element with `element_id`, or None when there is none."""
-    parser = _Text(element_id)
-    parser.feed(page)
-    return "".join(parser.text).strip() if parser.found else None
-
-
 # Browsers.
 
 

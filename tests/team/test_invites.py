@@ -6,7 +6,8 @@ import pytest
 
 from app.content.bank.sync import import_content
 from app.infra.models import Invite, Learner
-from tests.support.team import NEW_PASSWORD, csrf_token, text_of
+from tests.support.pages import text_of
+from tests.support.team import NEW_PASSWORD, csrf_token
 
 pytestmark = pytest.mark.storage
 

@@ -6,7 +6,8 @@ import pytest
 from sqlmodel import select
 
 from app.infra.models import ApiToken
-from tests.support.team import NEW_PASSWORD, PASSWORDS, text_of
+from tests.support.pages import text_of
+from tests.support.team import NEW_PASSWORD, PASSWORDS
 
 pytestmark = pytest.mark.storage
 

@@ -1,8 +1,6 @@
 """Web fixtures: a small bank imported into a fresh SQLite file, the app over it, and a clock."""
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +19,7 @@ from app.study import get_learner
 from app.web.deps import get_now
 from tests.support import apps
 from tests.support.banks import commit
+from tests.support.pages import Element, element
 from tests.support.templates import Templates
 from tests.support.web_bank import KERNELS_DECK, NOTES_DECK, START, TOPICS, Clock
 
@@ -122,59 +121,6 @@ class Bank:
 @pytest.fixture
 def bank(app: FastAPI) -> Bank:
     return Bank(app.state.database)
-
-
-# Reading pages: the few elements tests look at by id.
-
-VOID_TAGS = {"area", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
-
-
-@dataclass
-class Element:
-    attrs: dict[str, str | None]
-    text: str  # all text inside, whitespace collapsed
-
-    @property
-    def hidden(self) -> bool:
-        return "hidden" in self.attrs
-
-
-class _Finder(HTMLParser):
-    def __init__(self, element_id: str) -> None:
-        super().__init__(convert_charrefs=True)
-        self.element_id = element_id
-        self.attrs: dict[str, str | None] | None = None
-        self.depth = 0  # open elements inside the one found, itself included
-        self.text: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        opens = 0 if tag in VOID_TAGS else 1
-        if self.depth:
-            self.depth += opens
-        elif self.attrs is None and dict(attrs).get("id") == self.element_id:
-            self.attrs = dict(attrs)
-            self.depth = opens
-
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if not self.depth and self.attrs is None and dict(attrs).get("id") == self.element_id:
-            self.attrs = dict(attrs)
-
-    def handle_endtag(self, tag: str) -> None:
-        if self.depth and tag not in VOID_TAGS:
-            self.depth -= 1
-
-    def handle_data(self, data: str) -> None:
-        if self.depth:
-            self.text.append(data)
-
-
-def element(page: str, element_id: str) -> Element | None:
-    """The element with `element_id` in `page`, or None."""
-    finder = _Finder(element_id)
-    finder.feed(page)
-    if finder.attrs is None:
-        return None
-    return Element(finder.attrs, " ".join("".join(finder.text).split()))
 
 
 @pytest.fixture
