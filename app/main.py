@@ -19,7 +19,7 @@ from app.interview.pins import InterviewPins
 from app.web import errors, overload
 from app.web.admission import Admission
 from app.web.assets import IMMUTABLE, VersionedStaticFiles
-from app.web.deps import csrf_protect, members_only
+from app.web.deps import csrf_protect, members_only, utc_now
 from app.web.headers import SecurityHeaders
 from app.web.hosts import HostGuard
 from app.web.observe import AccessLog, metrics
@@ -152,14 +152,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
 
 def bind(app: FastAPI, settings: Settings) -> None:
-    """Point `app` at the bank of `settings`: the settings, the database and the interview pins
-    its requests see, and the middleware built from them (the host guard's list).
+    """Point `app` at the bank of `settings`: the settings, the database, the clock (the real
+    time) and the interview pins its requests see, and the middleware built from them (the host
+    guard's list).
 
     Everything else an app holds (its routes, built on their first requests) is the same for
     every bank, so an app that is not serving can be bound again.
     """
     app.state.settings = settings
     app.state.database = open_database(settings)
+    app.state.clock = utc_now
     # The study queue serves an interview's plan first without knowing interviews.
     app.state.pins = InterviewPins()
     app.middleware_stack = None  # rebuilt on the next request, over these settings

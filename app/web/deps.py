@@ -53,9 +53,19 @@ async def get_database(request: Request) -> Database:
     return database
 
 
-async def get_now() -> datetime:
-    """The current time; tests override this to travel through study days."""
+def utc_now() -> datetime:
+    """The real time: an app's clock unless it is given another (`app.state.clock`)."""
     return datetime.now(UTC)
+
+
+async def get_now(request: Request) -> datetime:
+    """The current time by the app's clock, which tests set to travel through study days.
+
+    A clock in the app's state rather than a dependency override: while an app has any override,
+    FastAPI builds every dependency of every request afresh.
+    """
+    now: datetime = request.app.state.clock()
+    return now
 
 
 # A row id in a path: ids are INTEGER columns (32 bits on PostgreSQL), so past that no row

@@ -22,7 +22,6 @@ from app.practice.quiz import rate_practice, start_practice
 from app.stats import summary
 from app.study import Filters, get_learner, next_card, record_review, study_day, undo_last
 from app.web import svg
-from app.web.deps import get_now
 from app.web.i18n import translator
 from app.web.routes.stats import format_duration
 from tests.support import apps
@@ -511,7 +510,7 @@ def client(tmp_path: Path, database_url: str) -> Iterator[tuple[TestClient, Engi
     settings = Settings(database_url=database_url, content_dir=tmp_path)
     app = apps.take(settings)
     app.state.database.upgrade()  # before its lifespan: written to first
-    app.dependency_overrides[get_now] = lambda: NOW
+    app.state.clock = lambda: NOW
     database = app.state.database
     engine = database.engine
     with database.session() as session:

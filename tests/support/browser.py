@@ -20,7 +20,6 @@ from playwright.sync_api import Page
 from app.config import Settings
 from app.infra.db import Database
 from app.main import build_routes
-from app.web.deps import get_now
 from tests.support import apps
 
 # The checkout: its content/ is the bundled bank.
@@ -56,7 +55,7 @@ def serve(settings: Settings, clock: ServerClock | None = None) -> Iterator[str]
     stopped = False
     try:
         if clock is not None:
-            app.dependency_overrides[get_now] = clock.now
+            app.state.clock = clock.now
         server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
             sock.bind(("127.0.0.1", 0))

@@ -13,7 +13,6 @@ from fastapi.testclient import TestClient
 from app.accounts import members
 from app.content.bank.sync import import_content
 from app.infra.models import Learner
-from app.web.deps import get_now
 from tests.support import apps
 from tests.support.team import BANK, PASSWORDS, Browser, Clock, Db, same_database, team_settings
 from tests.support.templates import Templates
@@ -51,7 +50,7 @@ def make_app(database_url: str, bank_dir: Path, clock: Clock) -> Iterator[Callab
         url = same_database(database_url) if second else database_url
         app = apps.take(team_settings(url, bank_dir, **overrides))
         app.state.database.upgrade()  # before its lifespan: the tests write to it first
-        app.dependency_overrides[get_now] = lambda: clock.now
+        app.state.clock = lambda: clock.now
         made.append(app)
         return app
 

@@ -16,7 +16,6 @@ from app.content.bank.sync import import_content
 from app.infra.db import Database
 from app.infra.models import CardState, Learner, PracticeSession, ReviewLog
 from app.study import get_learner
-from app.web.deps import get_now
 from tests.support import apps
 from tests.support.banks import commit
 from tests.support.pages import Element, element
@@ -57,7 +56,7 @@ def app(database_url: str, bank_dir: Path, templates: Templates) -> Iterator[Fas
 @pytest.fixture
 def clock(app: FastAPI) -> Clock:
     clock = Clock(START)
-    app.dependency_overrides[get_now] = lambda: clock.now
+    app.state.clock = lambda: clock.now
     return clock
 
 

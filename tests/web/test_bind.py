@@ -8,7 +8,7 @@ from fastapi.testclient import TestClient
 from app.config import Settings
 from app.content.bank.sync import import_content
 from app.main import bind, create_app
-from app.web.deps import get_now
+from app.web.deps import get_now, utc_now
 from tests.support import apps
 from tests.support.content_files import write_files
 
@@ -51,8 +51,10 @@ def test_an_app_a_test_changed_is_not_reused(
     settings = bank(tmp_path, make_database_url("one"), "Alpha")
     kept = apps.take(settings)
     kept.dependency_overrides[get_now] = lambda: None
+    kept.state.clock = lambda: None
     apps.give_back(kept)
     assert apps.take(settings) is kept and not kept.dependency_overrides
+    assert kept.state.clock is utc_now
 
     kept.add_api_route("/api/broken", lambda: 1 / 0)
     apps.give_back(kept)

@@ -11,7 +11,6 @@ from sqlmodel import select
 from app.infra.models import DayPlan
 from app.interview import readiness as readiness_module
 from app.main import create_app
-from app.web.deps import get_now
 from tests.support.interview import bank_dir, days, set_state
 from tests.support.web_bank import START, Clock
 
@@ -32,7 +31,7 @@ def other(app: FastAPI) -> Iterator[tuple[TestClient, Clock]]:
     clock = Clock(START - timedelta(hours=7))
     second = create_app(app.state.settings)
     second.state.database.upgrade()  # before its lifespan: written to first
-    second.dependency_overrides[get_now] = lambda: clock.now
+    second.state.clock = lambda: clock.now
     with TestClient(second, follow_redirects=False, headers={"Accept-Language": "en"}) as client:
         yield client, clock
 

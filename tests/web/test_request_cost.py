@@ -3,15 +3,12 @@
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 import anyio.to_thread
 import pytest
 from fastapi import FastAPI
 from sqlalchemy import event
-
-from app.web.deps import get_now
 
 
 @dataclass
@@ -43,18 +40,8 @@ def cost(app: FastAPI, monkeypatch: pytest.MonkeyPatch) -> Iterator[Cost]:
         monkeypatch.setattr(anyio.to_thread, "run_sync", run_sync)
 
 
-@pytest.fixture
-def async_clock(app: FastAPI, clock: Any) -> Any:
-    # The clock fixture's plain lambda would run in the thread pool: a hop of the test's own.
-    async def now() -> datetime:
-        return clock.now
-
-    app.dependency_overrides[get_now] = now
-    return clock
-
-
 def test_a_rating_and_the_next_card_each_take_one_connection_and_one_hop(
-    client: Any, app: FastAPI, async_clock: Any, monkeypatch: pytest.MonkeyPatch
+    client: Any, app: FastAPI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     client.get("/api/study/next")  # the local learner is made on the first request
     with cost(app, monkeypatch) as shown_cost:
