@@ -131,15 +131,24 @@ def traffic(live_server: str) -> Traffic:
 
 @pytest.fixture
 def new_page(
-    browser: Browser, live_server: str, traffic: Traffic, server_clock: ServerClock
+    browser: Browser,
+    live_server: str,
+    traffic: Traffic,
+    server_clock: ServerClock,
+    request: pytest.FixtureRequest,
 ) -> Iterator[NewPage]:
     """Factory: `new_page(viewport=PHONE)` opens a page in a fresh context on the live server.
 
     Pages resolve relative URLs against the server, speak Chinese by default (like the
     content), take other browser-context options (`is_mobile=True`), and their requests,
     responses, uncaught script errors and Content-Security-Policy violations land in `traffic`.
+
+    The service worker runs only in tests marked `service_worker` (the offline and shared-device
+    modules, which test it): installed, it fetches the whole shell (scripts, styles, KaTeX's
+    fonts) into every fresh context, about a quarter of the browser's work for a short test.
     """
     contexts = []
+    service_workers = "allow" if request.node.get_closest_marker("service_worker") else "block"
 
     # Only requests that leave the server are intercepted (and aborted): the pattern is matched
     # inside the browser, so the server's own traffic never detours through Python.
@@ -164,6 +173,7 @@ def new_page(
             traffic.csp_violations.append(message.text)
 
     def make(viewport: dict[str, int] | None = None, locale: str = "zh-CN", **options: Any) -> Page:
+        options.setdefault("service_workers", service_workers)
         context = browser.new_context(
             base_url=live_server, viewport=viewport or DESKTOP, locale=locale, **options
         )

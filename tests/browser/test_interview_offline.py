@@ -14,7 +14,7 @@ from playwright.sync_api import Page, Route, expect
 
 from tests.support.browser import NewPage, query
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.service_worker]
 
 DECK = "gpu-kernels-interview"
 ANSWERS = re.compile(r"/api/mocks/\d+/answers$")

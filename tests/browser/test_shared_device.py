@@ -20,7 +20,7 @@ from app.scheduling.studyday import study_day
 from tests.support.browser import ServerClock, copy_bank, open_bank, serve, team_settings
 from tests.support.study_client import enhanced
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.service_worker]
 
 PASSWORD = "member-password-1"
 NEW_PASSWORD = "changed-elsewhere-1"

@@ -23,7 +23,7 @@ from tests.support.study_client import (
     shown,
 )
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.service_worker]
 
 PHONE = {"width": 390, "height": 844}
 SECTION = "CUDA 运行时：stream 与同步"  # a few cards in the bundled content

@@ -6,7 +6,7 @@ from playwright.sync_api import Page, expect
 from tests.support.study_client import network, open_study, rate, shown
 from tests.support.study_counts import agree
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.service_worker]
 
 
 @pytest.fixture

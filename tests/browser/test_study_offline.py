@@ -13,7 +13,7 @@ from tests.support.browser import NewPage, query
 from tests.support.study_client import logged, network, saved
 from tests.support.study_counts import agree, server_counts
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.service_worker]
 
 PHONE = {"width": 390, "height": 844}
 
