@@ -143,9 +143,10 @@ def new_page(
     content), take other browser-context options (`is_mobile=True`), and their requests,
     responses, uncaught script errors and Content-Security-Policy violations land in `traffic`.
 
-    The service worker runs only in tests marked `service_worker` (the offline and shared-device
-    modules, which test it): installed, it fetches the whole shell (scripts, styles, KaTeX's
-    fonts) into every fresh context, about a quarter of the browser's work for a short test.
+    The service worker runs only in tests marked `service_worker` (the offline, shared-device,
+    study-client and counts modules, which test it): installed, it fetches the whole shell
+    (scripts, styles, KaTeX's fonts) into every fresh context, about a quarter of the browser's
+    work for a short test.
     """
     contexts = []
     service_workers = "allow" if request.node.get_closest_marker("service_worker") else "block"
