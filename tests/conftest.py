@@ -34,11 +34,15 @@ from tests.support import examples, http
 from tests.support.content_files import DRILL_CARDS, WriteContent, write_files
 from tests.support.live_server import LiveServer, free_port
 from tests.support.pgschemas import POSTGRES_URL, PostgresSchemas, compact_catalogs
+from tests.support.statements import share_compiled_statements
 from tests.support.templates import Templates
 
 # TestClient addresses every request to http://testserver; the host guard must let it through.
 # Real servers started by the tests are reached at 127.0.0.1 and get the default list.
 os.environ["QBANK_ALLOWED_HOSTS"] = "127.0.0.1,localhost,[::1],testserver"
+
+# The tests' engines compile each statement once, as a server's one engine does.
+share_compiled_statements()
 
 
 # The pytest-xdist worker running this process (gw0, gw1, …), or main without -n.
