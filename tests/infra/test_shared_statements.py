@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, literal, select
 from sqlalchemy.engine import Engine
+from sqlalchemy.sql.compiler import Compiled
 
 from app.infra.db import make_engine
 from tests.support.pgschemas import POSTGRES_URL
@@ -12,13 +13,20 @@ from tests.support.pgschemas import POSTGRES_URL
 STATEMENT = select(func.abs(literal(-2)).label("two"))
 
 
-def _run(engine: Engine) -> tuple[object, object]:
-    """The compiled form of STATEMENT as `engine` ran it, and whether its cache had it."""
-    with engine.connect() as connection:
-        result = connection.execute(STATEMENT)
-        assert result.scalar_one() == 2
-        context = result.context
-        return context.compiled, context.cache_hit
+def _run_on(*engines: Engine) -> list[tuple[Compiled | None, object]]:
+    """For each engine in turn, the compiled form of STATEMENT it ran and whether its cache had
+    it; the engines are disposed of afterwards."""
+    ran: list[tuple[Compiled | None, object]] = []
+    try:
+        for engine in engines:
+            with engine.connect() as connection:
+                result = connection.execute(STATEMENT)
+                assert result.scalar_one() == 2
+                ran.append((result.context.compiled, result.context.cache_hit))
+    finally:
+        for engine in engines:
+            engine.dispose()
+    return ran
 
 
 def _sqlite(path: Path) -> Engine:
@@ -26,13 +34,8 @@ def _sqlite(path: Path) -> Engine:
 
 
 def test_a_second_engine_of_the_same_kind_finds_the_statement_compiled(tmp_path: Path) -> None:
-    first, second = _sqlite(tmp_path / "a.db"), _sqlite(tmp_path / "b.db")
-    try:
-        compiled, _ = _run(first)
-        again, hit = _run(second)
-    finally:
-        first.dispose()
-        second.dispose()
+    second = _sqlite(tmp_path / "b.db")
+    (compiled, _), (again, hit) = _run_on(_sqlite(tmp_path / "a.db"), second)
     assert again is compiled
     assert hit == second.dialect.CACHE_HIT
 
@@ -41,12 +44,6 @@ def test_a_second_engine_of_the_same_kind_finds_the_statement_compiled(tmp_path:
     "backend", [pytest.param("postgresql", marks=pytest.mark.postgres)], indirect=True
 )
 def test_engines_of_different_kinds_compile_for_themselves(backend: str, tmp_path: Path) -> None:
-    sqlite, postgres = _sqlite(tmp_path / "a.db"), make_engine(POSTGRES_URL)
-    try:
-        lite, _ = _run(sqlite)
-        pg, _ = _run(postgres)
-    finally:
-        sqlite.dispose()
-        postgres.dispose()
-    assert pg is not lite
-    assert pg.dialect.name == "postgresql" and lite.dialect.name == "sqlite"  # type: ignore[attr-defined]
+    (lite, _), (pg, _) = _run_on(_sqlite(tmp_path / "a.db"), make_engine(POSTGRES_URL))
+    assert lite is not None and pg is not None
+    assert (lite.dialect.name, pg.dialect.name) == ("sqlite", "postgresql")

@@ -35,14 +35,11 @@ class SharedStatements:
     def __setitem__(self, key: tuple[Any, ...], compiled: Any) -> None:
         self._compiled[key[1:]] = compiled
 
-    def __len__(self) -> int:
-        return len(self._compiled)
+
+_shared: dict[tuple[object, ...], SharedStatements] = {}
 
 
-_shared: dict[tuple[Hashable, ...], SharedStatements] = {}
-
-
-def _kind(dialect: Dialect) -> tuple[Hashable, ...]:
+def _kind(dialect: Dialect) -> tuple[object, ...]:
     return (type(dialect), dialect.driver, dialect.server_version_info)
 
 
