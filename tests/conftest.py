@@ -107,11 +107,12 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 def pytest_unconfigure(config: pytest.Config) -> None:
     """Leave the process's heap out of the collections that would only walk it on the way out.
 
-    A worker ends holding more than a million objects, thawed by the apps' lifespans (each
-    unfreezes what it froze). pytest's last check for unraisable exceptions, its clean-up and
-    the interpreter's exit each made a full collection of all of them, about ten seconds on one
-    core after the last test, with the other idle. The young generations, where the last tests'
-    garbage is, are still collected, so its unraisable exceptions are still reported.
+    A worker ends holding more than a million objects, thawed by the apps' lifespans
+    (`gc.unfreeze()` thaws all, the suite's own freeze included). pytest's last check for
+    unraisable exceptions, its clean-up and the interpreter's exit each made a full collection
+    of all of them, about ten seconds on one core after the last test, with the other idle. The
+    young generations, where the last tests' garbage is, are still collected, so its unraisable
+    exceptions are still reported.
     """
     gc.collect(1)
     gc.freeze()
