@@ -7,14 +7,13 @@ suite compares 4 KB with 40 KB (a few seconds in all); the `megabyte` run (`pyte
 which CI makes after the suite), 100 KB with 1 MB: about five minutes of CPU.
 """
 
-import gc
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from app.content.bank.sync import check_content
+from tests.support.cpu import least_cpu_seconds
 
 # Linear is 10; n log n and the noise of a shared machine stay well below; quadratic is 100.
 MAX_RATIO = 25
@@ -74,23 +73,12 @@ NOTES: dict[str, Callable[[int], str]] = {
 
 def _cpu_seconds(folder: Path, text: str, runs: int) -> float:
     (folder / "note.md").write_text(text, encoding="utf-8")
-    best = float("inf")
-    for _ in range(runs):
-        gc.collect()  # each run starts with the same heap, not the last run's garbage
-        start = time.process_time()
-        check_content(folder)
-        best = min(best, time.process_time() - start)
-    return best
+    return least_cpu_seconds(lambda: check_content(folder), runs)
 
 
 def _assert_linear(folder: Path, name: str, small: int) -> None:
     make = NOTES[name]
     assert abs(len(make(small * 10).encode()) - small * 10) < small
-    # The test process's own objects (the modules and leftovers of every test run before this
-    # one: near a million in a long-running worker, a second per collection) are left out of
-    # the collections, which then walk only what the runs made; else each collection costs
-    # more than checking the small note. They stay frozen, as the worker's start left its own.
-    gc.freeze()
     short = _cpu_seconds(folder, make(small), runs=3)
     long = _cpu_seconds(folder, make(small * 10), runs=2)
     ratio = long / max(short, FLOOR_SECONDS)

@@ -1,7 +1,6 @@
 """The one parse: the syntax every stage reads, and what it becomes."""
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from app.content.notes.outline import build_outline
 from app.content.notes.parse import parse_note
 from app.content.notes.parsed import ParsedDeck
 from app.content.notes.wording import Found, Reason, Syntax
+from tests.support.cpu import least_cpu_seconds
 from tests.support.examples import examples
 
 
@@ -242,12 +242,7 @@ _ADVERSARIAL = {
 
 
 def _cpu(text: str) -> float:
-    best = float("inf")
-    for _ in range(2):
-        start = time.process_time()
-        parse_note("n.md", text)
-        best = min(best, time.process_time() - start)
-    return max(best, 1e-3)
+    return max(least_cpu_seconds(lambda: parse_note("n.md", text), runs=2), 1e-3)
 
 
 @pytest.mark.parametrize("kind", sorted(_ADVERSARIAL))
