@@ -101,8 +101,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
     Every app lifespan that ends thaws them again (`gc.unfreeze()` thaws all), and the tests
     after it made a full collection of everything after every ten of the middle generation:
-    ~150 a run, 10–15 s of CPU. Here the oldest generation is collected a tenth as often (5 s); a worker's
-    peak memory grows by about a tenth.
+    ~150 a run, 10–15 s of CPU. The oldest generation is collected a tenth as often here (5 s
+    a run); a worker's peak memory grows by about a tenth.
     """
     gc.collect()
     gc.freeze()
