@@ -99,10 +99,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     suite; every full collection walked them all, about a second each, dozens of times a run.
     Frozen, they are never collected (they live as long as the worker anyway).
 
-    Every app lifespan that ends thaws them again (`gc.unfreeze()` thaws all), and the tests
-    after it made a full collection of everything after every ten of the middle generation:
-    ~150 a run, 10–15 s of CPU. The oldest generation is collected a tenth as often here (5 s
-    a run); a worker's peak memory grows by about a tenth.
+    Every app lifespan that ends thaws them again (`gc.unfreeze()` thaws all), and each full
+    collection after it walks them all once more: the oldest generation is collected a tenth
+    as often, for a little more memory held as garbage between collections.
     """
     gc.collect()
     gc.freeze()
